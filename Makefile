@@ -1,0 +1,73 @@
+# flamekit — one non-recursive Makefile. Each folder adds its objects and
+# programs through its own <folder>/build.mk fragment, included below.
+#
+#   make            build everything under build/
+#   make test       install missing packages, build with -Werror, run all tests
+#   make demo       install missing packages, build, run the demo pipeline
+#   make fuzz       build the libFuzzer targets (clang)
+#   make SANITIZE=address,undefined test
+
+CC       ?= cc
+B        := build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+VERSION  := 0.1.0
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wvla -Wimplicit-fallthrough
+OPT      ?= -O2 -g
+CFLAGS   ?=
+CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -Icore -Isymbolize -Iencode -Irender -Icapture -I$(B)
+ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
+ifeq ($(WERROR),1)
+ALL_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS    += -fsanitize=$(SANITIZE)
+endif
+
+# pkg-config, failing with the name of the Debian package that is missing.
+# Expanded lazily, so that `make test` can install packages before it asks.
+pkg = $(or $(shell pkg-config $(2) $(1) 2>/dev/null),$(if $(shell pkg-config --exists $(1) 2>/dev/null && echo y),,$(error missing package $(1) (Debian: $(3)); run scripts/install-deps)))
+
+PROGS :=
+LIBS  :=
+OBJS  :=
+
+include core/build.mk
+include symbolize/build.mk
+include encode/build.mk
+include render/build.mk
+include capture/build.mk
+include tests/build.mk
+
+.PHONY: all clean deps test check test-update demo fuzz install uninstall
+all: $(PROGS) $(LIBS)
+
+# Sources are found by vpath; file names are unique across the tree.
+vpath %.c core symbolize encode render capture tests/unit tests/fuzz $(B)
+$(B)/%.o: %.c | $(B)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B):
+	mkdir -p $(B)
+
+deps:
+	@scripts/install-deps
+
+# The README's test command: install, then build and test with -Werror.
+test: deps
+	@$(MAKE) --no-print-directory WERROR=1 check
+
+test-update: all
+	@tests/run-golden --update
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+clean:
+	rm -rf $(B)
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,1 @@
+# capture/: see DESIGN.md

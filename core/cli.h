@@ -1,0 +1,36 @@
+/* Helpers shared by the tools' main functions: the program name, dying
+ * allocation, the one-line error format of STYLE.md. Tools only; library
+ * code (core/, the folders' libraries, the hook) never prints. */
+#ifndef FK_CLI_H
+#define FK_CLI_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* The program name used in messages ("jeprof-raw"). Set by fk_cli_init. */
+extern const char *fk_progname;
+
+/* Records argv[0]'s base name as fk_progname. */
+void fk_cli_init(const char *argv0);
+
+/* Prints "PROG: MSG" on stderr. */
+void fk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "PROG: PATH: line N: MSG" for err on stderr. */
+void fk_warn_err(const struct fk_err *err);
+
+/* Prints like fk_warn and exits with status 1. */
+void fk_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Prints err like fk_warn_err and exits with status 1. */
+void fk_die_err(const struct fk_err *err) __attribute__((noreturn));
+
+/* Prints "PROG VERSION" on stdout and exits 0. */
+void fk_print_version(void) __attribute__((noreturn));
+
+/* Allocation that dies with a message when out of memory. */
+void *fk_xmalloc(size_t n);
+void *fk_xrealloc(void *p, size_t n);
+
+#endif

@@ -1,0 +1,33 @@
+/* Whole-file input and safe output for tools and the hook. */
+#ifndef FK_IO_H
+#define FK_IO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "err.h"
+
+/* Reads all of path ("-" or NULL = stdin) into a new malloc'd buffer with a
+ * NUL after the data (*data, *len); at most FK_MAX_INPUT bytes. Returns 0, or
+ * -1 with err (errno text). The caller frees *data. */
+int fk_read_all(const char *path, char **data, size_t *len, struct fk_err *err);
+
+/* Output that appears whole or not at all: writes to stdout, or to a
+ * temporary file beside path that is renamed over path on commit. */
+struct fk_out {
+	FILE *fp;
+	char *path;                    /* NULL for stdout */
+	char *tmp;
+};
+
+/* Opens out for path (NULL or "-" = stdout). Returns 0 or -1 with err. */
+int fk_out_open(struct fk_out *out, const char *path, struct fk_err *err);
+
+/* Flushes and checks for write errors, then renames the temporary file into
+ * place. Returns 0 or -1 with err. */
+int fk_out_commit(struct fk_out *out, struct fk_err *err);
+
+/* Discards a temporary file (after a failure). Safe after commit. */
+void fk_out_abort(struct fk_out *out);
+
+#endif

@@ -1,0 +1,1 @@
+# symbolize/: see DESIGN.md
