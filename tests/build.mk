@@ -4,7 +4,7 @@ UNIT ?=
 .PHONY: check units
 units: $(UNIT)
 check: all units
-	@tests/run-all
+	@B=$(B) tests/run-all
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built by clang in build/fuzz with
 # ASan and UBSan. A folder's fragment adds `FUZZ += fuzz_x` and a link rule
