@@ -1,0 +1,163 @@
+/* Whole-file input and all-or-nothing output (see io.h). */
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "limits.h"
+
+int fk_read_all(const char *path, char **data, size_t *len, struct fk_err *err)
+{
+	int fd, is_stdin = !path || strcmp(path, "-") == 0;
+	size_t cap = 1 << 16, n = 0;
+	struct stat st;
+	char *buf;
+
+	*data = NULL;
+	*len = 0;
+	fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fk_err_set(err, FK_EIO, 0, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			if (!is_stdin)
+				close(fd);
+			return fk_err_set(err, FK_EIO, 0, "is a directory");
+		}
+		if (S_ISREG(st.st_mode) && st.st_size > 0) {
+			if ((uint64_t)st.st_size > FK_MAX_INPUT) {
+				if (!is_stdin)
+					close(fd);
+				return fk_err_set(err, FK_ELIMIT, 0,
+						  "input larger than %zu bytes", FK_MAX_INPUT);
+			}
+			cap = (size_t)st.st_size + 1;
+		}
+	}
+	buf = malloc(cap);
+	if (!buf)
+		goto nomem;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nb;
+
+			if (cap > FK_MAX_INPUT) {
+				free(buf);
+				if (!is_stdin)
+					close(fd);
+				return fk_err_set(err, FK_ELIMIT, 0,
+						  "input larger than %zu bytes", FK_MAX_INPUT);
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb)
+				goto nomem;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			free(buf);
+			if (!is_stdin)
+				close(fd);
+			return fk_err_set(err, FK_EIO, 0, "read error: %s", strerror(e));
+		}
+		n += (size_t)r;
+	}
+	if (!is_stdin)
+		close(fd);
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return 0;
+nomem:
+	free(buf);
+	if (!is_stdin)
+		close(fd);
+	return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
+}
+
+int fk_out_open(struct fk_out *out, const char *path, struct fk_err *err)
+{
+	int fd;
+
+	memset(out, 0, sizeof *out);
+	if (!path || strcmp(path, "-") == 0) {
+		out->fp = stdout;
+		return 0;
+	}
+	out->path = strdup(path);
+	out->tmp = malloc(strlen(path) + 16);
+	if (!out->path || !out->tmp) {
+		fk_out_abort(out);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	sprintf(out->tmp, "%s.tmpXXXXXX", path);
+	fd = mkstemp(out->tmp);
+	if (fd < 0) {
+		int e = errno;
+
+		free(out->tmp);
+		out->tmp = NULL;
+		fk_out_abort(out);
+		return fk_err_set(err, FK_EIO, 0, "cannot create output: %s", strerror(e));
+	}
+	fchmod(fd, 0644 & ~umask(umask(0)));
+	out->fp = fdopen(fd, "w");
+	if (!out->fp) {
+		close(fd);
+		fk_out_abort(out);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	return 0;
+}
+
+int fk_out_commit(struct fk_out *out, struct fk_err *err)
+{
+	int bad;
+
+	if (!out->fp)
+		return 0;
+	bad = fflush(out->fp) != 0 || ferror(out->fp);
+	if (out->tmp) {
+		bad |= fclose(out->fp) != 0;
+		out->fp = NULL;
+		if (!bad && rename(out->tmp, out->path) != 0)
+			bad = 1;
+	} else {
+		out->fp = NULL;
+	}
+	if (bad) {
+		int e = errno;
+
+		fk_out_abort(out);
+		return fk_err_set(err, FK_EIO, 0, "write error: %s", strerror(e));
+	}
+	free(out->tmp);
+	free(out->path);
+	out->tmp = out->path = NULL;
+	return 0;
+}
+
+void fk_out_abort(struct fk_out *out)
+{
+	if (out->fp && out->tmp)
+		fclose(out->fp);
+	out->fp = NULL;
+	if (out->tmp)
+		unlink(out->tmp);
+	free(out->tmp);
+	free(out->path);
+	out->tmp = out->path = NULL;
+}
