@@ -40,6 +40,7 @@ include symbolize/build.mk
 include encode/build.mk
 include render/build.mk
 include capture/build.mk
+include capture/jeprof_raw.mk
 include tests/build.mk
 
 .PHONY: all clean deps test check test-update demo fuzz install uninstall

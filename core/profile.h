@@ -83,6 +83,9 @@ struct fk_sym {
 	uint64_t key;
 	uint32_t nframes;
 	const struct fk_frame *frames;
+	/* 1 when the only name is a placeholder ("libfoo.so+0x1234",
+	 * "[anon]+0x10"): no function is known for this address. */
+	unsigned placeholder : 1;
 };
 
 /* A module's identity as symbolize saw it. */

@@ -6,7 +6,11 @@
  *
  *   =flamekit VERSION allocator-frames=dropped|kept
  *   =build-id HEX<TAB>PATH
- *   =sym 0xKEY<TAB>NAME<TAB>SYSNAME<TAB>FILE<TAB>LINE[<TAB>NAME...]   (outer first)
+ *   =sym 0xKEY<TAB>KIND<TAB>NAME<TAB>SYSNAME<TAB>FILE<TAB>LINE[<TAB>NAME...]
+ *
+ * KIND is "f" (function names) or "m" (a module+offset placeholder); frames
+ * are outer first, as in jeprof's "--" list; an empty SYSNAME means the same
+ * as NAME, an empty FILE none, LINE 0 unknown.
  *
  * A "=sym" line, when present, is the authority for its key; a bare
  * "0xPC names" line (from jeprof itself) gives names only. */

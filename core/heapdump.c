@@ -1,0 +1,523 @@
+/* Reader of jemalloc heap dumps: "heap_v2/R" (jemalloc >= 4, src/prof_data.c)
+ * and "heap profile: ... @ heap_v2/R" (jemalloc 3, gperftools). Strict: any
+ * line that is not exactly what jemalloc writes is an error naming it. */
+#include "heapdump.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "limits.h"
+#include "maps.h"
+#include "num.h"
+#include "strtab.h"
+
+struct reader {
+	struct fk_profile *p;
+	const char *cur, *end;
+	uint64_t lineno;
+	struct fk_err *err;
+	int allow_negative;
+
+	/* Thread id -> index into p->threads (open addressing, ids + 1). */
+	uint64_t *tkeys;
+	uint32_t *tvals;
+	size_t tcap, thread_cap, stack_cap;
+
+	/* The stack being read. */
+	int in_stack, have_total;
+	struct fk_stack st;
+	struct fk_tcounts *scratch;
+	size_t scap, sn;
+};
+
+static int syntax(struct reader *r, const char *what, const char *s, size_t n)
+{
+	char q[64];
+
+	return fk_err_set(r->err, FK_ESYNTAX, r->lineno, "%s '%s'", what,
+			  fk_err_quote(q, sizeof q, s, n));
+}
+
+static int nomem(struct reader *r)
+{
+	return fk_err_set(r->err, FK_ENOMEM, r->lineno, "out of memory");
+}
+
+/* Returns 1 with the next line in *s, *n (without its newline), 0 at EOF,
+ * -1 on a line that no reader here accepts. */
+static int next_line(struct reader *r, const char **s, size_t *n)
+{
+	const char *nl;
+
+	if (r->cur >= r->end)
+		return 0;
+	r->lineno++;
+	nl = memchr(r->cur, '\n', (size_t)(r->end - r->cur));
+	*s = r->cur;
+	*n = nl ? (size_t)(nl - r->cur) : (size_t)(r->end - r->cur);
+	r->cur = nl ? nl + 1 : r->end;
+	if (*n > FK_MAX_LINE)
+		return fk_err_set(r->err, FK_ELIMIT, r->lineno,
+				  "line longer than %d bytes", FK_MAX_LINE);
+	if (memchr(*s, '\0', *n))
+		return fk_err_set(r->err, FK_ESYNTAX, r->lineno, "NUL byte in line");
+	if (*n > 0 && (*s)[*n - 1] == '\r')
+		return fk_err_set(r->err, FK_ESYNTAX, r->lineno,
+				  "carriage return at end of line (CRLF line endings)");
+	if (!nl)
+		return syntax(r, "last line not terminated (truncated dump?)", *s, *n);
+	return 1;
+}
+
+static const char *skip_ws(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	return s;
+}
+
+/* One count token: digits, or '-' and digits in a growth profile. */
+static int parse_count(struct reader *r, const char **sp, const char *end, int64_t *v)
+{
+	const char *s = skip_ws(*sp, end), *t = s;
+
+	while (t < end && ((*t >= '0' && *t <= '9') || *t == '-'))
+		t++;
+	if (t == s)
+		return syntax(r, "expected a count at", s, (size_t)(end - s));
+	if (fk_parse_i64(s, (size_t)(t - s), v) < 0)
+		return syntax(r, "bad count", s, (size_t)(t - s));
+	if (*v < 0 && !r->allow_negative)
+		return syntax(r, "negative count", s, (size_t)(t - s));
+	*sp = t;
+	return 0;
+}
+
+static int expect(struct reader *r, const char **sp, const char *end, char c)
+{
+	const char *s = skip_ws(*sp, end);
+
+	if (s >= end || *s != c) {
+		char what[32];
+
+		snprintf(what, sizeof what, "expected '%c' at", c);
+		return syntax(r, what, s, (size_t)(end - s));
+	}
+	*sp = s + 1;
+	return 0;
+}
+
+/* "N: S [AN: AS]", the counts of every t*:, tN: and legacy line. */
+static int parse_counts(struct reader *r, const char **sp, const char *end,
+			struct fk_counts *c)
+{
+	if (parse_count(r, sp, end, &c->objs) < 0 || expect(r, sp, end, ':') < 0 ||
+	    parse_count(r, sp, end, &c->bytes) < 0 || expect(r, sp, end, '[') < 0 ||
+	    parse_count(r, sp, end, &c->acc_objs) < 0 || expect(r, sp, end, ':') < 0 ||
+	    parse_count(r, sp, end, &c->acc_bytes) < 0 || expect(r, sp, end, ']') < 0)
+		return -1;
+	if ((c->objs == 0) != (c->bytes == 0) && !r->allow_negative)
+		return syntax(r, "objects and bytes disagree on zero", *sp, 0);
+	if (c->acc_objs || c->acc_bytes)
+		r->p->has_accum = 1;
+	return 0;
+}
+
+/* Returns the index of thread id, adding it (with name, may be NULL). */
+static int thread_index(struct reader *r, uint64_t id, const char *name,
+			size_t nlen, uint32_t *out)
+{
+	struct fk_profile *p = r->p;
+	size_t j;
+
+	if ((p->nthreads + 1) * 2 > r->tcap) {
+		size_t ncap = r->tcap ? r->tcap * 2 : 64, i;
+		uint64_t *nk = calloc(ncap, sizeof *nk);
+		uint32_t *nv = calloc(ncap, sizeof *nv);
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return nomem(r);
+		}
+		for (i = 0; i < r->tcap; i++) {
+			if (!r->tkeys[i])
+				continue;
+			for (j = (r->tkeys[i] * 0x9e3779b97f4a7c15ULL) >> 32 & (ncap - 1);
+			     nk[j]; j = (j + 1) & (ncap - 1))
+				;
+			nk[j] = r->tkeys[i];
+			nv[j] = r->tvals[i];
+		}
+		free(r->tkeys);
+		free(r->tvals);
+		r->tkeys = nk;
+		r->tvals = nv;
+		r->tcap = ncap;
+	}
+	for (j = ((id + 1) * 0x9e3779b97f4a7c15ULL) >> 32 & (r->tcap - 1); r->tkeys[j];
+	     j = (j + 1) & (r->tcap - 1)) {
+		if (r->tkeys[j] == id + 1) {
+			*out = r->tvals[j];
+			if (name && !p->threads[*out].name) {
+				p->threads[*out].name = fk_strtab_intern(p->strs, name, nlen);
+				if (!p->threads[*out].name)
+					return nomem(r);
+			}
+			return 0;
+		}
+	}
+	if (id == UINT64_MAX)
+		return syntax(r, "thread id out of range", "", 0);
+	if (p->nthreads == FK_MAX_THREADS)
+		return fk_err_set(r->err, FK_ELIMIT, r->lineno, "more than %d threads",
+				  FK_MAX_THREADS);
+	if (p->nthreads == r->thread_cap) {
+		size_t ncap = r->thread_cap ? r->thread_cap * 2 : 16;
+		struct fk_thread *nt = realloc(p->threads, ncap * sizeof *nt);
+
+		if (!nt)
+			return nomem(r);
+		p->threads = nt;
+		r->thread_cap = ncap;
+	}
+	p->threads[p->nthreads].id = id;
+	p->threads[p->nthreads].name = NULL;
+	if (name) {
+		p->threads[p->nthreads].name = fk_strtab_intern(p->strs, name, nlen);
+		if (!p->threads[p->nthreads].name)
+			return nomem(r);
+	}
+	r->tkeys[j] = id + 1;
+	r->tvals[j] = (uint32_t)p->nthreads;
+	*out = (uint32_t)p->nthreads++;
+	return 0;
+}
+
+/* A "t*:" or "tN:" line (leading blanks already skipped). */
+static int thread_line(struct reader *r, const char *s, const char *end, int header)
+{
+	const char *line = s, *colon = memchr(s, ':', (size_t)(end - s));
+	struct fk_counts c;
+	uint64_t id = 0;
+	int star;
+
+	if (!colon)
+		return syntax(r, "bad thread line", s, (size_t)(end - s));
+	star = colon == s + 2 && s[1] == '*';
+	if (!star && fk_parse_u64(s + 1, (size_t)(colon - s - 1), &id) < 0)
+		return syntax(r, "bad thread id", s, (size_t)(colon - s));
+	s = colon + 1;
+	if (parse_counts(r, &s, end, &c) < 0)
+		return -1;
+	/* jemalloc writes a thread's name after the counts, on its tN: lines. */
+	if (s < end && (*s != ' ' || star))
+		return syntax(r, "unexpected text after counts", s, (size_t)(end - s));
+	if (star) {
+		if (header) {
+			if (r->have_total)
+				return syntax(r, "misplaced header totals line", "t*:", 3);
+			r->p->header = c;
+			r->have_total = 1;
+			return 0;
+		}
+		if (r->have_total)
+			return syntax(r, "second 't*:' line in stack", "t*:", 3);
+		r->st.c = c;
+		r->have_total = 1;
+		return 0;
+	}
+	if (!r->have_total)
+		return syntax(r, header ? "thread line before the header totals line" :
+			      "thread line before the stack's 't*:' line",
+			      line, (size_t)(end - line));
+	if (r->sn == r->scap) {
+		size_t ncap = r->scap ? r->scap * 2 : 16;
+		struct fk_tcounts *ns = realloc(r->scratch, ncap * sizeof *ns);
+
+		if (!ns)
+			return nomem(r);
+		r->scratch = ns;
+		r->scap = ncap;
+	}
+	if (thread_index(r, id, s < end ? s + 1 : NULL, s < end ? (size_t)(end - s - 1) : 0,
+			 &r->scratch[r->sn].thread) < 0)
+		return -1;
+	r->scratch[r->sn].c = c;
+	r->sn++;
+	return 0;
+}
+
+/* Moves the per-thread lines read so far into the arena; returns them. */
+static struct fk_tcounts *take_threads(struct reader *r, int check_dups)
+{
+	struct fk_tcounts *t;
+	size_t i, j;
+
+	if (r->sn == 0)
+		return NULL;
+	if (check_dups && r->sn < 64) {
+		for (i = 1; i < r->sn; i++)
+			for (j = 0; j < i; j++)
+				if (r->scratch[i].thread == r->scratch[j].thread) {
+					syntax(r, "thread listed twice in one stack", "", 0);
+					return NULL;
+				}
+	}
+	t = fk_arena_alloc(r->p->arena, r->sn * sizeof *t);
+	if (!t) {
+		nomem(r);
+		return NULL;
+	}
+	memcpy(t, r->scratch, r->sn * sizeof *t);
+	return t;
+}
+
+static int push_stack(struct reader *r)
+{
+	struct fk_profile *p = r->p;
+
+	if (p->nstacks == FK_MAX_STACKS)
+		return fk_err_set(r->err, FK_ELIMIT, r->lineno, "more than %d stacks",
+				  FK_MAX_STACKS);
+	if (p->nstacks == r->stack_cap) {
+		size_t ncap = r->stack_cap ? r->stack_cap * 2 : 256;
+		struct fk_stack *ns = realloc(p->stacks, ncap * sizeof *ns);
+
+		if (!ns)
+			return nomem(r);
+		p->stacks = ns;
+		r->stack_cap = ncap;
+	}
+	p->stacks[p->nstacks++] = r->st;
+	return 0;
+}
+
+/* Ends the stack being read, if any. */
+static int end_stack(struct reader *r)
+{
+	if (!r->in_stack)
+		return 0;
+	if (!r->have_total)
+		return syntax(r, "stack without a 't*:' line before", "", 0);
+	r->st.nthr = (uint32_t)r->sn;
+	r->st.thr = take_threads(r, 1);
+	if (r->sn && !r->st.thr)
+		return -1;
+	r->in_stack = 0;
+	return push_stack(r);
+}
+
+/* "0xADDR 0xADDR ..." (leaf first) into the arena. */
+static int parse_addrs(struct reader *r, const char *s, const char *end,
+		       struct fk_stack *st)
+{
+	uint64_t tmp[FK_MAX_DEPTH];
+	uint32_t depth = 0;
+	uint64_t *a;
+
+	for (;;) {
+		const char *t;
+
+		s = skip_ws(s, end);
+		if (s >= end)
+			break;
+		for (t = s; t < end && *t != ' ' && *t != '\t'; t++)
+			;
+		if (depth == FK_MAX_DEPTH)
+			return fk_err_set(r->err, FK_ELIMIT, r->lineno,
+					  "stack deeper than %d frames", FK_MAX_DEPTH);
+		/* jemalloc prints with %#x, which writes a zero as "0". */
+		if (fk_parse_hex(s, (size_t)(t - s), !(t - s == 1 && *s == '0'),
+				 &tmp[depth]) < 0)
+			return syntax(r, "bad address", s, (size_t)(t - s));
+		depth++;
+		s = t;
+	}
+	st->depth = depth;
+	st->addrs = NULL;
+	if (depth) {
+		a = fk_arena_alloc(r->p->arena, depth * sizeof *a);
+		if (!a)
+			return nomem(r);
+		memcpy(a, tmp, depth * sizeof *a);
+		st->addrs = a;
+	}
+	return 0;
+}
+
+/* "heap_v2/R" or "heapprofile" or "heap_v2/R" after the legacy '@'. */
+static int parse_period(struct reader *r, const char *s, const char *end)
+{
+	size_t n = (size_t)(end - s);
+
+	if (n == 11 && memcmp(s, "heapprofile", 11) == 0) {
+		r->p->period = 0;
+		return 0;
+	}
+	if (n > 8 && memcmp(s, "heap_v2/", 8) == 0) {
+		if (fk_parse_u64(s + 8, n - 8, &r->p->period) < 0 ||
+		    r->p->period > (uint64_t)1 << FK_MAX_PERIOD_LG)
+			return syntax(r, "bad sampling period", s, n);
+		return 0;
+	}
+	return syntax(r, "unsupported profile type (want heap_v2/R)", s, n);
+}
+
+static int read_maps(struct reader *r)
+{
+	struct fk_profile *p = r->p;
+
+	p->maps_text = r->cur;
+	p->maps_len = (size_t)(r->end - r->cur);
+	if (p->maps_len && r->end[-1] != '\n') {
+		const char *last = r->end - 1;
+
+		while (last > r->cur && last[-1] != '\n')
+			last--;
+		r->lineno++;
+		while (r->cur < last)
+			if (*r->cur++ == '\n')
+				r->lineno++;
+		return syntax(r, "last line not terminated (truncated dump?)", last,
+			      (size_t)(r->end - last));
+	}
+	return fk_maps_parse(p, r->cur, p->maps_len, r->lineno + 1, r->err);
+}
+
+static int read_v2(struct reader *r)
+{
+	const char *s;
+	size_t n;
+	int rc;
+
+	r->have_total = 0;
+	while ((rc = next_line(r, &s, &n)) > 0) {
+		const char *end = s + n, *t = skip_ws(s, end);
+
+		if (n == 17 && memcmp(s, "MAPPED_LIBRARIES:", 17) == 0) {
+			if (end_stack(r) < 0)
+				return -1;
+			return read_maps(r);
+		}
+		if (t == end)
+			continue;
+		if (*s == '@') {
+			if (s + 1 < end && s[1] != ' ')
+				return syntax(r, "bad stack line", s, n);
+			if (end_stack(r) < 0)
+				return -1;
+			if (r->p->nstacks == 0 && r->in_stack == 0 && !r->have_total)
+				return syntax(r, "stack before the header totals line", s, n);
+			memset(&r->st, 0, sizeof r->st);
+			if (parse_addrs(r, s + 1, end, &r->st) < 0)
+				return -1;
+			if (r->p->nstacks == 0 && r->sn) {
+				r->p->nhthr = r->sn;
+				r->p->hthr = take_threads(r, 0);
+				if (!r->p->hthr)
+					return -1;
+			}
+			r->in_stack = 1;
+			r->have_total = 0;
+			r->sn = 0;
+			continue;
+		}
+		if (t[0] == 't' && t + 1 < end && (t[1] == '*' || (t[1] >= '0' && t[1] <= '9'))) {
+			if (r->p->nstacks == 0 && !r->in_stack) {
+				if (thread_line(r, t, end, 1) < 0)
+					return -1;
+			} else if (thread_line(r, t, end, 0) < 0) {
+				return -1;
+			}
+			continue;
+		}
+		return syntax(r, "unexpected line", s, n);
+	}
+	if (rc < 0)
+		return -1;
+	return syntax(r, "missing MAPPED_LIBRARIES: section (truncated dump?)", "", 0);
+}
+
+static int read_legacy(struct reader *r, const char *s, const char *end)
+{
+	const char *at;
+	size_t n;
+	int rc;
+
+	/* "heap profile: N: S [AN: AS] @ TYPE" */
+	s += 13;
+	if (parse_counts(r, &s, end, &r->p->header) < 0 || expect(r, &s, end, '@') < 0)
+		return -1;
+	s = skip_ws(s, end);
+	if (parse_period(r, s, end) < 0)
+		return -1;
+	while ((rc = next_line(r, &s, &n)) > 0) {
+		end = s + n;
+		if (n == 17 && memcmp(s, "MAPPED_LIBRARIES:", 17) == 0)
+			return read_maps(r);
+		if (skip_ws(s, end) == end)
+			continue;
+		memset(&r->st, 0, sizeof r->st);
+		if (parse_counts(r, &s, end, &r->st.c) < 0)
+			return -1;
+		at = skip_ws(s, end);
+		if (at >= end || *at != '@' || (at + 1 < end && at[1] != ' ' && at[1] != '\t'))
+			return syntax(r, "expected '@' at", at, (size_t)(end - at));
+		if (parse_addrs(r, at + 1, end, &r->st) < 0 || push_stack(r) < 0)
+			return -1;
+	}
+	if (rc < 0)
+		return -1;
+	return syntax(r, "missing MAPPED_LIBRARIES: section (truncated dump?)", "", 0);
+}
+
+int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
+			 uint64_t first_line, struct fk_err *err)
+{
+	struct reader r;
+	const char *s;
+	size_t n;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	r.p = p;
+	r.cur = data;
+	r.end = data + len;
+	r.lineno = first_line ? first_line - 1 : 0;
+	r.err = err;
+	if (len > FK_MAX_INPUT)
+		return fk_err_set(err, FK_ELIMIT, 0, "input larger than %zu bytes",
+				  FK_MAX_INPUT);
+	if (len == 0)
+		return fk_err_set(err, FK_ESYNTAX, 0, "empty input");
+	rc = next_line(&r, &s, &n);
+	if (rc <= 0) {
+		rc = -1;
+		goto out;
+	}
+	if (n >= 8 && memcmp(s, "heap_v2/", 8) == 0) {
+		p->format = FK_FMT_V2;
+		rc = parse_period(&r, s, s + n);
+		r.allow_negative = p->period == 1;
+		if (rc == 0)
+			rc = read_v2(&r);
+	} else if (n >= 13 && memcmp(s, "heap profile:", 13) == 0) {
+		p->format = FK_FMT_LEGACY;
+		rc = read_legacy(&r, s, s + n);
+	} else {
+		rc = syntax(&r, "not a jemalloc heap profile: first line is", s, n);
+	}
+out:
+	free(r.tkeys);
+	free(r.tvals);
+	free(r.scratch);
+	return rc;
+}
+
+int fk_heapdump_parse(struct fk_profile *p, const char *data, size_t len,
+		      struct fk_err *err)
+{
+	return fk_heapdump_parse_at(p, data, len, 1, err);
+}
