@@ -26,6 +26,7 @@ struct reader {
 
 	/* The stack being read. */
 	int in_stack, have_total;
+	uint64_t stack_line;           /* line of the stack's '@' */
 	struct fk_stack st;
 	struct fk_tcounts *scratch;
 	size_t scap, sn;
@@ -37,6 +38,11 @@ static int syntax(struct reader *r, const char *what, const char *s, size_t n)
 
 	return fk_err_set(r->err, FK_ESYNTAX, r->lineno, "%s '%s'", what,
 			  fk_err_quote(q, sizeof q, s, n));
+}
+
+static int fail(struct reader *r, const char *what)
+{
+	return fk_err_set(r->err, FK_ESYNTAX, r->lineno, "%s", what);
 }
 
 static int nomem(struct reader *r)
@@ -118,7 +124,9 @@ static int parse_counts(struct reader *r, const char **sp, const char *end,
 	    parse_count(r, sp, end, &c->acc_bytes) < 0 || expect(r, sp, end, ']') < 0)
 		return -1;
 	if ((c->objs == 0) != (c->bytes == 0) && !r->allow_negative)
-		return syntax(r, "objects and bytes disagree on zero", *sp, 0);
+		return fk_err_set(r->err, FK_ESYNTAX, r->lineno,
+				  "objects and bytes disagree on zero '%lld: %lld'",
+				  (long long)c->objs, (long long)c->bytes);
 	if (c->acc_objs || c->acc_bytes)
 		r->p->has_accum = 1;
 	return 0;
@@ -169,7 +177,7 @@ static int thread_index(struct reader *r, uint64_t id, const char *name,
 		}
 	}
 	if (id == UINT64_MAX)
-		return syntax(r, "thread id out of range", "", 0);
+		return fail(r, "thread id out of range");
 	if (p->nthreads == FK_MAX_THREADS)
 		return fk_err_set(r->err, FK_ELIMIT, r->lineno, "more than %d threads",
 				  FK_MAX_THREADS);
@@ -217,13 +225,13 @@ static int thread_line(struct reader *r, const char *s, const char *end, int hea
 	if (star) {
 		if (header) {
 			if (r->have_total)
-				return syntax(r, "misplaced header totals line", "t*:", 3);
+				return fail(r, "second header totals line");
 			r->p->header = c;
 			r->have_total = 1;
 			return 0;
 		}
 		if (r->have_total)
-			return syntax(r, "second 't*:' line in stack", "t*:", 3);
+			return fail(r, "second 't*:' line in one stack");
 		r->st.c = c;
 		r->have_total = 1;
 		return 0;
@@ -261,7 +269,9 @@ static struct fk_tcounts *take_threads(struct reader *r, int check_dups)
 		for (i = 1; i < r->sn; i++)
 			for (j = 0; j < i; j++)
 				if (r->scratch[i].thread == r->scratch[j].thread) {
-					syntax(r, "thread listed twice in one stack", "", 0);
+					fk_err_set(r->err, FK_ESYNTAX, r->lineno,
+						   "thread 't%llu' listed twice in one stack",
+						   (unsigned long long)r->p->threads[r->scratch[i].thread].id);
 					return NULL;
 				}
 	}
@@ -300,7 +310,8 @@ static int end_stack(struct reader *r)
 	if (!r->in_stack)
 		return 0;
 	if (!r->have_total)
-		return syntax(r, "stack without a 't*:' line before", "", 0);
+		return fk_err_set(r->err, FK_ESYNTAX, r->stack_line,
+				  "stack has no 't*:' line");
 	r->st.nthr = (uint32_t)r->sn;
 	r->st.thr = take_threads(r, 1);
 	if (r->sn && !r->st.thr)
@@ -420,6 +431,7 @@ static int read_v2(struct reader *r)
 					return -1;
 			}
 			r->in_stack = 1;
+			r->stack_line = r->lineno;
 			r->have_total = 0;
 			r->sn = 0;
 			continue;
@@ -437,7 +449,7 @@ static int read_v2(struct reader *r)
 	}
 	if (rc < 0)
 		return -1;
-	return syntax(r, "missing MAPPED_LIBRARIES: section (truncated dump?)", "", 0);
+	return fail(r, "missing MAPPED_LIBRARIES: section (truncated dump?)");
 }
 
 static int read_legacy(struct reader *r, const char *s, const char *end)
@@ -470,7 +482,7 @@ static int read_legacy(struct reader *r, const char *s, const char *end)
 	}
 	if (rc < 0)
 		return -1;
-	return syntax(r, "missing MAPPED_LIBRARIES: section (truncated dump?)", "", 0);
+	return fail(r, "missing MAPPED_LIBRARIES: section (truncated dump?)");
 }
 
 int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
@@ -492,6 +504,9 @@ int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
 				  FK_MAX_INPUT);
 	if (len == 0)
 		return fk_err_set(err, FK_ESYNTAX, 0, "empty input");
+	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b)
+		return fk_err_set(err, FK_ESYNTAX, 1,
+				  "not a jemalloc heap profile: gzip-compressed data");
 	rc = next_line(&r, &s, &n);
 	if (rc <= 0) {
 		rc = -1;

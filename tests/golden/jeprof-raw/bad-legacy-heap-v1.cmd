@@ -1,0 +1,1 @@
+jeprof-raw fixtures/bad/dump-legacy-heap-v1.prof

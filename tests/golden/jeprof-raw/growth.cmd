@@ -1,0 +1,1 @@
+jeprof-raw --base fixtures/good/old.prof fixtures/good/new.prof

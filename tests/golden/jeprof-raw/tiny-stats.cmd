@@ -1,0 +1,1 @@
+jeprof-raw --check --stats fixtures/good/tiny.prof

@@ -1,0 +1,1 @@
+jeprof-raw fixtures/good/tiny.prof

@@ -1,0 +1,1 @@
+jeprof-raw -o /nonexistent-dir/out.prof fixtures/good/tiny.prof

@@ -1,0 +1,1 @@
+jeprof-raw --check -o x fixtures/good/tiny.prof

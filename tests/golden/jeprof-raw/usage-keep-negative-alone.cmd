@@ -1,0 +1,1 @@
+jeprof-raw --keep-negative fixtures/good/tiny.prof
