@@ -1,1 +1,31 @@
-# render/: see DESIGN.md
+# render/: libfkrender.a (layout, SVG writer through libxml2, palettes, the
+# embedded flame.js/flame.css) and the render-flame tool.
+RENDER_SRC := layout.c text.c palette.c svg.c flame.c
+RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o) $(B)/flame_assets.o
+OBJS       += $(RENDER_OBJ) $(B)/render_flame.o $(B)/test_folded.o $(B)/test_layout.o
+XML_CFLAGS  = $(call pkg,libxml-2.0,--cflags,libxml2-dev)
+XML_LIBS    = $(call pkg,libxml-2.0,--libs,libxml2-dev)
+PROGS      += $(B)/render-flame
+LIBS       += $(B)/libfkrender.a
+UNIT       += $(B)/test_folded $(B)/test_layout
+FUZZ       += fuzz_folded fuzz_flame
+
+$(B)/svg.o: CPPFLAGS += $(XML_CFLAGS)
+
+# flame.js and flame.css are real files, embedded at build time.
+$(B)/flame_assets.c: render/flame.js render/flame.css render/embed.sh | $(B)
+	sh render/embed.sh render/flame.js render/flame.css >$@.tmp && mv $@.tmp $@
+$(B)/flame_assets.o: $(B)/flame_assets.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libfkrender.a: $(RENDER_OBJ)
+	$(AR) rcs $@ $^
+$(B)/render-flame: $(B)/render_flame.o $(B)/libfkrender.a $(B)/libfkcli.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(XML_LIBS) -lm
+$(B)/test_folded: $(B)/test_folded.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^
+$(B)/test_layout: $(B)/test_layout.o $(B)/libfkrender.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(XML_LIBS) -lm
+$(B)/fuzz_folded: $(B)/fuzz_folded.o $(B)/libfkcore.a ; $(FUZZ_LINK)
+$(B)/fuzz_flame: $(B)/fuzz_flame.o $(B)/libfkrender.a $(B)/libfkcore.a
+	$(FUZZ_LINK) $(XML_LIBS) -lm

@@ -1,0 +1,84 @@
+/* Interactive SVG flame graphs from folded stacks: the library behind
+ * render-flame, callable in-process (the hook serves ?format=flame with it).
+ * The SVG is self-contained (inline CSS and script, no external URL) and
+ * every string in it passes through libxml2's xmlTextWriter. */
+#ifndef FK_FLAME_H
+#define FK_FLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+
+enum fk_flame_sort {
+	FK_SORT_NAME = 0,              /* children in name (byte) order */
+	FK_SORT_WEIGHT,                /* heaviest child first (left-heavy) */
+};
+
+struct fk_flame_opts {
+	const char *title;             /* default "Flame Graph" ("Differential ..." with a base) */
+	const char *subtitle;          /* NULL = none */
+	const char *notes;             /* NULL = none; stored in <desc> */
+	const char *countname;         /* default "bytes": values shown as B/KiB/MiB/GiB */
+	const char *nametype;          /* default "Function:" */
+	const char *fonttype;          /* default "Verdana" */
+	const char *colors;            /* palette: hot, mem (default), io, red, green,
+	                                  blue, aqua, yellow, purple, orange */
+	double width;                  /* image width in px; 0 = fit the page (1200 units) */
+	double frameheight;            /* px per frame; default 16 */
+	double fontsize;               /* default 12 */
+	double minwidth;               /* default 0.1; px, or % of the total if minwidth_pct */
+	int minwidth_pct;
+	enum fk_flame_sort sort;
+	unsigned hash : 1;             /* colour by name only (same name, same colour) */
+	unsigned inverted : 1;         /* icicle graph: root at the top */
+	unsigned reverse : 1;          /* reverse every stack (leaf becomes root) */
+	unsigned flamechart : 1;       /* no merging: input order, adjacent frames merge */
+	unsigned negate : 1;           /* differential: swap the grew/shrank colours */
+	unsigned skip_bad : 1;         /* bad lines are warned about and skipped */
+	/* Told about each skipped line when skip_bad (may be NULL). */
+	void (*warn)(void *ctx, const struct fk_err *e);
+	void *warn_ctx;
+};
+
+struct fk_flame;
+
+/* Fills o with the defaults above. */
+void fk_flame_opts_init(struct fk_flame_opts *o);
+
+/* Returns a new empty flame graph using o (copied; its strings are borrowed
+ * and must outlive the graph), or NULL with err. */
+struct fk_flame *fk_flame_new(const struct fk_flame_opts *o, struct fk_err *err);
+
+/* Frees f. NULL is a no-op. */
+void fk_flame_free(struct fk_flame *f);
+
+/* Adds the folded stacks of data[0..len) (borrowed: frame names point into
+ * it, so it must outlive f). base != 0 adds them to the base profile of a
+ * differential graph (BASE -> the other inputs). err->path names the input
+ * in messages. Returns 0, or -1 with err naming the bad line. */
+int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
+			int base, struct fk_err *err);
+
+/* Adds one stack of n frames, root first (names[i] of lens[i] bytes,
+ * borrowed until fk_flame_free) with value v >= 0. Returns 0 or -1 with err. */
+int fk_flame_add_stack(struct fk_flame *f, const char *const *names,
+		       const size_t *lens, size_t n, int64_t v, int base,
+		       struct fk_err *err);
+
+/* Lays out the merged stacks and writes the SVG to out. Returns 0, or -1
+ * with err (write error or out of memory). */
+int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err);
+
+/* One call: folded text (borrowed, optionally a base for a differential
+ * graph, base may be NULL) to an SVG on out. Nothing is written unless the
+ * whole input parsed. Returns 0 or -1 with err. */
+int fk_flame_render(const char *folded, size_t len, const char *base,
+		    size_t base_len, const struct fk_flame_opts *o, FILE *out,
+		    struct fk_err *err);
+
+/* Checks a palette name; returns 0 if known, else -1. */
+int fk_flame_palette_check(const char *name);
+
+#endif

@@ -1,0 +1,465 @@
+/* The merged stack tree of a flame graph: frames are merged one by one from
+ * the root (so "main;foo" and "main;foo;baz" share one foo, unlike tools that
+ * sort whole lines), names are interned, nodes live in one array. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "render_int.h"
+
+/* A fast 64-bit hash over 8-byte words; only used for in-memory tables. */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (n * 0xc2b2ae3d27d4eb4fULL);
+	uint64_t w;
+
+	while (n >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
+	h *= 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+static uint64_t hash_pair(uint32_t a, uint32_t b)
+{
+	uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static int oom(struct fk_err *err)
+{
+	return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+}
+
+int fk_tree_init(struct fk_tree *t, struct fk_err *err)
+{
+	memset(t, 0, sizeof *t);
+	t->capnames = 1024;
+	t->names = malloc(t->capnames * sizeof *t->names);
+	t->ntabmask = 2047;
+	t->ntab = calloc(t->ntabmask + 1, sizeof *t->ntab);
+	t->capnodes = 1024;
+	t->nodes = malloc(t->capnodes * sizeof *t->nodes);
+	t->ctabmask = 2047;
+	t->ctab = calloc(t->ctabmask + 1, sizeof *t->ctab);
+	t->cappath = 64;
+	t->path = malloc(t->cappath * sizeof *t->path);
+	t->fend = malloc(t->cappath * sizeof *t->fend);
+	if (!t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend) {
+		fk_tree_release(t);
+		return oom(err);
+	}
+	/* Name 0 is the root's "all"; node 0 the root. */
+	t->names[0] = (struct fk_fname){ "all", 3, 0 };
+	t->nnames = 1;
+	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
+	t->nnodes = 1;
+	return 0;
+}
+
+void fk_tree_release(struct fk_tree *t)
+{
+	free(t->names);
+	free(t->ntab);
+	free(t->nodes);
+	free(t->ctab);
+	free(t->bself);
+	free(t->btotal);
+	free(t->vself);
+	free(t->vtotal);
+	free(t->path);
+	free(t->fend);
+	memset(t, 0, sizeof *t);
+}
+
+static int rehash_names(struct fk_tree *t)
+{
+	uint32_t mask = t->ntabmask * 2 + 1, i;
+	uint32_t *tab = calloc((size_t)mask + 1, sizeof *tab);
+
+	if (!tab)
+		return -1;
+	for (i = 1; i < t->nnames; i++) {
+		uint64_t h = hash_bytes(t->names[i].s, t->names[i].len) & mask;
+		while (tab[h])
+			h = (h + 1) & mask;
+		tab[h] = i + 1;
+	}
+	free(t->ntab);
+	t->ntab = tab;
+	t->ntabmask = mask;
+	return 0;
+}
+
+/* Returns the id of name s[0..n), adding it; UINT32_MAX when out of memory. */
+static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
+{
+	uint64_t h = hash_bytes(s, n) & t->ntabmask;
+	uint32_t id;
+
+	while ((id = t->ntab[h]) != 0) {
+		const struct fk_fname *nm = &t->names[id - 1];
+		if (nm->len == n && memcmp(nm->s, s, n) == 0)
+			return id - 1;
+		h = (h + 1) & t->ntabmask;
+	}
+	if (t->nnames == t->capnames) {
+		struct fk_fname *nn;
+		if (t->capnames > UINT32_MAX / 4)
+			return UINT32_MAX;
+		nn = realloc(t->names, (size_t)t->capnames * 2 * sizeof *nn);
+		if (!nn)
+			return UINT32_MAX;
+		t->names = nn;
+		t->capnames *= 2;
+	}
+	id = t->nnames++;
+	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
+	t->ntab[h] = id + 1;
+	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
+		return UINT32_MAX;
+	return id;
+}
+
+static int rehash_children(struct fk_tree *t)
+{
+	uint32_t mask = t->ctabmask * 2 + 1, i;
+	uint32_t *tab = calloc((size_t)mask + 1, sizeof *tab);
+
+	if (!tab)
+		return -1;
+	for (i = 1; i < t->nnodes; i++) {
+		uint64_t h = hash_pair(t->nodes[i].parent, t->nodes[i].name) & mask;
+		while (tab[h])
+			h = (h + 1) & mask;
+		tab[h] = i;
+	}
+	free(t->ctab);
+	t->ctab = tab;
+	t->ctabmask = mask;
+	return 0;
+}
+
+static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
+{
+	struct fk_fnode *nd;
+	uint32_t id;
+
+	if (t->nnodes == t->capnodes) {
+		if (t->capnodes > UINT32_MAX / 4)
+			return 0;
+		nd = realloc(t->nodes, (size_t)t->capnodes * 2 * sizeof *nd);
+		if (!nd)
+			return 0;
+		t->nodes = nd;
+		t->capnodes *= 2;
+	}
+	id = t->nnodes++;
+	nd = &t->nodes[id];
+	nd->name = name;
+	nd->parent = parent;
+	nd->child = 0;
+	/* Newest first while building: the head is the last one added, which
+	 * is what a flame chart merges with. */
+	nd->next = t->nodes[parent].child;
+	nd->self = nd->total = 0;
+	t->nodes[parent].child = id;
+	return id;
+}
+
+/* Returns the child of parent named name, adding it; 0 when out of memory. */
+static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
+{
+	uint64_t h;
+	uint32_t id;
+
+	if (t->flamechart) {
+		id = t->nodes[parent].child;
+		if (id && t->nodes[id].name == name)
+			return id;
+		return new_node(t, parent, name);
+	}
+	h = hash_pair(parent, name) & t->ctabmask;
+	while ((id = t->ctab[h]) != 0) {
+		if (t->nodes[id].parent == parent && t->nodes[id].name == name)
+			return id;
+		h = (h + 1) & t->ctabmask;
+	}
+	id = new_node(t, parent, name);
+	if (!id)
+		return 0;
+	t->ctab[h] = id;
+	if ((uint64_t)t->nnodes * 2 > t->ctabmask && rehash_children(t) < 0)
+		return 0;
+	return id;
+}
+
+static int grow_path(struct fk_tree *t)
+{
+	size_t cap = t->cappath * 2;
+	uint32_t *p = realloc(t->path, cap * sizeof *p);
+	size_t *e;
+
+	if (!p)
+		return -1;
+	t->path = p;
+	e = realloc(t->fend, cap * sizeof *e);
+	if (!e)
+		return -1;
+	t->fend = e;
+	t->cappath = cap;
+	return 0;
+}
+
+static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
+		     uint64_t lineno, struct fk_err *err)
+{
+	int64_t *grand = base ? &t->bgrand : &t->grand;
+
+	/* All values are >= 0, so if the grand total fits, every sum does. */
+	if (__builtin_add_overflow(*grand, v, grand))
+		return fk_err_set(err, FK_ELIMIT, lineno,
+				  "total exceeds %lld", (long long)INT64_MAX);
+	if (base) {
+		if (t->capbase < t->capnodes) {
+			size_t cap = t->capnodes, old = t->capbase;
+			int64_t *a = realloc(t->bself, cap * sizeof *a);
+			if (!a)
+				return oom(err);
+			t->bself = a;
+			memset(a + old, 0, (cap - old) * sizeof *a);
+			t->capbase = (uint32_t)cap;
+		}
+		t->has_base = 1;
+		t->bself[leaf] += v;
+	} else {
+		t->nodes[leaf].self += v;
+	}
+	return 0;
+}
+
+int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		     int base, uint64_t lineno, struct fk_err *err)
+{
+	size_t depth = 0, pos = 0;
+	uint32_t cur = 0;
+
+	if (v < 0)
+		return fk_err_set(err, FK_ESYNTAX, lineno, "negative value '%lld'",
+				  (long long)v);
+	if (t->reverse) {
+		/* Frames leaf first: walk the line backwards. */
+		size_t endp = n;
+		for (;;) {
+			size_t b = endp;
+			uint32_t nm;
+			while (b > 0 && s[b - 1] != ';')
+				b--;
+			if (++depth > FK_MAX_DEPTH_ANY)
+				return fk_err_set(err, FK_ELIMIT, lineno,
+						  "more than %d frames", FK_MAX_DEPTH_ANY);
+			nm = intern(t, s + b, endp - b);
+			if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
+				return oom(err);
+			if (b == 0)
+				break;
+			endp = b - 1;
+		}
+		t->prev = NULL;
+		return add_value(t, cur, v, base, lineno, err);
+	}
+	if (t->prev) {
+		size_t m = n < t->prevlen ? n : t->prevlen, c = 0;
+		while (c < m && s[c] == t->prev[c])
+			c++;
+		while (depth < t->prevdepth && t->fend[depth] <= c &&
+		       (t->fend[depth] == n || s[t->fend[depth]] == ';')) {
+			cur = t->path[depth];
+			pos = t->fend[depth] + 1;
+			depth++;
+		}
+	}
+	while (pos <= n) {
+		const char *e = memchr(s + pos, ';', n - pos);
+		size_t fe = e ? (size_t)(e - s) : n;
+		uint32_t nm;
+
+		if (depth >= FK_MAX_DEPTH_ANY) {
+			t->prev = NULL;
+			return fk_err_set(err, FK_ELIMIT, lineno,
+					  "more than %d frames", FK_MAX_DEPTH_ANY);
+		}
+		if (depth == t->cappath && grow_path(t) < 0)
+			return oom(err);
+		nm = intern(t, s + pos, fe - pos);
+		if (nm == UINT32_MAX || !(cur = child(t, cur, nm))) {
+			t->prev = NULL;
+			return oom(err);
+		}
+		t->path[depth] = cur;
+		t->fend[depth] = fe;
+		depth++;
+		pos = fe + 1;
+	}
+	t->prev = s;
+	t->prevlen = n;
+	t->prevdepth = depth;
+	return add_value(t, cur, v, base, lineno, err);
+}
+
+int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
+		       const size_t *lens, size_t n, int64_t v, int base,
+		       struct fk_err *err)
+{
+	uint32_t cur = 0;
+	size_t i;
+
+	t->prev = NULL;
+	if (v < 0)
+		return fk_err_set(err, FK_ESYNTAX, 0, "negative value '%lld'",
+				  (long long)v);
+	if (n == 0)
+		return fk_err_set(err, FK_ESYNTAX, 0, "empty stack");
+	if (n > FK_MAX_DEPTH_ANY)
+		return fk_err_set(err, FK_ELIMIT, 0, "more than %d frames",
+				  FK_MAX_DEPTH_ANY);
+	for (i = 0; i < n; i++) {
+		size_t k = t->reverse ? n - 1 - i : i;
+		uint32_t nm;
+		if (lens[k] > UINT32_MAX)
+			return fk_err_set(err, FK_ELIMIT, 0, "frame name too long");
+		nm = intern(t, names[k], lens[k]);
+		if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
+			return oom(err);
+	}
+	return add_value(t, cur, v, base, 0, err);
+}
+
+/* Name order for sorting: bytes, then length. */
+static const struct fk_fname *sort_names;
+
+static int cmp_name_ids(const void *a, const void *b)
+{
+	const struct fk_fname *x = &sort_names[*(const uint32_t *)a];
+	const struct fk_fname *y = &sort_names[*(const uint32_t *)b];
+	size_t m = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->s, y->s, m);
+
+	if (c)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+static const struct fk_tree *sort_tree;
+
+static int cmp_children(const void *a, const void *b)
+{
+	const struct fk_fnode *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct fk_fnode *y = &sort_tree->nodes[*(const uint32_t *)b];
+	uint32_t rx = sort_tree->names[x->name].rank, ry = sort_tree->names[y->name].rank;
+
+	if (sort_tree->sort == FK_SORT_WEIGHT) {
+		int64_t wx = x->total, wy = y->total;
+		if (sort_tree->has_base) {
+			wx = sort_tree->vtotal[*(const uint32_t *)a];
+			wy = sort_tree->vtotal[*(const uint32_t *)b];
+		}
+		if (wx != wy)
+			return wx > wy ? -1 : 1;
+	}
+	return (rx > ry) - (rx < ry);
+}
+
+int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
+{
+	uint32_t i, n = t->nnodes, maxkids = 0;
+	uint32_t *tmp;
+
+	if (t->has_base) {
+		int64_t *a;
+		if (t->capbase < n) {
+			a = realloc(t->bself, (size_t)n * sizeof *a);
+			if (!a)
+				return oom(err);
+			memset(a + t->capbase, 0, (size_t)(n - t->capbase) * sizeof *a);
+			t->bself = a;
+			t->capbase = n;
+		}
+		t->btotal = malloc((size_t)n * sizeof *t->btotal);
+		t->vself = malloc((size_t)n * sizeof *t->vself);
+		t->vtotal = malloc((size_t)n * sizeof *t->vtotal);
+		if (!t->btotal || !t->vself || !t->vtotal)
+			return oom(err);
+		for (i = 0; i < n; i++) {
+			t->btotal[i] = t->bself[i];
+			/* A frame's own time gone from the new profile stays
+			 * visible at its base value. */
+			t->vself[i] = t->nodes[i].self ? t->nodes[i].self : t->bself[i];
+			t->vtotal[i] = t->vself[i];
+		}
+	}
+	for (i = 0; i < n; i++)
+		t->nodes[i].total = t->nodes[i].self;
+	for (i = n - 1; i > 0; i--) {
+		uint32_t p = t->nodes[i].parent;
+		t->nodes[p].total += t->nodes[i].total;
+		if (t->has_base) {
+			t->btotal[p] += t->btotal[i];
+			/* New and base totals fit; their mix may not. */
+			if (__builtin_add_overflow(t->vtotal[p], t->vtotal[i],
+						   &t->vtotal[p]))
+				return fk_err_set(err, FK_ELIMIT, 0, "total exceeds %lld",
+						  (long long)INT64_MAX);
+		}
+	}
+
+	/* Rank names in byte order once; children then sort by integers. */
+	tmp = malloc((size_t)(t->nnames > n ? t->nnames : n) * sizeof *tmp);
+	if (!tmp)
+		return oom(err);
+	for (i = 0; i < t->nnames; i++)
+		tmp[i] = i;
+	sort_names = t->names;
+	qsort(tmp, t->nnames, sizeof *tmp, cmp_name_ids);
+	for (i = 0; i < t->nnames; i++)
+		t->names[tmp[i]].rank = i;
+
+	sort_tree = t;
+	for (i = 0; i < n; i++) {
+		uint32_t c, k = 0, j;
+		for (c = t->nodes[i].child; c; c = t->nodes[c].next)
+			tmp[k++] = c;
+		if (k > maxkids)
+			maxkids = k;
+		if (k < 2)
+			continue;
+		if (t->flamechart) {
+			/* Built newest first: reverse into input order. */
+			for (j = 0; j < k / 2; j++) {
+				uint32_t x = tmp[j];
+				tmp[j] = tmp[k - 1 - j];
+				tmp[k - 1 - j] = x;
+			}
+		} else {
+			qsort(tmp, k, sizeof *tmp, cmp_children);
+		}
+		t->nodes[i].child = tmp[0];
+		for (j = 0; j + 1 < k; j++)
+			t->nodes[tmp[j]].next = tmp[j + 1];
+		t->nodes[tmp[k - 1]].next = 0;
+	}
+	free(tmp);
+	free(t->ctab);
+	t->ctab = NULL;
+	free(t->ntab);
+	t->ntab = NULL;
+	return 0;
+}

@@ -1,0 +1,134 @@
+/* render/ internal declarations: the merged stack tree (layout.c), text
+ * cleaning and formatting helpers (text.c), palettes (palette.c), the SVG
+ * writer (svg.c) and the embedded page assets (generated flame_assets.c). */
+#ifndef FK_RENDER_INT_H
+#define FK_RENDER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "flame.h"
+
+/* One interned frame name: points into an input buffer (borrowed). */
+struct fk_fname {
+	const char *s;
+	uint32_t len;
+	uint32_t rank;                 /* position in byte order (after finish) */
+};
+
+/* One node of the merged tree. Ids are array indices; node 0 is the root
+ * ("all"); a parent's id is always smaller than its children's. */
+struct fk_fnode {
+	uint32_t name;
+	uint32_t parent;
+	uint32_t child;                /* first child, 0 = none */
+	uint32_t next;                 /* next sibling, 0 = none */
+	int64_t self, total;           /* the (new) profile */
+};
+
+/* The merged tree of all stacks added. */
+struct fk_tree {
+	struct fk_fname *names;
+	uint32_t nnames, capnames;
+	uint32_t *ntab;                /* name hash table: name id + 1, 0 = empty */
+	uint32_t ntabmask;
+
+	struct fk_fnode *nodes;
+	uint32_t nnodes, capnodes;
+	uint32_t *ctab;                /* (parent, name) -> node id, 0 = empty */
+	uint32_t ctabmask;
+
+	/* Differential graphs only (has_base): base self and total per node,
+	 * and the "visible" self/total where a frame absent from the new
+	 * profile keeps its base value, so vanished stacks can be shown. */
+	int64_t *bself, *btotal, *vself, *vtotal;
+	uint32_t capbase;
+	int has_base;
+
+	int64_t grand, bgrand;         /* running totals, checked for overflow */
+	int flamechart, reverse;
+	enum fk_flame_sort sort;
+
+	/* The previous line's frames, to skip re-looking-up a shared prefix
+	 * (sorted folded input shares most of each line with the last). */
+	const char *prev;
+	size_t prevlen, prevdepth;
+	uint32_t *path;                /* node of each frame of prev */
+	size_t *fend;                  /* end offset of each frame of prev */
+	size_t cappath;
+};
+
+/* Sets up an empty tree with its root. Returns 0 or -1 with err. */
+int fk_tree_init(struct fk_tree *t, struct fk_err *err);
+
+/* Frees everything the tree holds (not the borrowed names). */
+void fk_tree_release(struct fk_tree *t);
+
+/* Adds the stack s[0..n) ("a;b;c", root first) with value v (>= 0) to the
+ * new profile, or to the base when base. Returns 0 or -1 with err at lineno. */
+int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		     int base, uint64_t lineno, struct fk_err *err);
+
+/* Same for frames given as separate strings (borrowed). */
+int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
+		       const size_t *lens, size_t n, int64_t v, int base,
+		       struct fk_err *err);
+
+/* Computes totals and orders every node's children (by name, weight, or
+ * input order for a flame chart). Returns 0 or -1 with err. */
+int fk_tree_finish(struct fk_tree *t, struct fk_err *err);
+
+/* Text helpers (text.c). */
+
+/* A growable byte buffer; functions return -1 only when out of memory. */
+struct fk_buf {
+	char *p;
+	size_t len, cap;
+};
+int fk_buf_grow(struct fk_buf *b, size_t more);
+int fk_buf_add(struct fk_buf *b, const void *s, size_t n);
+int fk_buf_adds(struct fk_buf *b, const char *s);
+void fk_buf_release(struct fk_buf *b);
+
+/* Appends s[0..n) to b as valid UTF-8 that XML 1.0 accepts: invalid
+ * sequences, C0/C1 controls, DEL, U+FFFE/U+FFFF become U+FFFD. Returns -1
+ * when out of memory. */
+int fk_buf_add_clean(struct fk_buf *b, const char *s, size_t n);
+
+/* Appends the decimal of v / fixed-point v/10 with one decimal ("12.3",
+ * "12" when the decimal is 0). */
+int fk_buf_add_i64(struct fk_buf *b, int64_t v);
+int fk_buf_add_fix1(struct fk_buf *b, int64_t tenths);
+
+/* Length in bytes of the first maxchars characters of UTF-8 s[0..n), and
+ * the character count of s in *nchars. */
+size_t fk_utf8_prefix(const char *s, size_t n, size_t maxchars, size_t *nchars);
+
+/* Palettes (palette.c). */
+
+/* Number of shades of each palette, and of each side of a differential
+ * scale (classes d-N..dN). */
+#define FK_SHADES 16
+#define FK_DIFF_STEPS 10
+
+/* Appends the CSS rules of palette name (".c0{fill:#...}" ... for each shade)
+ * or, when diff, of the red/blue differential scale. -1 if unknown name. */
+int fk_palette_css(struct fk_buf *b, const char *name, int diff);
+
+/* Fill colour "#rrggbb" of shade i (0..FK_SHADES-1) of palette name. */
+void fk_palette_rgb(const char *name, unsigned i, char out[8]);
+
+/* The embedded page assets (generated at build time from render/flame.js
+ * and render/flame.css). */
+extern const char fk_flame_js[];
+extern const size_t fk_flame_js_len;
+extern const char fk_flame_css[];
+extern const size_t fk_flame_css_len;
+
+/* Writes the laid-out tree as an SVG page to out (svg.c). */
+int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
+		 FILE *out, struct fk_err *err);
+
+#endif

@@ -1,0 +1,556 @@
+/* Writes a laid-out flame graph as one self-contained SVG page through
+ * libxml2's xmlTextWriter (SVG 1.1): every string from the input or the
+ * options is cleaned to valid XML characters and escaped by the writer. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlwriter.h>
+
+#include "render_int.h"
+
+#define XPAD 10.0
+#define FONTWIDTH 0.59
+#define NO_NODE UINT32_MAX
+
+/* One frame drawn, in preorder (the page's script relies on the order). */
+struct efr {
+	uint32_t node;                 /* NO_NODE for a "(N more)" box */
+	uint32_t depth;
+	uint32_t nmore;
+	uint32_t name;                 /* index into the page's name table */
+	int64_t x;                     /* offset in value units, new profile */
+	int64_t v, s, bv, bs, vv;
+};
+
+struct emit {
+	const struct fk_tree *t;
+	const struct fk_flame_opts *o;
+	struct efr *fr;
+	size_t nfr, capfr;
+	double scale, minw;            /* px per unit; px */
+	uint32_t maxdepth;
+	uint32_t *nameidx;             /* tree name id -> page name index */
+	uint32_t nnames;
+	struct fk_buf names;           /* cleaned names, each NUL-terminated */
+	size_t *nameoff;
+	size_t capnameoff;
+	int diff;
+};
+
+static int push(struct emit *e, const struct efr *f)
+{
+	if (e->nfr == e->capfr) {
+		size_t cap = e->capfr ? e->capfr * 2 : 1024;
+		struct efr *p = realloc(e->fr, cap * sizeof *p);
+		if (!p)
+			return -1;
+		e->fr = p;
+		e->capfr = cap;
+	}
+	e->fr[e->nfr++] = *f;
+	if (f->depth > e->maxdepth)
+		e->maxdepth = f->depth;
+	return 0;
+}
+
+/* Adds a cleaned name to the page's table; returns its index or NO_NODE. */
+static uint32_t add_name(struct emit *e, const char *s, size_t n)
+{
+	if (e->nnames == e->capnameoff) {
+		size_t cap = e->capnameoff ? e->capnameoff * 2 : 256;
+		size_t *p = realloc(e->nameoff, cap * sizeof *p);
+		if (!p)
+			return NO_NODE;
+		e->nameoff = p;
+		e->capnameoff = cap;
+	}
+	e->nameoff[e->nnames] = e->names.len;
+	if (fk_buf_add_clean(&e->names, s, n) < 0 || fk_buf_add(&e->names, "", 1) < 0)
+		return NO_NODE;
+	return e->nnames++;
+}
+
+static int64_t width_units(const struct emit *e, uint32_t n)
+{
+	return e->diff ? e->t->vtotal[n] : e->t->nodes[n].total;
+}
+
+/* Collects node and the children wide enough to draw; narrow children are
+ * merged into one "(N more)" box per parent. Depth is bounded by the
+ * tree's FK_MAX_DEPTH_ANY. */
+static int collect(struct emit *e, uint32_t node, uint32_t depth, int64_t x)
+{
+	const struct fk_tree *t = e->t;
+	const struct fk_fnode *nd = &t->nodes[node];
+	struct efr f = { node, depth, 0, 0, x, nd->total, nd->self, 0, 0, 0 }, m;
+	uint32_t c, nm = nd->name;
+	int64_t cx = x, mw = 0;
+
+	if (e->diff) {
+		f.bv = t->btotal[node];
+		f.bs = t->bself[node];
+		f.vv = t->vtotal[node];
+	}
+	if (e->nameidx[nm] == NO_NODE) {
+		uint32_t k = add_name(e, t->names[nm].s, t->names[nm].len);
+		if (k == NO_NODE)
+			return -1;
+		e->nameidx[nm] = k;
+	}
+	f.name = e->nameidx[nm];
+	if (push(e, &f) < 0)
+		return -1;
+	memset(&m, 0, sizeof m);
+	for (c = nd->child; c; c = t->nodes[c].next) {
+		if ((double)width_units(e, c) * e->scale >= e->minw) {
+			if (collect(e, c, depth + 1, cx) < 0)
+				return -1;
+			cx += t->nodes[c].total;
+			continue;
+		}
+		m.nmore++;
+		m.v += t->nodes[c].total;
+		mw += width_units(e, c);
+		if (e->diff) {
+			m.bv += t->btotal[c];
+			m.vv += t->vtotal[c];
+		}
+	}
+	if (m.nmore >= 2 && (double)mw * e->scale >= e->minw) {
+		char label[40];
+		int n = snprintf(label, sizeof label, "(%u more)", m.nmore);
+		m.node = NO_NODE;
+		m.depth = depth + 1;
+		m.x = cx;
+		m.s = m.v;
+		m.bs = m.bv;
+		if ((m.name = add_name(e, label, (size_t)n)) == NO_NODE || push(e, &m) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct geom {
+	double W, fh, fs, ypad1, ypad2, H;
+	int inverted, fitpage;
+};
+
+static double frame_y(const struct geom *g, uint32_t depth)
+{
+	if (g->inverted)
+		return g->ypad1 + depth * g->fh;
+	return g->H - g->ypad2 - (depth + 1) * g->fh;
+}
+
+static int64_t tenths(double v)
+{
+	return (int64_t)llround(v * 10.0);
+}
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* The CSS class of a frame: a shade picked from the name (and depth unless
+ * --hash), or the differential step of its change. */
+static void frame_class(const struct emit *e, const struct efr *f, int64_t maxd,
+			char cls[8])
+{
+	if (f->node == NO_NODE) {
+		strcpy(cls, "m");
+	} else if (e->diff) {
+		int64_t d = f->v - f->bv;
+		double r;
+		int step;
+		if (d == 0 || maxd == 0) {
+			strcpy(cls, "d0");
+			return;
+		}
+		r = fabs((double)d) / (double)maxd;
+		step = (int)ceil(r * FK_DIFF_STEPS);
+		if (step < 1)
+			step = 1;
+		if (step > FK_DIFF_STEPS)
+			step = FK_DIFF_STEPS;
+		snprintf(cls, 8, "%c%d", ((d > 0) != !!e->o->negate) ? 'r' : 'b', step);
+	} else {
+		const struct fk_fname *nm = &e->t->names[e->t->nodes[f->node].name];
+		uint64_t h = 1469598103934665603ULL;
+		uint32_t i;
+		for (i = 0; i < nm->len && i < 64; i++)
+			h = (h ^ (unsigned char)nm->s[i]) * 1099511628211ULL;
+		if (!e->o->hash)
+			h ^= (uint64_t)f->depth * 0x9e3779b97f4a7c15ULL;
+		snprintf(cls, 8, "c%u", (unsigned)(mix(h) % FK_SHADES));
+	}
+}
+
+static int wr_cb(void *ctx, const char *buf, int len)
+{
+	FILE *fp = ctx;
+
+	if (len > 0 && fwrite(buf, 1, (size_t)len, fp) != (size_t)len)
+		return -1;
+	return len;
+}
+
+#define X(call) do { if ((call) < 0) goto fail; } while (0)
+#define BC(call) do { if ((call) < 0) goto nomem; } while (0)
+
+/* Writes a <text> with attributes and cleaned content through the writer. */
+static int text_el(xmlTextWriterPtr w, struct fk_buf *tmp, const char *id,
+		   const char *cls, double x, double y, const char *anchor,
+		   const char *content)
+{
+	char num[32];
+
+	tmp->len = 0;
+	if (fk_buf_add_clean(tmp, content, strlen(content)) < 0 || fk_buf_add(tmp, "", 1) < 0)
+		return -1;
+	if (xmlTextWriterStartElement(w, BAD_CAST "text") < 0)
+		return -1;
+	if (id && xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST id) < 0)
+		return -1;
+	if (cls && xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST cls) < 0)
+		return -1;
+	snprintf(num, sizeof num, "%.1f", x);
+	if (xmlTextWriterWriteAttribute(w, BAD_CAST "x", BAD_CAST num) < 0)
+		return -1;
+	snprintf(num, sizeof num, "%.1f", y);
+	if (xmlTextWriterWriteAttribute(w, BAD_CAST "y", BAD_CAST num) < 0)
+		return -1;
+	if (anchor && xmlTextWriterWriteAttribute(w, BAD_CAST "text-anchor", BAD_CAST anchor) < 0)
+		return -1;
+	if (xmlTextWriterWriteString(w, BAD_CAST tmp->p) < 0)
+		return -1;
+	return xmlTextWriterEndElement(w);
+}
+
+static int json_num(struct fk_buf *b, const char *key, double v)
+{
+	char num[64];
+
+	snprintf(num, sizeof num, "\"%s\":%.10g,", key, v);
+	return fk_buf_adds(b, num);
+}
+
+/* The page's numeric data for flame.js: geometry and the frames. Only
+ * numbers and fixed keys: nothing from the input. */
+static int build_json(const struct emit *e, const struct geom *g, struct fk_buf *b)
+{
+	size_t i;
+
+	if (fk_buf_adds(b, "{") < 0 ||
+	    json_num(b, "width", g->W) < 0 || json_num(b, "xpad", XPAD) < 0 ||
+	    json_num(b, "frameheight", g->fh) < 0 || json_num(b, "fontsize", g->fs) < 0 ||
+	    json_num(b, "fontwidth", FONTWIDTH) < 0 ||
+	    json_num(b, "ypad1", g->ypad1) < 0 || json_num(b, "ypad2", g->ypad2) < 0 ||
+	    json_num(b, "height", g->H) < 0 || json_num(b, "inverted", g->inverted) < 0 ||
+	    json_num(b, "fitpage", g->fitpage) < 0 || json_num(b, "diff", e->diff) < 0 ||
+	    fk_buf_adds(b, "\"more\":[") < 0)
+		return -1;
+	for (i = 0; i < e->nfr; i++) {
+		if (e->fr[i].node != NO_NODE)
+			continue;
+		if ((b->p[b->len - 1] != '[' && fk_buf_add(b, ",", 1) < 0) ||
+		    fk_buf_add_i64(b, (int64_t)i) < 0)
+			return -1;
+	}
+	/* Frames: depth, name, value, self (+ base value, base self, visible
+	 * value in a differential graph), flat. */
+	if (fk_buf_adds(b, "],\"f\":[") < 0)
+		return -1;
+	for (i = 0; i < e->nfr; i++) {
+		const struct efr *f = &e->fr[i];
+		int64_t vals[7] = { f->depth, f->name, f->v, f->s, f->bv, f->bs, f->vv };
+		int k, nv = e->diff ? 7 : 4;
+		for (k = 0; k < nv; k++) {
+			if (((i || k) && fk_buf_add(b, ",", 1) < 0) ||
+			    fk_buf_add_i64(b, vals[k]) < 0)
+				return -1;
+		}
+		if (fk_buf_add(b, "\n", 1) < 0)
+			return -1;
+	}
+	return fk_buf_adds(b, "]}");
+}
+
+/* Writes the frames: markup of numbers goes out raw through the writer in
+ * batches; every label is escaped by xmlTextWriterWriteString. */
+static int write_frames(const struct emit *e, const struct geom *g,
+			xmlTextWriterPtr w, struct fk_buf *b, struct fk_buf *lab)
+{
+	int64_t maxd = 0;
+	double chw = g->fs * FONTWIDTH;
+	size_t i;
+
+	if (e->diff) {
+		for (i = 1; i < e->nfr; i++) {
+			int64_t d = e->fr[i].v - e->fr[i].bv;
+			if (d < 0)
+				d = -d;
+			if (d > maxd)
+				maxd = d;
+		}
+	}
+	b->len = 0;
+	for (i = 0; i < e->nfr; i++) {
+		const struct efr *f = &e->fr[i];
+		int64_t x0 = tenths(XPAD + (double)f->x * e->scale);
+		int64_t x1 = tenths(XPAD + (double)(f->x + f->v) * e->scale);
+		int64_t y = tenths(frame_y(g, f->depth));
+		double wpx = (double)(x1 - x0) / 10.0;
+		size_t chars = (size_t)(wpx / chw), nchars, cut;
+		const char *nm = e->names.p + e->nameoff[f->name];
+		char cls[8];
+
+		frame_class(e, f, maxd, cls);
+		if (fk_buf_adds(b, "<g class=\"") < 0 || fk_buf_adds(b, cls) < 0 ||
+		    fk_buf_adds(b, "\"><rect x=\"") < 0 || fk_buf_add_fix1(b, x0) < 0 ||
+		    fk_buf_adds(b, "\" y=\"") < 0 || fk_buf_add_fix1(b, y) < 0 ||
+		    fk_buf_adds(b, "\" width=\"") < 0 || fk_buf_add_fix1(b, x1 - x0) < 0 ||
+		    fk_buf_adds(b, "\"/>") < 0)
+			return -1;
+		if (chars >= 3) {
+			size_t len = strlen(nm);
+			cut = fk_utf8_prefix(nm, len, chars, &nchars);
+			if (nchars > chars)
+				cut = fk_utf8_prefix(nm, len, chars - 2, &nchars);
+			lab->len = 0;
+			if (fk_buf_add(lab, nm, cut) < 0 ||
+			    (cut < len && fk_buf_add(lab, "..", 2) < 0) ||
+			    fk_buf_add(lab, "", 1) < 0)
+				return -1;
+			if (fk_buf_adds(b, "<text x=\"") < 0 || fk_buf_add_fix1(b, x0 + 30) < 0 ||
+			    fk_buf_adds(b, "\" y=\"") < 0 ||
+			    fk_buf_add_fix1(b, y + tenths(g->fh / 2 + g->fs / 3)) < 0 ||
+			    fk_buf_adds(b, "\">") < 0)
+				return -1;
+			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0 ||
+			    xmlTextWriterWriteString(w, BAD_CAST lab->p) < 0)
+				return -1;
+			b->len = 0;
+			if (fk_buf_adds(b, "</text>") < 0)
+				return -1;
+		}
+		if (fk_buf_adds(b, "</g>\n") < 0)
+			return -1;
+		if (b->len > 60000) {
+			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
+				return -1;
+			b->len = 0;
+		}
+	}
+	if (b->len && xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
+		return -1;
+	b->len = 0;
+	return 0;
+}
+
+static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w,
+		  struct fk_buf *tmp)
+{
+	static const char *const dcls[] = { "b10", "b5", "d0", "r5", "r10" };
+	double x = g->W - XPAD - 5 * 12 - 4, y = g->fs * 2 - 2;
+	char num[32];
+	int i;
+
+	if (xmlTextWriterStartElement(w, BAD_CAST "g") < 0 ||
+	    xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "legend") < 0)
+		return -1;
+	for (i = 0; i < 5; i++) {
+		char cls[8];
+		if (e->diff)
+			snprintf(cls, sizeof cls, "%s", dcls[e->o->negate ? 4 - i : i]);
+		else
+			snprintf(cls, sizeof cls, "c%d", i * (FK_SHADES - 1) / 4);
+		if (xmlTextWriterStartElement(w, BAD_CAST "rect") < 0 ||
+		    xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST cls) < 0)
+			return -1;
+		snprintf(num, sizeof num, "%.1f", x + i * 12);
+		if (xmlTextWriterWriteAttribute(w, BAD_CAST "x", BAD_CAST num) < 0)
+			return -1;
+		snprintf(num, sizeof num, "%.1f", y - 10);
+		if (xmlTextWriterWriteAttribute(w, BAD_CAST "y", BAD_CAST num) < 0 ||
+		    xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "11") < 0 ||
+		    xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST "11") < 0 ||
+		    xmlTextWriterEndElement(w) < 0)
+			return -1;
+	}
+	if (text_el(w, tmp, NULL, "lg", x - 4, y, "end",
+		    e->diff ? "shrank \xe2\x86\x90 \xe2\x86\x92 grew" : e->o->colors) < 0)
+		return -1;
+	return xmlTextWriterEndElement(w);
+}
+
+int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
+		 FILE *out, struct fk_err *err)
+{
+	struct emit e;
+	struct geom g;
+	struct fk_buf b = { 0 }, tmp = { 0 }, lab = { 0 };
+	xmlOutputBufferPtr ob = NULL;
+	xmlTextWriterPtr w = NULL;
+	char num[64];
+	int64_t total;
+	int rc = -1, i;
+
+	memset(&e, 0, sizeof e);
+	e.t = t;
+	e.o = o;
+	e.diff = t->has_base;
+	total = e.diff ? t->vtotal[0] : t->nodes[0].total;
+
+	memset(&g, 0, sizeof g);
+	g.fitpage = o->width <= 0;
+	g.W = g.fitpage ? 1200 : o->width;
+	g.fh = o->frameheight;
+	g.fs = o->fontsize;
+	g.inverted = o->inverted;
+	g.ypad1 = g.fs * 3 + (o->subtitle && *o->subtitle ? g.fs * 2 : 0);
+	g.ypad2 = g.fs * 2 + 10;
+	e.scale = total > 0 ? (g.W - 2 * XPAD) / (double)total : 0;
+	e.minw = o->minwidth_pct ? (g.W - 2 * XPAD) * o->minwidth / 100.0 : o->minwidth;
+
+	e.nameidx = malloc((size_t)t->nnames * sizeof *e.nameidx);
+	if (!e.nameidx)
+		goto nomem;
+	memset(e.nameidx, 0xff, (size_t)t->nnames * sizeof *e.nameidx);
+	if (collect(&e, 0, 0, 0) < 0)
+		goto nomem;
+	g.H = g.ypad1 + (e.maxdepth + 1) * g.fh + g.ypad2;
+
+	ob = xmlOutputBufferCreateIO(wr_cb, NULL, out, NULL);
+	if (!ob || !(w = xmlNewTextWriter(ob))) {
+		if (ob)
+			xmlOutputBufferClose(ob);
+		goto nomem;
+	}
+	X(xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL));
+	X(xmlTextWriterStartElement(w, BAD_CAST "svg"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns", BAD_CAST "http://www.w3.org/2000/svg"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "version", BAD_CAST "1.1"));
+	if (g.fitpage) {
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "100%"));
+	} else {
+		snprintf(num, sizeof num, "%.10g", g.W);
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST num));
+		snprintf(num, sizeof num, "%.10g", g.H);
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST num));
+	}
+	snprintf(num, sizeof num, "0 0 %.10g %.10g", g.W, g.H);
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "viewBox", BAD_CAST num));
+	tmp.len = 0;
+	BC(fk_buf_add_clean(&tmp, o->fonttype, strlen(o->fonttype)));
+	BC(fk_buf_add(&tmp, "", 1));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-family", BAD_CAST tmp.p));
+	snprintf(num, sizeof num, "%.10g", g.fs);
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-size", BAD_CAST num));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST (e.diff ? "fk diff" : "fk")));
+
+	if (o->notes && *o->notes) {
+		tmp.len = 0;
+		BC(fk_buf_add_clean(&tmp, o->notes, strlen(o->notes)));
+		BC(fk_buf_add(&tmp, "", 1));
+		X(xmlTextWriterWriteElement(w, BAD_CAST "desc", BAD_CAST tmp.p));
+	}
+
+	/* Style: the embedded sheet, the palette, and this graph's sizes. */
+	b.len = 0;
+	BC(fk_buf_add(&b, fk_flame_css, fk_flame_css_len));
+	BC(fk_palette_css(&b, o->colors, e.diff));
+	snprintf(num, sizeof num, "#frames rect{height:%.10gpx}\n", g.fh > 1 ? g.fh - 1 : g.fh);
+	BC(fk_buf_adds(&b, num));
+	BC(fk_buf_add(&b, "", 1));
+	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b.p));
+
+	X(xmlTextWriterStartElement(w, BAD_CAST "rect"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST "bg"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "100%"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST "100%"));
+	X(xmlTextWriterEndElement(w));
+
+	X(text_el(w, &tmp, "title", NULL, g.W / 2, g.fs * 2, "middle", o->title));
+	if (o->subtitle && *o->subtitle)
+		X(text_el(w, &tmp, "subtitle", NULL, g.W / 2, g.fs * 4, "middle", o->subtitle));
+	X(text_el(w, &tmp, "details", NULL, XPAD, g.H - g.ypad2 / 2, NULL, " "));
+	X(text_el(w, &tmp, "matched", NULL, g.W - XPAD, g.H - g.ypad2 / 2, "end", " "));
+	X(legend(&e, &g, w, &tmp));
+
+	X(xmlTextWriterStartElement(w, BAD_CAST "g"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "frames"));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	if (write_frames(&e, &g, w, &b, &lab) < 0)
+		goto fail;
+	X(xmlTextWriterEndElement(w));
+
+	/* The data for the script. Names and labels from the input are text
+	 * and attributes escaped by the writer; names are one a line (a
+	 * cleaned name holds no control character). */
+	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fknames"));
+	tmp.len = 0;
+	BC(fk_buf_add_clean(&tmp, o->countname, strlen(o->countname)));
+	BC(fk_buf_add(&tmp, "", 1));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-countname", BAD_CAST tmp.p));
+	tmp.len = 0;
+	BC(fk_buf_add_clean(&tmp, o->nametype, strlen(o->nametype)));
+	BC(fk_buf_add(&tmp, "", 1));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp.p));
+	for (i = 0; (size_t)i < e.nnames; i++) {
+		X(xmlTextWriterWriteString(w, BAD_CAST (e.names.p + e.nameoff[i])));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
+	X(xmlTextWriterEndElement(w));
+	/* Numbers only, so raw is safe; checked anyway. */
+	b.len = 0;
+	if (build_json(&e, &g, &b) < 0 || fk_buf_add(&b, "", 1) < 0)
+		goto nomem;
+	if (strpbrk(b.p, "<>&"))
+		goto nomem;
+	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "application/json"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkdata"));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST b.p));
+	X(xmlTextWriterEndElement(w));
+
+	/* The script last, so every element exists when it runs. */
+	b.len = 0;
+	BC(fk_buf_add(&b, fk_flame_js, fk_flame_js_len));
+	BC(fk_buf_add(&b, "", 1));
+	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
+	X(xmlTextWriterWriteString(w, BAD_CAST b.p));
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterEndDocument(w));
+	i = xmlTextWriterFlush(w);
+	xmlFreeTextWriter(w);
+	w = NULL;
+	if (i < 0 || fflush(out) != 0 || ferror(out)) {
+		fk_err_set(err, FK_EIO, 0, "write error");
+		goto out;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	goto out;
+fail:
+	fk_err_set(err, FK_EIO, 0, "write error");
+out:
+	if (w)
+		xmlFreeTextWriter(w);
+	free(e.fr);
+	free(e.nameidx);
+	free(e.nameoff);
+	fk_buf_release(&e.names);
+	fk_buf_release(&b);
+	fk_buf_release(&tmp);
+	fk_buf_release(&lab);
+	return rc;
+}
