@@ -1,1 +1,55 @@
-# capture/: see DESIGN.md
+# capture/: libflamekit-hook.so (see DESIGN.md, "The hook", and
+# man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
+# jeprof-raw itself is built by capture/jeprof_raw.mk.
+HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
+            hook_jemalloc.c hook_addr.c hook_signal.c serve_profile.c
+HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
+HOOK_SO  := $(B)/libflamekit-hook.so
+OBJS     += $(HOOK_OBJ) $(B)/fetch.o
+LIBS     += $(HOOK_SO) $(B)/flamekit-hook.pc
+
+# The hook runs the same library code as the tools, linked in statically
+# (every object is built -fPIC); only the API and malloc_conf are exported
+# (capture/hook.map). Libraries of formats not wired yet are left out.
+HOOK_ALIBS  = $(B)/libfkcore.a
+HOOK_CFLAGS = $(call pkg,libmicrohttpd,--cflags,libmicrohttpd-dev)
+HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) -ldl -lpthread -lm
+
+$(HOOK_OBJ): CFLAGS += $(HOOK_CFLAGS)
+
+$(HOOK_SO): $(HOOK_OBJ) $(HOOK_ALIBS) capture/hook.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libflamekit-hook.so \
+		-Wl,--version-script=capture/hook.map -Wl,-z,defs -Wl,-z,now \
+		-o $@ $(HOOK_OBJ) $(HOOK_ALIBS) $(HOOK_LDLIBS)
+
+$(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in | $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# ---- jeprof-raw: its program rule lives in capture/jeprof_raw.mk ----
+
+# ---- tests (tests/hook/*.t use these; tests/unit/test_hook_*.c) ----
+# Test-only programs, built from tests/hook/*.c into $(B):
+#   hook-alloc-prog  allocates on command in named functions (run preloaded)
+#   hook-api-prog    links libflamekit-hook.so and drives its C API
+HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog
+UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
+OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/test_hook_addr.o \
+            $(B)/test_hook_fetch.o
+units: $(HOOK_TPROGS)
+
+# Frame pointers and no inlining, so the allocation sites the tests look
+# for stay distinct frames.
+$(B)/hook_alloc_prog.o $(B)/hook_api_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
+
+$(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+$(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO)
+	$(CC) $(LDFLAGS) -o $@ $(B)/hook_api_prog.o -L$(B) -lflamekit-hook \
+		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread
+
+$(B)/test_hook_addr.o: CFLAGS += $(HOOK_CFLAGS)
+$(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm

@@ -1,0 +1,302 @@
+/* libflamekit-hook's life cycle and public API (flamekit_hook.h): the
+ * default malloc_conf, the constructor that starts the server when
+ * FLAMEKIT_HTTP is set, fork and exec handling, and the calls a program
+ * that links the library makes. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flamekit_hook.h"
+#include "hook_int.h"
+#include "num.h"
+
+/* Profiling enabled, sampling off: free until someone turns it on. Read by
+ * jemalloc only when this library precedes libjemalloc.so.2 in the lookup
+ * order and the program defines none; MALLOC_CONF overrides it. */
+FK_HOOK_API const char *malloc_conf = "prof:true,prof_active:false,lg_prof_sample:19";
+
+/* Marks which process owns FLAMEKIT_HTTP: exec'd descendants, which inherit
+ * LD_PRELOAD and the environment, see another pid and stay quiet. */
+#define OWNER_ENV "FLAMEKIT_HTTP_OWNER"
+
+static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
+static double active_since = -1;
+static unsigned long dumps;
+static int sigfd = -1;
+
+static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
+{
+	if (buf && size > 0)
+		snprintf(buf, size, "%s", err->msg);
+}
+
+void fk_hook_note_dump(void)
+{
+	pthread_mutex_lock(&st_lock);
+	dumps++;
+	pthread_mutex_unlock(&st_lock);
+}
+
+void fk_hook_note_active(int active)
+{
+	pthread_mutex_lock(&st_lock);
+	if (!active)
+		active_since = -1;
+	else if (active_since < 0)
+		active_since = fk_now();
+	pthread_mutex_unlock(&st_lock);
+}
+
+double fk_hook_active_since(void)
+{
+	double t;
+
+	pthread_mutex_lock(&st_lock);
+	t = active_since;
+	pthread_mutex_unlock(&st_lock);
+	return t;
+}
+
+unsigned long fk_hook_dumps(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&st_lock);
+	n = dumps;
+	pthread_mutex_unlock(&st_lock);
+	return n;
+}
+
+int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
+		    size_t *len, struct fk_err *err)
+{
+	char *raw;
+	size_t rlen;
+	int rc;
+
+	fk_je_lock();
+	rc = fk_je_dump(&raw, &rlen, err);
+	if (rc == 0)
+		rc = fk_serve_convert(raw, rlen, fmt, o, out, len, err);
+	fk_je_unlock();
+	if (rc == 0)
+		fk_hook_note_dump();
+	return rc;
+}
+
+static void forked_child(void)
+{
+	fk_je_atfork_child();
+	pthread_mutex_init(&st_lock, NULL);
+	fk_loop_forget();
+}
+
+static int start_locked(const char *addr, struct fk_err *err)
+{
+	const char *allow = getenv("FLAMEKIT_HTTP_ALLOW_REMOTE");
+	const char *token = getenv("FLAMEKIT_TOKEN");
+	struct fk_addr a;
+	struct MHD_Daemon *d;
+	int fd;
+
+	if (fk_loop_serving())
+		return fk_err_set(err, FK_EUNSUPP, 0, "the hook already serves HTTP in this process");
+	if (fk_addr_parse(addr, 0, &a, err) < 0)
+		return -1;
+	memset(&fk_guard, 0, sizeof fk_guard);
+	if (token && *token) {
+		if (strlen(token) >= sizeof fk_guard.token)
+			return fk_err_set(err, FK_ELIMIT, 0, "FLAMEKIT_TOKEN too long");
+		snprintf(fk_guard.token, sizeof fk_guard.token, "%s", token);
+	}
+	if (!a.loopback) {
+		if (!allow || strcmp(allow, "1") != 0 || !fk_guard.token[0])
+			return fk_err_set(err, FK_EUNSUPP, 0,
+					  "refusing to listen on non-loopback address '%s': set "
+					  "FLAMEKIT_HTTP_ALLOW_REMOTE=1 and FLAMEKIT_TOKEN to allow it", addr);
+		fk_guard.remote = 1;
+	}
+	fd = fk_addr_listen(&a, 128, err);
+	if (fd < 0)
+		return -1;
+	d = fk_http_new(fd, err);
+	if (!d)
+		return -1;
+	/* A signal-only loop is replaced by one that also serves. */
+	fk_loop_stop();
+	if (fk_loop_start(d, sigfd, err) < 0) {
+		fk_http_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
+{
+	struct fk_err err;
+	int rc;
+
+	fk_err_init(&err, NULL);
+	if (!addr) {
+		fk_err_set(&err, FK_ESYNTAX, 0, "no address");
+		set_errbuf(errbuf, errsize, &err);
+		return -1;
+	}
+	pthread_mutex_lock(&st_lock);
+	rc = start_locked(addr, &err);
+	pthread_mutex_unlock(&st_lock);
+	if (rc < 0)
+		set_errbuf(errbuf, errsize, &err);
+	return rc;
+}
+
+void fk_hook_stop(void)
+{
+	struct fk_err err;
+
+	pthread_mutex_lock(&st_lock);
+	if (fk_loop_serving()) {
+		fk_loop_stop();
+		/* The signal dump, if configured, keeps working. */
+		if (sigfd >= 0)
+			fk_loop_start(NULL, sigfd, &err);
+	}
+	pthread_mutex_unlock(&st_lock);
+}
+
+int fk_hook_set_active(int active, int lg_sample, char *errbuf, size_t errsize)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, NULL);
+	if (fk_je_set_active(active, lg_sample, &err) < 0) {
+		set_errbuf(errbuf, errsize, &err);
+		return -1;
+	}
+	fk_hook_note_active(active);
+	return 0;
+}
+
+int fk_hook_status(struct fk_hook_status *st)
+{
+	enum fk_je_avail av;
+	double since;
+
+	if (!st)
+		return -1;
+	memset(st, 0, sizeof *st);
+	av = fk_je_check(NULL);
+	st->jemalloc_found = av != FK_JE_NOTFOUND;
+	st->prof_compiled = av == FK_JE_OK || av == FK_JE_NOTSTARTED;
+	st->prof_started = av == FK_JE_OK;
+	if (av == FK_JE_OK && fk_je_get_active(&st->active, NULL) < 0)
+		st->active = 0;
+	st->lg_sample = fk_je_lg_sample();
+	since = fk_hook_active_since();
+	st->active_seconds = st->active && since >= 0 ? fk_now() - since : -1;
+	st->dumps_served = fk_hook_dumps();
+	pthread_mutex_lock(&st_lock);
+	st->serving = fk_loop_serving();
+	pthread_mutex_unlock(&st_lock);
+	return 0;
+}
+
+int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
+{
+	struct fk_serve_opts o = { .minwidth = -1 };
+	struct fk_err err;
+	char *out = NULL, *p;
+	size_t len = 0;
+	int fmt, old = 0, had = 0, rc;
+
+	fk_err_init(&err, NULL);
+	fmt = fk_fmt_parse(format ? format : "pprof");
+	if (fmt < 0) {
+		fk_err_set(&err, FK_ESYNTAX, 0, "unknown format '%.40s'", format);
+		set_errbuf(errbuf, errsize, &err);
+		return -1;
+	}
+	/* This thread's own allocations while dumping stay out of the profile. */
+	had = fk_je_thread_active(0, &old) == 0;
+	rc = fk_hook_produce(fmt, &o, &out, &len, &err);
+	for (p = out; rc == 0 && len > 0;) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = fk_err_set(&err, FK_EIO, 0, "write: %s",
+					w < 0 ? strerror(errno) : "wrote nothing");
+			break;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	free(out);
+	if (had)
+		fk_je_thread_active(old, NULL);
+	if (rc < 0)
+		set_errbuf(errbuf, errsize, &err);
+	return rc;
+}
+
+/* Whether this process owns FLAMEKIT_HTTP (see OWNER_ENV); claims it if no
+ * process did. A process that exec'd itself keeps its pid and stays owner. */
+static int claim_owner(void)
+{
+	const char *o = getenv(OWNER_ENV);
+	char buf[32];
+	uint64_t pid;
+
+	if (o && *o) {
+		if (fk_parse_u64(o, strlen(o), &pid) == 0 && pid != (uint64_t)getpid())
+			return 0;
+	}
+	snprintf(buf, sizeof buf, "%ld", (long)getpid());
+	setenv(OWNER_ENV, buf, 1);
+	return 1;
+}
+
+__attribute__((constructor)) static void fk_hook_init(void)
+{
+	const char *addr = getenv("FLAMEKIT_HTTP");
+	const char *signame = getenv("FLAMEKIT_DUMP_SIGNAL");
+	struct fk_err err;
+	void *probe;
+
+	if ((!addr || !*addr) && (!signame || !*signame))
+		return;
+	if (!claim_owner())
+		return;
+	/* Let jemalloc initialise (and register its fork handlers) first, so
+	 * ours run in the documented order. */
+	probe = malloc(1);
+	free(probe);
+	pthread_atfork(NULL, NULL, forked_child);
+	fk_err_init(&err, NULL);
+	if (signame && *signame) {
+		sigfd = fk_sig_install(&err);
+		if (sigfd < 0)
+			fprintf(stderr, "flamekit-hook: %s\n", err.msg);
+	}
+	if (addr && *addr) {
+		char buf[300];
+
+		if (fk_hook_start(addr, buf, sizeof buf) < 0)
+			fprintf(stderr, "flamekit-hook: FLAMEKIT_HTTP=%s: %s\n", addr, buf);
+		return;
+	}
+	if (sigfd >= 0 && fk_loop_start(NULL, sigfd, &err) < 0)
+		fprintf(stderr, "flamekit-hook: %s\n", err.msg);
+}
+
+__attribute__((destructor)) static void fk_hook_fini(void)
+{
+	/* Stop serving before the host's memory goes away under the thread. */
+	pthread_mutex_lock(&st_lock);
+	fk_loop_stop();
+	pthread_mutex_unlock(&st_lock);
+}

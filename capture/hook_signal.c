@@ -1,0 +1,120 @@
+/* FLAMEKIT_DUMP_SIGNAL: a signal that writes a heap dump. jemalloc is not
+ * async-signal-safe, so the handler only writes a byte to a self-pipe; the
+ * hook's loop thread reads it and dumps into FLAMEKIT_DUMP_DIR. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hook_int.h"
+
+static int sig_pipe[2] = { -1, -1 };
+static unsigned long sig_seq;
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	char b = (char)sig;
+
+	/* Non-blocking: when the pipe is full a dump is pending anyway. */
+	if (write(sig_pipe[1], &b, 1) < 0) {
+		/* nothing to do in a handler */
+	}
+	errno = e;
+}
+
+static int sig_number(const char *s)
+{
+	static const struct { const char *name; int sig; } sigs[] = {
+		{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
+		{ "WINCH", SIGWINCH }, { "URG", SIGURG },
+	};
+
+	if (strncmp(s, "SIG", 3) == 0)
+		s += 3;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (strcmp(s, sigs[i].name) == 0)
+			return sigs[i].sig;
+	return -1;
+}
+
+int fk_sig_install(struct fk_err *err)
+{
+	const char *name = getenv("FLAMEKIT_DUMP_SIGNAL");
+	struct sigaction sa;
+	int sig;
+
+	if (!name || !*name)
+		return -1;
+	sig = sig_number(name);
+	if (sig < 0)
+		return fk_err_set(err, FK_ESYNTAX, 0,
+				  "bad FLAMEKIT_DUMP_SIGNAL '%.20s': want USR1, USR2, HUP, WINCH or URG", name);
+	if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return fk_err_set(err, FK_EIO, 0, "pipe: %s", strerror(errno));
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL) < 0)
+		return fk_err_set(err, FK_EIO, 0, "sigaction: %s", strerror(errno));
+	return sig_pipe[0];
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void fk_sig_dump(int fd)
+{
+	const char *dir = getenv("FLAMEKIT_DUMP_DIR");
+	char buf[64], path[4096], tmp[4200];
+	char *data = NULL;
+	size_t len = 0;
+	struct fk_err err;
+	int out, rc;
+
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+	if (!dir || !*dir)
+		dir = ".";
+	fk_err_init(&err, NULL);
+	fk_je_lock();
+	rc = fk_je_dump(&data, &len, &err);
+	fk_je_unlock();
+	if (rc < 0) {
+		fprintf(stderr, "flamekit-hook: signal dump: %s\n", err.msg);
+		return;
+	}
+	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), sig_seq++);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	/* Written beside and renamed, so a reader never sees half a dump. */
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	rc = out < 0 ? -1 : write_all(out, data, len);
+	if (out >= 0 && close(out) < 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -1;
+	if (rc < 0) {
+		fprintf(stderr, "flamekit-hook: signal dump: %s: %s\n", path, strerror(errno));
+		if (out >= 0)
+			unlink(tmp);
+	} else {
+		fk_hook_note_dump();
+	}
+	free(data);
+}
