@@ -1,1 +1,43 @@
-# encode/: see DESIGN.md
+# encode/: libfkenc.a (pprof encoder and decoder, folded writer) and the
+# programs to-pprof, from-pprof, to-folded. See DESIGN.md.
+#
+# profile.proto is compiled by protoc-c into $(B)/profile.pb-c.[ch] at build
+# time; every object of this folder includes the generated header.
+ENC_SRC := profile.pb-c.c gzbuf.c u64map.c foldacc.c addrname.c \
+           pprof_dec.c pprof_folded.c pprof_enc.c folded_enc.c
+ENC_OBJ := $(ENC_SRC:%.c=$(B)/%.o)
+ENC_MAINS := to_pprof_main from_pprof_main to_folded_main
+OBJS    += $(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o
+LIBS    += $(B)/libfkenc.a
+PROGS   += $(B)/to-pprof $(B)/from-pprof $(B)/to-folded
+UNIT    += $(B)/test_pprof $(B)/test_foldenc
+FUZZ    += fuzz_pprof
+
+ENC_CFLAGS = $(call pkg,libprotobuf-c,--cflags,libprotobuf-c-dev) $(call pkg,zlib,--cflags,zlib1g-dev)
+ENC_LIBS   = $(call pkg,libprotobuf-c,--libs,libprotobuf-c-dev) $(call pkg,zlib,--libs,zlib1g-dev) -lm
+
+$(B)/profile.pb-c.c $(B)/profile.pb-c.h &: encode/profile.proto | $(B)
+	protoc-c --c_out=$(B) --proto_path=encode profile.proto
+
+$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o: \
+	$(B)/profile.pb-c.h
+$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o: \
+	CFLAGS += $(ENC_CFLAGS)
+
+$(B)/libfkenc.a: $(ENC_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/to-pprof: $(B)/to_pprof_main.o $(B)/libfkenc.a $(B)/libfkcli.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
+$(B)/from-pprof: $(B)/from_pprof_main.o $(B)/libfkenc.a $(B)/libfkcli.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
+$(B)/to-folded: $(B)/to_folded_main.o $(B)/libfkenc.a $(B)/libfkcli.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
+
+$(B)/test_pprof: $(B)/test_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
+$(B)/test_foldenc: $(B)/test_foldenc.o $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
+
+$(B)/fuzz_pprof: $(B)/fuzz_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ENC_LIBS)

@@ -1,0 +1,127 @@
+/* Declarations shared by the files of encode/ (libfkenc.a) and nothing
+ * else: gzip, the id and address tables, the folded-line accumulator and
+ * the naming of addresses no symbol covers. */
+#ifndef FK_ENCODE_INT_H
+#define FK_ENCODE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "profile.pb-c.h"            /* generated from profile.proto into $(B) */
+
+/* ---- gzbuf.c: whole-buffer gzip (RFC 1952) through zlib ---- */
+
+/* Compresses data[0..len) into a gzip member with mtime 0 and no name, so
+ * equal input gives equal bytes. *out is malloc'd; the caller frees it.
+ * Returns 0, or -1 with err. */
+int fk_gz_compress(const void *data, size_t len, int level,
+		   unsigned char **out, size_t *outlen, struct fk_err *err);
+
+/* True when data starts with the gzip magic bytes. */
+int fk_gz_is_gzip(const void *data, size_t len);
+
+/* Decompresses all gzip members of data[0..len) into a malloc'd buffer of
+ * at most max bytes (*out, *outlen). Returns 0, or -1 with err on corrupt,
+ * truncated or too large input. */
+int fk_gz_decompress(const void *data, size_t len, size_t max,
+		     unsigned char **out, size_t *outlen, struct fk_err *err);
+
+/* ---- u64map.c: open-addressing table from uint64 keys to uint32 values ---- */
+
+struct fk_u64map {
+	uint64_t *keys;
+	uint32_t *vals;                /* UINT32_MAX marks an empty slot */
+	size_t cap, n;                 /* cap is a power of two */
+};
+
+/* Prepares an empty table. Always succeeds (no allocation yet). */
+void fk_u64map_init(struct fk_u64map *m);
+
+/* Frees the table's arrays; the table may be reused after init. */
+void fk_u64map_release(struct fk_u64map *m);
+
+/* Returns the value of key, or UINT32_MAX when absent. */
+uint32_t fk_u64map_get(const struct fk_u64map *m, uint64_t key);
+
+/* Sets key to val (val != UINT32_MAX), replacing an old value. Returns 0,
+ * or -1 when out of memory. */
+int fk_u64map_put(struct fk_u64map *m, uint64_t key, uint32_t val);
+
+/* ---- foldacc.c: folded lines, merged, sorted, written at once ---- */
+
+struct fk_foldacc;
+
+/* Returns a new empty accumulator, or NULL when out of memory. */
+struct fk_foldacc *fk_foldacc_new(void);
+
+/* Frees acc. NULL is a no-op. */
+void fk_foldacc_free(struct fk_foldacc *acc);
+
+/* Starts a new stack. Frames are then given root first with
+ * fk_foldacc_frame and the stack is ended by fk_foldacc_end. */
+void fk_foldacc_begin(struct fk_foldacc *acc);
+
+/* Appends frame name (NUL-terminated) to the current stack, escaped as
+ * fk_folded_put_frame does so a name stays one frame of one line.
+ * Returns 0, or -1 with err (out of memory, or the line would exceed
+ * FK_MAX_FOLDED_LINE). */
+int fk_foldacc_frame(struct fk_foldacc *acc, const char *name, struct fk_err *err);
+
+/* Ends the current stack and adds value to the total of its line (equal
+ * lines merge). A stack with no frames is named FK_ENC_NO_STACK. Returns 0,
+ * or -1 with err (out of memory, or overflow of the total). */
+int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err);
+
+/* Writes every line whose total is not zero, sorted bytewise, as
+ * "root;...;leaf VALUE\n". Returns 0, or -1 with err on a write error. */
+int fk_foldacc_write(struct fk_foldacc *acc, FILE *out, struct fk_err *err);
+
+/* The frame of a sample or stack that has no frames at all (a bare "@"
+ * line in a dump, a pprof sample without locations). */
+#define FK_ENC_NO_STACK "[no stack]"
+
+/* ---- addrname.c: names for addresses that no symbol covers ---- */
+
+/* Writes into buf (size bytes) the name of an unresolved address addr:
+ * "BASENAME+0xOFFSET" with OFFSET = addr - start + file_offset when the
+ * address lies in a mapping of file path (BASENAME as fk_maps_basename
+ * gives it, "[anon]" for ""), or "[anon]+0xADDR" when path is NULL (no
+ * mapping). to-folded and from-pprof name the same address alike, so
+ * `to-pprof | from-pprof` equals `to-folded`. Returns buf. */
+char *fk_enc_addr_name(char *buf, size_t size, const char *path,
+		       uint64_t start, uint64_t file_offset, uint64_t addr);
+
+struct fk_profile;
+struct fk_mapping;
+
+/* The mapping an encoder attributes address addr to: the dump's mapping
+ * holding it, except anonymous memory (no file: JIT code), which counts as
+ * no mapping, since pprof wants a file name for every mapping it is given.
+ * NULL when none. */
+const struct fk_mapping *fk_enc_map_of(const struct fk_profile *p, uint64_t addr);
+
+/* fk_enc_addr_name for address addr of profile p, through fk_enc_map_of. */
+char *fk_enc_profile_addr_name(char *buf, size_t size, const struct fk_profile *p,
+			       uint64_t addr);
+
+/* Rounds an unbiased value to the integer that encoders write: nearest,
+ * ties away from zero, clamped to the int64 range. Every encoder rounds each
+ * stack (or thread of a stack) before merging, so that totals agree
+ * between formats exactly. */
+int64_t fk_enc_round(double v);
+
+/* ---- pprof_dec.c: a decoded, validated pprof profile ---- */
+
+struct fk_pprof {
+	Perftools__Profiles__Profile *msg;  /* as unpacked by protobuf-c */
+	char **strs;                   /* string_table, NUL-terminated copies */
+	size_t nstrs;
+	char *pool;                    /* storage of strs */
+	struct fk_u64map mapix;        /* mapping id -> index in msg->mapping */
+	struct fk_u64map locix;        /* location id -> index */
+	struct fk_u64map funix;        /* function id -> index */
+};
+
+#endif

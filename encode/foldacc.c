@@ -1,0 +1,204 @@
+/* Folded stacks ("root;caller;leaf VALUE", the format of flamegraph.pl) built
+ * one stack at a time, merged by line, written sorted bytewise. Used by
+ * to-folded and from-pprof, so both escape, merge and order alike. */
+#include "encode_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "strtab.h"
+
+struct entry {
+	uint64_t hash;
+	size_t off;                    /* into pool */
+	size_t len;
+	int64_t value;
+};
+
+struct fk_foldacc {
+	char *cur;                     /* the stack being built */
+	size_t curlen, curcap;
+	size_t curframes;
+	char *pool;                    /* all distinct lines, back to back */
+	size_t poollen, poolcap;
+	struct entry *ents;
+	size_t nents, entcap;
+	uint32_t *tab;                 /* indices into ents; UINT32_MAX = empty */
+	size_t tabcap;
+};
+
+struct fk_foldacc *fk_foldacc_new(void)
+{
+	return calloc(1, sizeof(struct fk_foldacc));
+}
+
+void fk_foldacc_free(struct fk_foldacc *acc)
+{
+	if (!acc)
+		return;
+	free(acc->cur);
+	free(acc->pool);
+	free(acc->ents);
+	free(acc->tab);
+	free(acc);
+}
+
+void fk_foldacc_begin(struct fk_foldacc *acc)
+{
+	acc->curlen = 0;
+	acc->curframes = 0;
+}
+
+static int reserve(char **buf, size_t *cap, size_t need)
+{
+	size_t ncap;
+	char *nb;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 4096;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -1;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+int fk_foldacc_frame(struct fk_foldacc *acc, const char *name, struct fk_err *err)
+{
+	size_t n = strlen(name), i;
+	char *d;
+
+	if (n > FK_MAX_FOLDED_LINE - acc->curlen - 1 || acc->curlen >= FK_MAX_FOLDED_LINE)
+		return fk_err_set(err, FK_ELIMIT, 0, "folded line longer than %zu bytes",
+				  (size_t)FK_MAX_FOLDED_LINE);
+	if (reserve(&acc->cur, &acc->curcap, acc->curlen + n + 1) < 0)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	d = acc->cur + acc->curlen;
+	if (acc->curframes++)
+		*d++ = ';';
+	/* The escaping rule of fk_folded_put_frame (core/folded.c), applied
+	 * into memory because lines are merged before they are written. */
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == ';')
+			c = ':';
+		else if (c < 0x20 || c == 0x7f)
+			c = ' ';
+		*d++ = (char)c;
+	}
+	acc->curlen = (size_t)(d - acc->cur);
+	return 0;
+}
+
+static int tab_grow(struct fk_foldacc *acc)
+{
+	size_t ncap = acc->tabcap ? acc->tabcap * 2 : 1024, i;
+	uint32_t *nt = malloc(ncap * sizeof *nt);
+
+	if (!nt)
+		return -1;
+	memset(nt, 0xff, ncap * sizeof *nt);
+	for (i = 0; i < acc->nents; i++) {
+		size_t j = (size_t)acc->ents[i].hash & (ncap - 1);
+
+		while (nt[j] != UINT32_MAX)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = (uint32_t)i;
+	}
+	free(acc->tab);
+	acc->tab = nt;
+	acc->tabcap = ncap;
+	return 0;
+}
+
+int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
+{
+	uint64_t h;
+	size_t j;
+	struct entry *e;
+
+	if (acc->curframes == 0 && fk_foldacc_frame(acc, FK_ENC_NO_STACK, err) < 0)
+		return -1;
+	h = fk_hash(acc->cur, acc->curlen);
+	if ((acc->nents + 1) * 2 > acc->tabcap && tab_grow(acc) < 0)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	for (j = (size_t)h & (acc->tabcap - 1); acc->tab[j] != UINT32_MAX;
+	     j = (j + 1) & (acc->tabcap - 1)) {
+		e = &acc->ents[acc->tab[j]];
+		if (e->hash == h && e->len == acc->curlen &&
+		    memcmp(acc->pool + e->off, acc->cur, e->len) == 0) {
+			if (__builtin_add_overflow(e->value, value, &e->value))
+				return fk_err_set(err, FK_ELIMIT, 0,
+						  "total of one stack overflows 64 bits");
+			return 0;
+		}
+	}
+	if (acc->nents >= UINT32_MAX - 1)
+		return fk_err_set(err, FK_ELIMIT, 0, "too many distinct stacks");
+	if (acc->nents == acc->entcap) {
+		size_t ncap = acc->entcap ? acc->entcap * 2 : 1024;
+		struct entry *ne = realloc(acc->ents, ncap * sizeof *ne);
+
+		if (!ne)
+			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		acc->ents = ne;
+		acc->entcap = ncap;
+	}
+	if (reserve(&acc->pool, &acc->poolcap, acc->poollen + acc->curlen) < 0)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	e = &acc->ents[acc->nents];
+	e->hash = h;
+	e->off = acc->poollen;
+	e->len = acc->curlen;
+	e->value = value;
+	memcpy(acc->pool + acc->poollen, acc->cur, acc->curlen);
+	acc->poollen += acc->curlen;
+	acc->tab[j] = (uint32_t)acc->nents++;
+	return 0;
+}
+
+/* glibc's qsort_r (with a context argument), since the hook may encode
+ * in several threads at once. */
+static int cmp_ent(const void *a, const void *b, void *ctx)
+{
+	const struct entry *x = a, *y = b;
+	const char *pool = ctx;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(pool + x->off, pool + y->off, n);
+
+	if (c)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+int fk_foldacc_write(struct fk_foldacc *acc, FILE *out, struct fk_err *err)
+{
+	size_t i;
+
+	if (acc->nents)
+		qsort_r(acc->ents, acc->nents, sizeof *acc->ents, cmp_ent, acc->pool);
+	/* The table's indices are stale once sorted; drop it. */
+	free(acc->tab);
+	acc->tab = NULL;
+	acc->tabcap = 0;
+	for (i = 0; i < acc->nents; i++) {
+		const struct entry *e = &acc->ents[i];
+
+		if (e->value == 0)
+			continue;
+		fwrite(acc->pool + e->off, 1, e->len, out);
+		fprintf(out, " %lld\n", (long long)e->value);
+	}
+	if (ferror(out))
+		return fk_err_set(err, FK_EIO, 0, "write error");
+	return 0;
+}

@@ -1,0 +1,84 @@
+/* from-pprof: any pprof profile -> folded stacks (see man/from-pprof.1). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "io.h"
+#include "pprof_dec.h"
+
+static const char usage_text[] =
+	"usage: from-pprof [-s TYPE] [-o FILE] [FILE | -]\n"
+	"Reads a pprof profile (gzipped or not) and writes folded stacks.\n"
+	"  -s, --sample-type TYPE  sample type to write (default: the profile's\n"
+	"                          default sample type, else the last one)\n"
+	"  -l, --list              list the sample types and exit\n"
+	"  -o, --output FILE       write to FILE instead of standard output\n"
+	"  -h, --help              print this help and exit\n"
+	"      --version           print the version and exit\n";
+
+static void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sample-type", required_argument, NULL, 's' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *type = NULL, *outpath = NULL, *path = "-";
+	int c, list = 0, ti;
+	struct fk_err err;
+	struct fk_pprof *pp;
+	struct fk_out out;
+	char *data;
+	size_t len, i;
+
+	fk_cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "s:lo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': type = optarg; break;
+		case 'l': list = 1; break;
+		case 'o': outpath = optarg; break;
+		case 'h': usage(stdout, 0); break;
+		case 'V': fk_print_version();
+		default: usage(stderr, 2);
+		}
+	}
+	if (argc - optind > 1)
+		usage(stderr, 2);
+	if (optind < argc)
+		path = argv[optind];
+
+	fk_err_init(&err, path);
+	if (fk_read_all(path, &data, &len, &err) < 0)
+		fk_die_err(&err);
+	if (fk_pprof_read(data, len, &pp, &err) < 0)
+		fk_die_err(&err);
+	free(data);
+	if (list) {
+		for (i = 0; i < fk_pprof_ntypes(pp); i++)
+			printf("%s/%s\n", fk_pprof_type_name(pp, i), fk_pprof_type_unit(pp, i));
+		fk_pprof_free(pp);
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	}
+	ti = fk_pprof_pick_type(pp, type, &err);
+	if (ti < 0)
+		fk_die_err(&err);
+	if (fk_out_open(&out, outpath, &err) < 0)
+		fk_die_err(&err);
+	if (fk_pprof_folded_write(pp, (size_t)ti, out.fp, &err) < 0 ||
+	    fk_out_commit(&out, &err) < 0) {
+		fk_out_abort(&out);
+		fk_die_err(&err);
+	}
+	fk_pprof_free(pp);
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* Whole-buffer gzip (RFC 1952) with zlib: deterministic compression for
+ * to-pprof, bounded decompression for from-pprof. */
+#include "encode_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* zlib counts in uInt; feed it in pieces no larger than this. */
+#define CHUNK ((size_t)1 << 30)
+
+int fk_gz_is_gzip(const void *data, size_t len)
+{
+	const unsigned char *d = data;
+
+	return len >= 2 && d[0] == 0x1f && d[1] == 0x8b;
+}
+
+int fk_gz_compress(const void *data, size_t len, int level,
+		   unsigned char **out, size_t *outlen, struct fk_err *err)
+{
+	z_stream z;
+	gz_header h;
+	unsigned char *buf;
+	const unsigned char *in = data;
+	size_t cap, inleft = len, done = 0;
+	int rc = Z_OK;
+
+	memset(&z, 0, sizeof z);
+	/* windowBits 15 + 16 asks for a gzip wrapper; the explicit header
+	 * fixes mtime 0 and the OS byte, so output never depends on when or
+	 * where it was made. */
+	if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		return fk_err_set(err, FK_ENOMEM, 0, "cannot start zlib compression");
+	memset(&h, 0, sizeof h);
+	h.os = 3;
+	deflateSetHeader(&z, &h);
+	/* deflateBound is an upper bound for the whole input, so the buffer
+	 * never grows. */
+	cap = deflateBound(&z, (uLong)len) + 64;
+	buf = malloc(cap);
+	if (!buf) {
+		deflateEnd(&z);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory compressing %zu bytes", len);
+	}
+	while (rc == Z_OK) {
+		size_t in_now = inleft > CHUNK ? CHUNK : inleft;
+		size_t room = cap - done;
+
+		z.next_in = (Bytef *)(uintptr_t)in;
+		z.avail_in = (uInt)in_now;
+		z.next_out = buf + done;
+		z.avail_out = room > CHUNK ? (uInt)CHUNK : (uInt)room;
+		rc = deflate(&z, in_now == inleft ? Z_FINISH : Z_NO_FLUSH);
+		in += in_now - z.avail_in;
+		inleft -= in_now - z.avail_in;
+		done = (size_t)(z.next_out - buf);
+		if (rc == Z_BUF_ERROR && done < cap)
+			rc = Z_OK;
+	}
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return fk_err_set(err, FK_EIO, 0, "zlib compression failed");
+	}
+	*outlen = done;
+	*out = buf;
+	return 0;
+}
+
+int fk_gz_decompress(const void *data, size_t len, size_t max,
+		     unsigned char **out, size_t *outlen, struct fk_err *err)
+{
+	z_stream z;
+	unsigned char *buf = NULL;
+	size_t cap = 0, n = 0;
+	const unsigned char *in = data;
+	size_t inleft = len;
+	int rc = Z_OK;
+
+	memset(&z, 0, sizeof z);
+	/* 15 + 32: accept gzip or zlib headers. */
+	if (inflateInit2(&z, 15 + 32) != Z_OK)
+		return fk_err_set(err, FK_ENOMEM, 0, "cannot start zlib decompression");
+	while (inleft > 0) {
+		/* Concatenated gzip members form one stream (RFC 1952, 2.2). */
+		if (rc == Z_STREAM_END) {
+			if (inleft < 2 || in[0] != 0x1f || in[1] != 0x8b)
+				break;     /* trailing garbage after the last member */
+			inflateReset(&z);
+		}
+		z.next_in = (Bytef *)(uintptr_t)in;
+		z.avail_in = inleft > CHUNK ? (uInt)CHUNK : (uInt)inleft;
+		do {
+			size_t room;
+
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : (len < 4096 ? 16384 : len * 4);
+				unsigned char *nb;
+
+				if (ncap > max + 1)
+					ncap = max + 1;
+				if (ncap <= n) {
+					free(buf);
+					inflateEnd(&z);
+					return fk_err_set(err, FK_ELIMIT, 0,
+						"decompressed data larger than %zu bytes", max);
+				}
+				nb = realloc(buf, ncap);
+				if (!nb) {
+					free(buf);
+					inflateEnd(&z);
+					return fk_err_set(err, FK_ENOMEM, 0, "out of memory decompressing");
+				}
+				buf = nb;
+				cap = ncap;
+			}
+			room = cap - n;
+			z.next_out = buf + n;
+			z.avail_out = room > CHUNK ? (uInt)CHUNK : (uInt)room;
+			rc = inflate(&z, Z_NO_FLUSH);
+			n = (size_t)(z.next_out - buf);
+			if (n > max) {
+				free(buf);
+				inflateEnd(&z);
+				return fk_err_set(err, FK_ELIMIT, 0,
+					"decompressed data larger than %zu bytes", max);
+			}
+		} while (rc == Z_OK && (z.avail_out == 0 || z.avail_in > 0));
+		{
+			size_t used = (size_t)(z.next_in - in);
+			in += used;
+			inleft -= used;
+		}
+		if (rc == Z_BUF_ERROR) {
+			/* No progress possible: out of input (truncated) or a
+			 * chunk boundary; the loop condition decides. */
+			if (inleft == 0)
+				break;
+			rc = Z_OK;
+			continue;
+		}
+		if (rc != Z_OK && rc != Z_STREAM_END) {
+			free(buf);
+			inflateEnd(&z);
+			return fk_err_set(err, FK_ESYNTAX, 0, "corrupt gzip data (%s)",
+					  z.msg ? z.msg : "zlib error");
+		}
+	}
+	inflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return fk_err_set(err, FK_ESYNTAX, 0, "truncated gzip data");
+	}
+	*out = buf ? buf : malloc(1);
+	if (!*out)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	*outlen = n;
+	return 0;
+}

@@ -1,0 +1,635 @@
+/* Heap profile -> pprof (profile.proto, github.com/google/pprof
+ * proto/profile.proto; conventions of Go's heap profiles): strings interned
+ * once with "" first, dense ids from 1 in first-use order, one Location per
+ * (address, resolution) with its inline chain innermost first, gzip with
+ * mtime 0. */
+#include "pprof_enc.h"
+#include "encode_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "strtab.h"
+
+const char fk_pprof_allocator_regex[] =
+	"(je_|_rjem_)?(calloc|cfree|malloc|free|memalign|posix_memalign|aligned_alloc"
+	"|pvalloc|valloc|realloc|reallocarray|mallocx|rallocx|xallocx|dallocx|sdallocx"
+	"|malloc_default|imalloc|imalloc_body|prof_alloc_prep|prof_backtrace_impl"
+	"|prof_backtrace|prof_tctx_create|irallocx_prof|do_rallocx|ixallocx_prof)"
+	"|operator new.*|operator delete.*|tc_.*"
+	"|libjemalloc\\.so[.0-9]*\\+0x[0-9a-f]+";
+
+typedef Perftools__Profiles__Location Loc;
+typedef Perftools__Profiles__Function Fun;
+typedef Perftools__Profiles__Sample Smp;
+
+struct fun_key {
+	const char *name, *sysname, *file;
+};
+
+struct enc {
+	const struct fk_profile *p;
+	const struct fk_pprof_opts *o;
+	struct fk_arena *a;
+	struct fk_err *err;
+
+	ProtobufCBinaryData *strs;
+	size_t nstrs, capstrs;
+	struct fk_u64map strptr;       /* string address -> index (fast path) */
+	struct fk_u64map strhash;      /* fk_hash of contents -> index */
+
+	Loc *locs;
+	const struct fk_sym **locsym;
+	uint32_t *locnext;             /* next location with the same address */
+	size_t nlocs, caplocs;
+	struct fk_u64map locaddr;      /* address -> newest location index */
+
+	Fun *funs;
+	struct fun_key *funkey;
+	uint32_t *funnext;
+	size_t nfuns, capfuns;
+	struct fk_u64map funhash;
+
+	uint32_t *mapid;               /* per p->maps index: Mapping id, 0 = none */
+	unsigned char *mapsel;         /* per p->maps index: emitted */
+	Perftools__Profiles__Mapping *maps;
+	size_t nmapsout;
+
+	Smp *smps;
+	size_t nsmps, capsmps;
+};
+
+static int oom(struct enc *e)
+{
+	return fk_err_set(e->err, FK_ENOMEM, 0, "out of memory");
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 256;
+	if (ncap > SIZE_MAX / elem)
+		return -1;
+	na = realloc(*arr, ncap * elem);
+	if (!na)
+		return -1;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+/* Returns the string-table index of s (NULL counts as ""), or -1. */
+static int64_t str_ix(struct enc *e, const char *s)
+{
+	uint32_t ix;
+	size_t n;
+	uint64_t h;
+
+	if (!s || !*s)
+		return 0;
+	ix = fk_u64map_get(&e->strptr, (uint64_t)(uintptr_t)s);
+	if (ix != UINT32_MAX)
+		return ix;
+	n = strlen(s);
+	h = fk_hash(s, n);
+	ix = fk_u64map_get(&e->strhash, h);
+	if (ix != UINT32_MAX && (e->strs[ix].len != n || memcmp(e->strs[ix].data, s, n) != 0))
+		ix = UINT32_MAX;       /* a 64-bit collision: keep a duplicate */
+	if (ix == UINT32_MAX) {
+		if (e->nstrs >= UINT32_MAX - 1 ||
+		    grow((void **)&e->strs, &e->capstrs, e->nstrs, sizeof *e->strs) < 0)
+			return oom(e);
+		ix = (uint32_t)e->nstrs++;
+		e->strs[ix].data = (uint8_t *)(uintptr_t)s;
+		e->strs[ix].len = n;
+		if (fk_u64map_put(&e->strhash, h, ix) < 0)
+			return oom(e);
+	}
+	if (fk_u64map_put(&e->strptr, (uint64_t)(uintptr_t)s, ix) < 0)
+		return oom(e);
+	return ix;
+}
+
+static uint64_t mix3(const void *a, const void *b, const void *c)
+{
+	uint64_t h = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (uint64_t)(uintptr_t)b + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
+	h ^= (uint64_t)(uintptr_t)c + 0x8cb92ba72f3d8dd7ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* Returns the Function id of frame f, creating the Function, or 0. */
+static uint64_t fun_id(struct enc *e, const struct fk_frame *f)
+{
+	struct fun_key k = { f->name, f->sysname ? f->sysname : f->name, f->file };
+	uint64_t h = mix3(k.name, k.sysname, k.file);
+	uint32_t ix = fk_u64map_get(&e->funhash, h);
+	Fun init = PERFTOOLS__PROFILES__FUNCTION__INIT;
+	int64_t sn, ss, sf;
+
+	for (; ix != UINT32_MAX; ix = e->funnext[ix])
+		if (e->funkey[ix].name == k.name && e->funkey[ix].sysname == k.sysname &&
+		    e->funkey[ix].file == k.file)
+			return ix + 1;
+	if ((sn = str_ix(e, k.name)) < 0 || (ss = str_ix(e, k.sysname)) < 0 ||
+	    (sf = str_ix(e, k.file)) < 0)
+		return 0;
+	if (e->nfuns >= UINT32_MAX - 1)
+		return fk_err_set(e->err, FK_ELIMIT, 0, "too many functions"), 0;
+	if (e->nfuns == e->capfuns) {
+		size_t cap = e->capfuns;
+		struct fun_key *nk;
+		uint32_t *nn;
+
+		if (grow((void **)&e->funs, &cap, e->nfuns, sizeof *e->funs) < 0)
+			return oom(e), 0;
+		nk = realloc(e->funkey, cap * sizeof *nk);
+		if (!nk)
+			return oom(e), 0;
+		e->funkey = nk;
+		nn = realloc(e->funnext, cap * sizeof *nn);
+		if (!nn)
+			return oom(e), 0;
+		e->funnext = nn;
+		e->capfuns = cap;
+	}
+	ix = (uint32_t)e->nfuns++;
+	e->funs[ix] = init;
+	e->funs[ix].id = ix + 1;
+	e->funs[ix].name = sn;
+	e->funs[ix].system_name = ss;
+	e->funs[ix].filename = sf;
+	e->funkey[ix] = k;
+	e->funnext[ix] = fk_u64map_get(&e->funhash, h);
+	if (fk_u64map_put(&e->funhash, h, ix) < 0)
+		return oom(e), 0;
+	return ix + 1;
+}
+
+/* Two resolutions are the same when they name the same frames. */
+static int same_sym(const struct fk_sym *x, const struct fk_sym *y)
+{
+	uint32_t i;
+
+	if (x == y)
+		return 1;
+	if (!x || !y || x->nframes != y->nframes)
+		return 0;
+	for (i = 0; i < x->nframes; i++) {
+		const struct fk_frame *a = &x->frames[i], *b = &y->frames[i];
+
+		if (a->name != b->name || a->sysname != b->sysname || a->file != b->file ||
+		    a->line != b->line)
+			return 0;
+	}
+	return 1;
+}
+
+/* Returns the Location id of frame i of stack s, creating it, or 0. */
+static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
+{
+	uint64_t addr = s->addrs[i];
+	const struct fk_sym *sym = NULL;
+	uint32_t ix, head;
+	Loc init = PERFTOOLS__PROFILES__LOCATION__INIT;
+	Loc *l;
+	const struct fk_mapping *m;
+
+	if (e->p->symbolized) {
+		sym = fk_profile_sym(e->p, fk_stack_key(s, i));
+		if (sym && sym->nframes == 0)
+			sym = NULL;
+	}
+	head = fk_u64map_get(&e->locaddr, addr);
+	for (ix = head; ix != UINT32_MAX; ix = e->locnext[ix])
+		if (same_sym(e->locsym[ix], sym))
+			return ix + 1;
+	if (e->nlocs >= UINT32_MAX - 1)
+		return fk_err_set(e->err, FK_ELIMIT, 0, "too many locations"), 0;
+	if (e->nlocs == e->caplocs) {
+		size_t cap = e->caplocs;
+
+		if (grow((void **)&e->locs, &cap, e->nlocs, sizeof *e->locs) < 0)
+			return oom(e), 0;
+		{
+			const struct fk_sym **ns = realloc(e->locsym, cap * sizeof *ns);
+			uint32_t *nn;
+
+			if (!ns)
+				return oom(e), 0;
+			e->locsym = ns;
+			nn = realloc(e->locnext, cap * sizeof *nn);
+			if (!nn)
+				return oom(e), 0;
+			e->locnext = nn;
+		}
+		e->caplocs = cap;
+	}
+	ix = (uint32_t)e->nlocs++;
+	l = &e->locs[ix];
+	*l = init;
+	l->id = ix + 1;
+	l->address = addr;
+	m = fk_enc_map_of(e->p, addr);
+	if (m) {
+		size_t mi = (size_t)(m - e->p->maps);
+
+		/* Holds the map index + 1 until Mapping ids are known. */
+		l->mapping_id = mi + 1;
+		e->mapsel[mi] = 1;
+	}
+	if (sym) {
+		uint32_t j;
+
+		l->n_line = sym->nframes;
+		l->line = fk_arena_alloc(e->a, sym->nframes * sizeof *l->line);
+		if (!l->line)
+			return oom(e), 0;
+		for (j = 0; j < sym->nframes; j++) {
+			Perftools__Profiles__Line *ln = fk_arena_alloc(e->a, sizeof *ln);
+			Perftools__Profiles__Line linit = PERFTOOLS__PROFILES__LINE__INIT;
+
+			if (!ln)
+				return oom(e), 0;
+			*ln = linit;
+			ln->function_id = fun_id(e, &sym->frames[j]);
+			if (!ln->function_id)
+				return 0;
+			ln->line = sym->frames[j].line;
+			l->line[j] = ln;
+		}
+	}
+	e->locsym[ix] = sym;
+	e->locnext[ix] = head;
+	if (fk_u64map_put(&e->locaddr, addr, ix) < 0)
+		return oom(e), 0;
+	return ix + 1;
+}
+
+static Perftools__Profiles__Label *label(struct enc *e, const char *key,
+					 const char *str, int64_t num, const char *unit)
+{
+	Perftools__Profiles__Label *lb = fk_arena_alloc(e->a, sizeof *lb);
+	Perftools__Profiles__Label init = PERFTOOLS__PROFILES__LABEL__INIT;
+
+	if (!lb)
+		return oom(e), NULL;
+	*lb = init;
+	if ((lb->key = str_ix(e, key)) < 0 || (lb->str = str_ix(e, str)) < 0 ||
+	    (lb->num_unit = str_ix(e, unit)) < 0)
+		return NULL;
+	lb->num = num;
+	return lb;
+}
+
+/* Appends one sample for counts c of a stack whose locations are ids[0..n);
+ * thr is the thread (NULL: all threads). */
+static int add_sample(struct enc *e, const struct fk_counts *c, uint64_t *ids,
+		      uint32_t n, const struct fk_thread *thr)
+{
+	struct fk_values v = fk_unbias(e->p, c);
+	int64_t vals[4];
+	size_t nv = 0, i, nl = 0;
+	int nonzero = 0;
+	Smp init = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	Smp *s;
+	Perftools__Profiles__Label *lbs[3];
+	int64_t objs = c->objs ? c->objs : c->acc_objs;
+	int64_t bytes = c->objs ? c->bytes : c->acc_bytes;
+
+	if (e->p->has_accum) {
+		vals[nv++] = fk_enc_round(v.acc_objs);
+		vals[nv++] = fk_enc_round(v.acc_bytes);
+	}
+	vals[nv++] = fk_enc_round(v.objs);
+	vals[nv++] = fk_enc_round(v.bytes);
+	for (i = 0; i < nv; i++)
+		nonzero |= vals[i] != 0;
+	if (!nonzero)
+		return 0;
+	if (grow((void **)&e->smps, &e->capsmps, e->nsmps, sizeof *e->smps) < 0)
+		return oom(e);
+	s = &e->smps[e->nsmps++];
+	*s = init;
+	s->n_location_id = n;
+	s->location_id = ids;
+	s->n_value = nv;
+	s->value = fk_arena_alloc(e->a, nv * sizeof *s->value);
+	if (!s->value)
+		return oom(e);
+	memcpy(s->value, vals, nv * sizeof *vals);
+	/* Go's heap profiles label each sample with its object size. */
+	if (objs > 0 && (lbs[nl] = label(e, "bytes", NULL, bytes / objs, "bytes")) != NULL)
+		nl++;
+	else if (objs > 0)
+		return -1;
+	if (thr) {
+		char num[24];
+		const char *id;
+
+		snprintf(num, sizeof num, "%" PRIu64, thr->id);
+		id = fk_arena_strndup(e->a, num, strlen(num));
+		if (!id)
+			return oom(e);
+		if (!(lbs[nl++] = label(e, "thread", id, 0, NULL)))
+			return -1;
+		if (thr->name && *thr->name && !(lbs[nl++] = label(e, "thread_name", thr->name, 0, NULL)))
+			return -1;
+	}
+	if (nl) {
+		s->n_label = nl;
+		s->label = fk_arena_alloc(e->a, nl * sizeof *s->label);
+		if (!s->label)
+			return oom(e);
+		memcpy(s->label, lbs, nl * sizeof *lbs);
+	}
+	return 0;
+}
+
+static int add_stacks(struct enc *e)
+{
+	const struct fk_profile *p = e->p;
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++) {
+		const struct fk_stack *s = &p->stacks[i];
+		uint64_t *ids = NULL;
+		uint32_t j;
+
+		if (s->depth) {
+			ids = fk_arena_alloc(e->a, s->depth * sizeof *ids);
+			if (!ids)
+				return oom(e);
+		}
+		for (j = 0; j < s->depth; j++)
+			if (!(ids[j] = loc_id(e, s, j)))
+				return -1;
+		if (e->o->threads && s->nthr) {
+			for (j = 0; j < s->nthr; j++)
+				if (add_sample(e, &s->thr[j].c, ids, s->depth,
+					       &p->threads[s->thr[j].thread]) < 0)
+					return -1;
+		} else if (add_sample(e, &s->c, ids, s->depth, NULL) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Chooses the Mapping list: every executable file mapping and every mapping
+ * holding a location, the main binary first, then by address; sets the
+ * has_* flags from what the locations carry. */
+static int add_mappings(struct enc *e)
+{
+	const struct fk_profile *p = e->p;
+	size_t i, n = 0, first = SIZE_MAX;
+	Perftools__Profiles__Mapping init = PERFTOOLS__PROFILES__MAPPING__INIT;
+
+	for (i = 0; i < p->nmaps; i++) {
+		const struct fk_mapping *m = &p->maps[i];
+
+		if (m->kind != FK_MAP_ANON && m->perms[2] == 'x')
+			e->mapsel[i] = 1;
+		if (e->mapsel[i]) {
+			n++;
+			if (first == SIZE_MAX && m->kind == FK_MAP_FILE &&
+			    (!p->binary || strcmp(p->binary, m->path) == 0))
+				first = i;
+		}
+	}
+	e->maps = fk_arena_alloc(e->a, (n ? n : 1) * sizeof *e->maps);
+	if (!e->maps)
+		return oom(e);
+	for (i = 0; i < p->nmaps + 1; i++) {
+		/* Pass 0 is the main binary, then the others in address order. */
+		size_t mi = i == 0 ? first : i - 1;
+		const struct fk_mapping *m;
+		Perftools__Profiles__Mapping *o;
+
+		if (mi == SIZE_MAX || !e->mapsel[mi] || (i > 0 && mi == first))
+			continue;
+		m = &p->maps[mi];
+		o = &e->maps[e->nmapsout];
+		*o = init;
+		o->id = ++e->nmapsout;
+		o->memory_start = m->start;
+		o->memory_limit = m->limit;
+		o->file_offset = m->offset;
+		if ((o->filename = str_ix(e, m->path)) < 0 ||
+		    (o->build_id = str_ix(e, m->kind == FK_MAP_FILE ?
+					  fk_profile_build_id(p, m->path) : NULL)) < 0)
+			return -1;
+		e->mapid[mi] = (uint32_t)o->id;
+	}
+	for (i = 0; i < e->nlocs; i++) {
+		Loc *l = &e->locs[i];
+		Perftools__Profiles__Mapping *o;
+		size_t j;
+
+		if (!l->mapping_id)
+			continue;
+		l->mapping_id = e->mapid[l->mapping_id - 1];
+		o = &e->maps[l->mapping_id - 1];
+		/* pprof re-symbolizes a mapping only when no flag is set, and
+		 * sets them when any frame had the information (pprof
+		 * internal/symbolizer): so do we. */
+		if (l->n_line) {
+			o->has_functions = 1;
+			if (l->n_line > 1)
+				o->has_inline_frames = 1;
+		}
+		for (j = 0; j < l->n_line; j++) {
+			const struct fk_frame *f = &e->locsym[i]->frames[j];
+
+			if (f->file && *f->file)
+				o->has_filenames = 1;
+			if (f->line)
+				o->has_line_numbers = o->has_inline_frames = 1;
+		}
+	}
+	return 0;
+}
+
+static Perftools__Profiles__ValueType *vtype(struct enc *e, const char *type, const char *unit)
+{
+	Perftools__Profiles__ValueType *v = fk_arena_alloc(e->a, sizeof *v);
+	Perftools__Profiles__ValueType init = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+
+	if (!v)
+		return oom(e), NULL;
+	*v = init;
+	if ((v->type = str_ix(e, type)) < 0 || (v->unit = str_ix(e, unit)) < 0)
+		return NULL;
+	return v;
+}
+
+static void *ptr_array(struct enc *e, void *base, size_t n, size_t elem)
+{
+	void **arr = fk_arena_alloc(e->a, (n ? n : 1) * sizeof *arr);
+	size_t i;
+
+	if (!arr)
+		return oom(e), NULL;
+	for (i = 0; i < n; i++)
+		arr[i] = (char *)base + i * elem;
+	return arr;
+}
+
+static int build(struct enc *e, Perftools__Profiles__Profile *msg)
+{
+	const struct fk_profile *p = e->p;
+	Perftools__Profiles__ValueType *st[4];
+	size_t nst = 0;
+	char comment[2][512];
+
+	/* The string table starts with "", as pprof requires. */
+	if (grow((void **)&e->strs, &e->capstrs, 0, sizeof *e->strs) < 0)
+		return oom(e);
+	e->strs[0].data = (uint8_t *)(uintptr_t)"";
+	e->strs[0].len = 0;
+	e->nstrs = 1;
+	if (p->has_accum) {
+		if (!(st[nst++] = vtype(e, "alloc_objects", "count")) ||
+		    !(st[nst++] = vtype(e, "alloc_space", "bytes")))
+			return -1;
+	}
+	if (!(st[nst++] = vtype(e, "inuse_objects", "count")) ||
+	    !(st[nst++] = vtype(e, "inuse_space", "bytes")))
+		return -1;
+	msg->n_sample_type = nst;
+	msg->sample_type = fk_arena_alloc(e->a, sizeof st);
+	if (!msg->sample_type)
+		return oom(e);
+	memcpy(msg->sample_type, st, sizeof st);
+	if (!(msg->period_type = vtype(e, "space", "bytes")))
+		return -1;
+	msg->period = p->period > INT64_MAX ? INT64_MAX : (int64_t)p->period;
+	if ((msg->default_sample_type = str_ix(e, "inuse_space")) < 0)
+		return -1;
+
+	e->mapsel = calloc(p->nmaps + 1, 1);
+	e->mapid = calloc(p->nmaps + 1, sizeof *e->mapid);
+	if (!e->mapsel || !e->mapid)
+		return oom(e);
+	if (add_stacks(e) < 0 || add_mappings(e) < 0)
+		return -1;
+	if (p->allocator_frames_kept &&
+	    (msg->drop_frames = str_ix(e, fk_pprof_allocator_regex)) < 0)
+		return -1;
+	msg->time_nanos = e->o->time_nanos;
+
+	snprintf(comment[0], sizeof comment[0], "flamekit %s", FK_VERSION);
+	snprintf(comment[1], sizeof comment[1], "source: %s",
+		 e->o->source ? e->o->source : p->source ? p->source : "-");
+	msg->n_comment = 2;
+	msg->comment = fk_arena_alloc(e->a, 2 * sizeof *msg->comment);
+	if (!msg->comment)
+		return oom(e);
+	{
+		/* Comments are not interned anywhere else: copy into the arena. */
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			char *c = fk_arena_strndup(e->a, comment[k], strlen(comment[k]));
+
+			if (!c || (msg->comment[k] = str_ix(e, c)) < 0)
+				return c ? -1 : oom(e);
+		}
+	}
+
+	msg->n_sample = e->nsmps;
+	msg->sample = ptr_array(e, e->smps, e->nsmps, sizeof *e->smps);
+	msg->n_location = e->nlocs;
+	msg->location = ptr_array(e, e->locs, e->nlocs, sizeof *e->locs);
+	msg->n_function = e->nfuns;
+	msg->function = ptr_array(e, e->funs, e->nfuns, sizeof *e->funs);
+	msg->n_mapping = e->nmapsout;
+	msg->mapping = ptr_array(e, e->maps, e->nmapsout, sizeof *e->maps);
+	if (!msg->sample || !msg->location || !msg->function || !msg->mapping)
+		return -1;
+	msg->n_string_table = e->nstrs;
+	msg->string_table = e->strs;
+	return 0;
+}
+
+static void enc_release(struct enc *e)
+{
+	fk_arena_free(e->a);
+	free(e->strs);
+	fk_u64map_release(&e->strptr);
+	fk_u64map_release(&e->strhash);
+	free(e->locs);
+	free(e->locsym);
+	free(e->locnext);
+	fk_u64map_release(&e->locaddr);
+	free(e->funs);
+	free(e->funkey);
+	free(e->funnext);
+	fk_u64map_release(&e->funhash);
+	free(e->mapid);
+	free(e->mapsel);
+	free(e->smps);
+}
+
+int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
+		    unsigned char **out, size_t *outlen, struct fk_err *err)
+{
+	static const struct fk_pprof_opts defaults;
+	struct enc e;
+	Perftools__Profiles__Profile msg = PERFTOOLS__PROFILES__PROFILE__INIT;
+	unsigned char *plain;
+	size_t n;
+	int rc;
+
+	memset(&e, 0, sizeof e);
+	e.p = p;
+	e.o = o ? o : &defaults;
+	e.err = err;
+	fk_u64map_init(&e.strptr);
+	fk_u64map_init(&e.strhash);
+	fk_u64map_init(&e.locaddr);
+	fk_u64map_init(&e.funhash);
+	e.a = fk_arena_new();
+	if (!e.a) {
+		enc_release(&e);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	if (build(&e, &msg) < 0) {
+		enc_release(&e);
+		return -1;
+	}
+	n = perftools__profiles__profile__get_packed_size(&msg);
+	plain = malloc(n ? n : 1);
+	if (!plain) {
+		enc_release(&e);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	perftools__profiles__profile__pack(&msg, plain);
+	enc_release(&e);
+	rc = fk_gz_compress(plain, n, e.o->level ? e.o->level : -1, out, outlen, err);
+	free(plain);
+	return rc;
+}
+
+int fk_pprof_write(const struct fk_profile *p, const struct fk_pprof_opts *o,
+		   FILE *out, struct fk_err *err)
+{
+	unsigned char *buf;
+	size_t n;
+
+	if (fk_pprof_encode(p, o, &buf, &n, err) < 0)
+		return -1;
+	if (fwrite(buf, 1, n, out) != n || fflush(out) != 0) {
+		free(buf);
+		return fk_err_set(err, FK_EIO, 0, "write error");
+	}
+	free(buf);
+	return 0;
+}

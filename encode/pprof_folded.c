@@ -1,0 +1,81 @@
+/* pprof -> folded stacks: one sample type of a decoded pprof profile as
+ * "root;...;leaf VALUE" lines, inline frames expanded, for render-flame. */
+#include "pprof_dec.h"
+#include "encode_int.h"
+
+/* The name of line j of location l: its function's name, else its
+ * system name, else the location's address name. */
+static const char *line_name(const struct fk_pprof *pp,
+			     const Perftools__Profiles__Line *ln)
+{
+	const Perftools__Profiles__Function *f =
+		pp->msg->function[fk_u64map_get(&pp->funix, ln->function_id)];
+
+	if (f->name)
+		return pp->strs[f->name];
+	if (f->system_name)
+		return pp->strs[f->system_name];
+	return NULL;
+}
+
+static const char *addr_name(const struct fk_pprof *pp,
+			     const Perftools__Profiles__Location *l,
+			     char *buf, size_t size)
+{
+	const Perftools__Profiles__Mapping *m;
+
+	if (!l->mapping_id)
+		return fk_enc_addr_name(buf, size, NULL, 0, 0, l->address);
+	m = pp->msg->mapping[fk_u64map_get(&pp->mapix, l->mapping_id)];
+	return fk_enc_addr_name(buf, size, pp->strs[m->filename], m->memory_start,
+				m->file_offset, l->address);
+}
+
+static int add_sample(const struct fk_pprof *pp, struct fk_foldacc *acc,
+		      const Perftools__Profiles__Sample *s, int64_t v,
+		      struct fk_err *err)
+{
+	size_t i, j;
+	char buf[64];
+
+	fk_foldacc_begin(acc);
+	for (i = s->n_location_id; i-- > 0;) {
+		const Perftools__Profiles__Location *l =
+			pp->msg->location[fk_u64map_get(&pp->locix, s->location_id[i])];
+		int named = 0;
+
+		for (j = l->n_line; j-- > 0;) {
+			const char *name = line_name(pp, l->line[j]);
+
+			if (!name)
+				continue;
+			if (fk_foldacc_frame(acc, name, err) < 0)
+				return -1;
+			named = 1;
+		}
+		if (!named && fk_foldacc_frame(acc, addr_name(pp, l, buf, sizeof buf), err) < 0)
+			return -1;
+	}
+	return fk_foldacc_end(acc, v, err);
+}
+
+int fk_pprof_folded_write(const struct fk_pprof *pp, size_t ti, FILE *out,
+			  struct fk_err *err)
+{
+	struct fk_foldacc *acc = fk_foldacc_new();
+	size_t i;
+	int rc = 0;
+
+	if (!acc)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	for (i = 0; i < pp->msg->n_sample && rc == 0; i++) {
+		const Perftools__Profiles__Sample *s = pp->msg->sample[i];
+
+		if (ti < s->n_value && s->value[ti] != 0)
+			rc = add_sample(pp, acc, s, s->value[ti], err);
+	}
+	if (rc == 0)
+		rc = fk_foldacc_write(acc, out, err);
+	fk_foldacc_free(acc);
+	return rc;
+}

@@ -1,0 +1,98 @@
+/* to-folded: raw or symbolized heap profile -> folded stacks (see
+ * man/to-folded.1). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "folded_enc.h"
+#include "io.h"
+#include "symprof.h"
+
+static const char usage_text[] =
+	"usage: to-folded [--value bytes|objects] [--inuse | --alloc] [--threads]\n"
+	"                 [-o FILE] [FILE | -]\n"
+	"Reads a raw or symbolized jemalloc heap profile and writes folded stacks\n"
+	"(\"root;caller;leaf VALUE\"), the input of flame graph tools.\n"
+	"  -v, --value bytes|objects  what to count (default: bytes)\n"
+	"  -i, --inuse                memory in use at dump time (the default)\n"
+	"  -a, --alloc                everything allocated (needs prof_accum)\n"
+	"  -t, --threads              a root frame per thread\n"
+	"  -o, --output FILE          write to FILE instead of standard output\n"
+	"  -h, --help                 print this help and exit\n"
+	"      --version              print the version and exit\n";
+
+static void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "value", required_argument, NULL, 'v' },
+		{ "inuse", no_argument, NULL, 'i' },
+		{ "alloc", no_argument, NULL, 'a' },
+		{ "threads", no_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fk_folded_opts fo;
+	const char *outpath = NULL, *path = "-";
+	int c;
+	struct fk_err err;
+	struct fk_profile *p;
+	struct fk_out out;
+	char *data;
+	size_t len;
+
+	fk_cli_init(argv[0]);
+	memset(&fo, 0, sizeof fo);
+	while ((c = getopt_long(argc, argv, "v:iato:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			if (strcmp(optarg, "bytes") == 0) {
+				fo.value = FK_FOLDED_BYTES;
+			} else if (strcmp(optarg, "objects") == 0) {
+				fo.value = FK_FOLDED_OBJECTS;
+			} else {
+				fk_warn("bad --value '%s' (bytes or objects)", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'i': fo.alloc = 0; break;
+		case 'a': fo.alloc = 1; break;
+		case 't': fo.threads = 1; break;
+		case 'o': outpath = optarg; break;
+		case 'h': usage(stdout, 0); break;
+		case 'V': fk_print_version();
+		default: usage(stderr, 2);
+		}
+	}
+	if (argc - optind > 1)
+		usage(stderr, 2);
+	if (optind < argc)
+		path = argv[optind];
+
+	fk_err_init(&err, path);
+	if (fk_read_all(path, &data, &len, &err) < 0)
+		fk_die_err(&err);
+	p = fk_profile_new(path);
+	if (!p)
+		fk_die("out of memory");
+	fk_profile_own(p, data);
+	if (fk_profile_parse(p, data, len, &err) < 0)
+		fk_die_err(&err);
+	if (fk_out_open(&out, outpath, &err) < 0)
+		fk_die_err(&err);
+	if (fk_folded_write(p, &fo, out.fp, &err) < 0 || fk_out_commit(&out, &err) < 0) {
+		fk_out_abort(&out);
+		fk_die_err(&err);
+	}
+	fk_profile_free(p);
+	return 0;
+}

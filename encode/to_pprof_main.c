@@ -1,0 +1,94 @@
+/* to-pprof: raw or symbolized heap profile -> gzipped pprof (see
+ * man/to-pprof.1). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io.h"
+#include "num.h"
+#include "pprof_enc.h"
+#include "symprof.h"
+
+static const char usage_text[] =
+	"usage: to-pprof [-f] [-o FILE] [--threads] [--time NS] [FILE | -]\n"
+	"Reads a raw or symbolized jemalloc heap profile and writes it as a\n"
+	"gzipped pprof profile (profile.proto).\n"
+	"  -o, --output FILE  write to FILE instead of standard output\n"
+	"  -f, --force        write to standard output even if it is a terminal\n"
+	"  -t, --threads      one sample per thread, with a \"thread\" label\n"
+	"      --time NS      set the profile's time (nanoseconds since the epoch)\n"
+	"  -h, --help         print this help and exit\n"
+	"      --version      print the version and exit\n";
+
+static void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "threads", no_argument, NULL, 't' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fk_pprof_opts po;
+	const char *outpath = NULL, *path = "-";
+	int c, force = 0;
+	struct fk_err err;
+	struct fk_profile *p;
+	struct fk_out out;
+	char *data;
+	size_t len;
+
+	fk_cli_init(argv[0]);
+	memset(&po, 0, sizeof po);
+	while ((c = getopt_long(argc, argv, "o:fth", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outpath = optarg; break;
+		case 'f': force = 1; break;
+		case 't': po.threads = 1; break;
+		case 'T':
+			if (fk_parse_i64(optarg, strlen(optarg), &po.time_nanos) < 0) {
+				fk_warn("bad --time value '%s'", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'h': usage(stdout, 0); break;
+		case 'V': fk_print_version();
+		default: usage(stderr, 2);
+		}
+	}
+	if (argc - optind > 1)
+		usage(stderr, 2);
+	if (optind < argc)
+		path = argv[optind];
+	if ((!outpath || strcmp(outpath, "-") == 0) && !force && isatty(STDOUT_FILENO))
+		fk_die("refusing to write binary data to a terminal (use -o FILE or -f)");
+
+	fk_err_init(&err, path);
+	if (fk_read_all(path, &data, &len, &err) < 0)
+		fk_die_err(&err);
+	p = fk_profile_new(path);
+	if (!p)
+		fk_die("out of memory");
+	fk_profile_own(p, data);
+	if (fk_profile_parse(p, data, len, &err) < 0)
+		fk_die_err(&err);
+	if (fk_out_open(&out, outpath, &err) < 0)
+		fk_die_err(&err);
+	if (fk_pprof_write(p, &po, out.fp, &err) < 0 || fk_out_commit(&out, &err) < 0) {
+		fk_out_abort(&out);
+		fk_die_err(&err);
+	}
+	fk_profile_free(p);
+	return 0;
+}
