@@ -14,3 +14,12 @@ $(B)/libfkcli.a: $(CLI_OBJ)
 
 # What a program linking libfkcore.a adds to its link line.
 CORE_LDLIBS := -lm
+
+UNIT += $(B)/test_core
+$(B)/test_core: $(B)/test_core.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LDLIBS)
+$(B)/test_core.o: CPPFLAGS += -Itests/unit
+
+FUZZ += fuzz_heapdump
+$(B)/fuzz_heapdump: $(B)/fuzz_heapdump.o $(B)/libfkcore.a
+	$(FUZZ_LINK) $(CORE_LDLIBS)

@@ -12,6 +12,7 @@ void fk_err_init(struct fk_err *err, const char *path)
 	err->offset = UINT64_MAX;
 }
 
+__attribute__((format(printf, 5, 0)))
 static int vset(struct fk_err *err, enum fk_errcode code, uint64_t line,
 		uint64_t offset, const char *fmt, va_list ap)
 {

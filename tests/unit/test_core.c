@@ -1,0 +1,238 @@
+/* Unit tests of core/: number parser, unbiasing, maps lines, dump reader
+ * corner cases, symbolized-profile round trip, growth diff. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+#include "diff.h"
+#include "heapdump.h"
+#include "maps.h"
+#include "num.h"
+#include "strtab.h"
+#include "symprof.h"
+#include "arena.h"
+
+static const char MAPS[] =
+	"MAPPED_LIBRARIES:\n"
+	"55d0c0a00000-55d0c0a02000 r-xp 00001000 08:01 1234 /opt/fk/bin/tiny\n"
+	"7f0000100000-7f0000200000 r-xp 00002000 08:01 99 /opt/my lib/libx.so (deleted)\n"
+	"7ffd00100000-7ffd00102000 r-xp 00000000 00:00 0                  [vdso]\n";
+
+static struct fk_profile *parse(const char *text, struct fk_err *err)
+{
+	struct fk_profile *p = fk_profile_new("test");
+	char *copy = strdup(text);
+
+	fk_err_init(err, "test");
+	fk_profile_own(p, copy);
+	if (fk_profile_parse(p, copy, strlen(copy), err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void test_numbers(void)
+{
+	uint64_t u;
+	int64_t i;
+
+	T_OK(fk_parse_u64("18446744073709551615", 20, &u) == 0 && u == UINT64_MAX, "u64 max");
+	T_OK(fk_parse_u64("18446744073709551616", 20, &u) < 0, "u64 max + 1 rejected");
+	T_OK(fk_parse_u64("", 0, &u) < 0, "empty rejected");
+	T_OK(fk_parse_u64("+1", 2, &u) < 0, "plus sign rejected");
+	T_OK(fk_parse_u64(" 1", 2, &u) < 0, "leading space rejected");
+	T_OK(fk_parse_i64("-9223372036854775808", 20, &i) == 0 && i == INT64_MIN, "i64 min");
+	T_OK(fk_parse_i64("9223372036854775808", 19, &i) < 0, "i64 max + 1 rejected");
+	T_OK(fk_parse_i64("-", 1, &i) < 0, "lone minus rejected");
+	T_OK(fk_parse_hex("0xffffffffffffffff", 18, 1, &u) == 0 && u == UINT64_MAX, "hex max");
+	T_OK(fk_parse_hex("0x00000000000000000001", 22, 1, &u) == 0 && u == 1, "hex leading zeros");
+	T_OK(fk_parse_hex("0x10000000000000000", 19, 1, &u) < 0, "hex overflow rejected");
+	T_OK(fk_parse_hex("ff", 2, 1, &u) < 0, "missing prefix rejected when required");
+	T_OK(fk_parse_hex("0x", 2, 1, &u) < 0, "bare prefix rejected");
+}
+
+static void test_unbias(void)
+{
+	struct fk_profile *p = fk_profile_new("u");
+	struct fk_counts c = { 10, 10 * 1024, 0, 0 };
+	struct fk_values v;
+	double f = 1.0 / (1.0 - exp(-1024.0 / 524288.0));
+
+	p->period = 524288;
+	v = fk_unbias(p, &c);
+	T_OK(fabs(v.objs - 10 * f) < 1e-6 && fabs(v.bytes - 10240 * f) < 1e-3,
+	     "jeprof's formula (%.3f objects)", v.objs);
+	c.objs = 0;
+	c.bytes = 0;
+	v = fk_unbias(p, &c);
+	T_OK(v.objs == 0 && v.bytes == 0, "n = 0 stays 0");
+	c.objs = INT64_MAX;
+	c.bytes = 1;
+	v = fk_unbias(p, &c);
+	T_OK(isfinite(v.objs) && isfinite(v.bytes), "tiny average stays finite");
+	c.objs = 1;
+	c.bytes = INT64_MAX;
+	v = fk_unbias(p, &c);
+	T_OK(isfinite(v.objs) && v.objs >= 1, "huge average stays finite");
+	p->period = 0;
+	c.objs = 3;
+	c.bytes = 300;
+	v = fk_unbias(p, &c);
+	T_OK(v.objs == 3 && v.bytes == 300, "period 0 is exact");
+	fk_profile_free(p);
+}
+
+static void test_maps(void)
+{
+	struct fk_profile *p = fk_profile_new("m");
+	struct fk_mapping m;
+	struct fk_err err;
+	const char *line = "7f0000100000-7f0000200000 r-xp 00002000 08:01 99   /opt/a b/libc d.so (deleted)  ";
+
+	fk_err_init(&err, "m");
+	T_OK(fk_maps_parse_line(p, line, strlen(line), 3, &m, &err) == 0, "maps line parses");
+	T_EQ_STR(m.path, "/opt/a b/libc d.so", "path with spaces, suffix removed");
+	T_OK(m.deleted && m.kind == FK_MAP_FILE && m.offset == 0x2000 && m.inode == 99,
+	     "deleted, offset and inode");
+	T_EQ_STR(fk_maps_basename(m.path), "libc d.so", "basename");
+	T_EQ_STR(fk_maps_basename(""), "[anon]", "anonymous basename");
+	line = "7f0000000000-7f0000021000 rw-p 00000000 00:00 0 ";
+	T_OK(fk_maps_parse_line(p, line, strlen(line), 4, &m, &err) == 0 && m.kind == FK_MAP_ANON,
+	     "anonymous mapping");
+	fk_profile_free(p);
+}
+
+static void test_reader(void)
+{
+	struct fk_err err;
+	struct fk_profile *p;
+	char buf[4096];
+	const struct fk_mapping *m;
+
+	snprintf(buf, sizeof buf,
+		 "heap_v2/524288\n  t*: 1: 1 [0: 0]\n  t7: 1: 1 [0: 0] my thread\n"
+		 "@ 0x55d0c0a01234 0x7f0000100010\n  t*: 1: 100 [0: 0]\n  t7: 1: 100 [0: 0]\n"
+		 "@\n  t*: 5: 500 [0: 0]\n  t7: 5: 500 [0: 0]\n"
+		 "@ 0x55d0c0a01240\n  t*: 2: 200 [0: 0]\n  t9: 2: 200 [0: 0]\n\n%s", MAPS);
+	p = parse(buf, &err);
+	T_OK(p != NULL, "dump parses (%s)", err.msg);
+	if (!p)
+		return;
+	T_EQ_INT(p->nstacks, 3, "three stacks");
+	T_EQ_INT(p->stacks[1].depth, 0, "bare @ is an empty stack of its own");
+	T_EQ_INT(p->stacks[1].c.objs, 5, "bare @ keeps its own counts");
+	T_EQ_INT(p->stacks[0].c.objs, 1, "previous stack unchanged by the bare @");
+	T_EQ_INT(p->nthreads, 2, "two threads");
+	T_EQ_STR(p->threads[0].name, "my thread", "thread name with a space");
+	T_OK(p->threads[1].name == NULL && p->threads[1].id == 9, "unnamed thread 9");
+	m = fk_profile_map_of(p, 0x7f0000100010);
+	T_OK(m && m->deleted && strcmp(m->path, "/opt/my lib/libx.so") == 0, "map_of finds the deleted library");
+	T_OK(fk_profile_map_of(p, 0x7f0000200000) == NULL, "limit is exclusive");
+	T_OK(fk_profile_map_of(p, 0x1000) == NULL, "below every mapping");
+	T_EQ_INT(fk_stack_key(&p->stacks[0], 1), 0x7f000010000f, "caller key is address - 1");
+	fk_profile_free(p);
+}
+
+static void test_symprof_roundtrip(void)
+{
+	struct fk_err err;
+	struct fk_profile *p, *q;
+	struct fk_frame *fr;
+	char buf[4096], *out = NULL;
+	size_t outlen = 0;
+	FILE *f;
+
+	snprintf(buf, sizeof buf,
+		 "heap_v2/524288\n  t*: 1: 100 [0: 0]\n"
+		 "@ 0x55d0c0a01234 0x55d0c0a01300\n  t*: 1: 100 [0: 0]\n\n%s", MAPS);
+	p = parse(buf, &err);
+	T_OK(p != NULL, "base dump parses");
+	if (!p)
+		return;
+	fr = fk_arena_alloc(p->arena, 2 * sizeof *fr);
+	fr[0].name = fk_strtab_intern(p->strs, "inner", 5);
+	fr[0].sysname = fk_strtab_intern(p->strs, "_Z5innerv", 9);
+	fr[0].file = fk_strtab_intern(p->strs, "/src/a b.c", 10);
+	fr[0].line = 42;
+	fr[1].name = fr[1].sysname = fk_strtab_intern(p->strs, "operator--", 10);
+	fr[1].file = NULL;
+	fr[1].line = 0;
+	p->syms = calloc(2, sizeof *p->syms);
+	p->syms[0].key = 0x55d0c0a01234;
+	p->syms[0].nframes = 2;
+	p->syms[0].frames = fr;
+	p->syms[1].key = 0x55d0c0a012ff;
+	p->syms[1].nframes = 1;
+	p->syms[1].frames = fr + 1;
+	p->syms[1].placeholder = 1;
+	p->nsyms = 2;
+	f = open_memstream(&out, &outlen);
+	T_OK(fk_symprof_write(p, f, &err) == 0, "symbolized profile written");
+	fclose(f);
+	T_OK(strstr(out, "0x000055d0c0a01234 operator- ---inner\n") != NULL,
+	     "jeprof line outer first, '--' inside a name broken up");
+	q = parse(out, &err);
+	T_OK(q != NULL, "symbolized profile reads back (%s)", err.msg);
+	if (q) {
+		const struct fk_sym *s = fk_profile_sym(q, 0x55d0c0a01234);
+
+		T_OK(s && s->nframes == 2, "inline chain kept");
+		if (s && s->nframes == 2) {
+			T_EQ_STR(s->frames[0].name, "inner", "innermost first");
+			T_EQ_STR(s->frames[0].sysname, "_Z5innerv", "linkage name");
+			T_EQ_STR(s->frames[0].file, "/src/a b.c", "file with a space");
+			T_EQ_INT(s->frames[0].line, 42, "line");
+			T_EQ_STR(s->frames[1].name, "operator--", "name with '--' intact");
+		}
+		s = fk_profile_sym(q, 0x55d0c0a012ff);
+		T_OK(s && s->placeholder, "placeholder flag kept");
+		T_EQ_INT(q->nstacks, 1, "stacks after the symbol section");
+		fk_profile_free(q);
+	}
+	free(out);
+	fk_profile_free(p);
+}
+
+static void test_diff(void)
+{
+	struct fk_err err;
+	struct fk_profile *a, *b, *d;
+	char ba[2048], bb[2048];
+	struct fk_values t;
+
+	snprintf(ba, sizeof ba, "heap_v2/4096\n  t*: 1: 64 [0: 0]\n"
+		 "@ 0x55d0c0a01234\n  t*: 1: 64 [0: 0]\n\n%s", MAPS);
+	snprintf(bb, sizeof bb, "heap_v2/4096\n  t*: 1: 64 [0: 0]\n"
+		 "@ 0x55d0c0a01234\n  t*: 4: 256 [0: 0]\n@ 0x55d0c0a01240\n  t*: 2: 20 [0: 0]\n\n%s", MAPS);
+	a = parse(ba, &err);
+	b = parse(bb, &err);
+	d = fk_profile_new("d");
+	T_OK(a && b && fk_profile_diff(d, a, b, 0, &err) == 0, "diff computed");
+	if (a && b) {
+		struct fk_counts c1 = { 4, 256, 0, 0 }, c0 = { 1, 64, 0, 0 }, c2 = { 2, 20, 0, 0 };
+		double want = fk_unbias(b, &c1).bytes - fk_unbias(a, &c0).bytes +
+			      fk_unbias(b, &c2).bytes;
+
+		t = fk_profile_totals(d);
+		T_OK(fabs(t.bytes - want) / want < 1e-4, "growth unbiases back to the difference (%.1f vs %.1f)",
+		     t.bytes, want);
+		T_EQ_INT(d->period, 1, "growth profile has period 1");
+	}
+	fk_profile_free(a);
+	fk_profile_free(b);
+	fk_profile_free(d);
+}
+
+int main(void)
+{
+	test_numbers();
+	test_unbias();
+	test_maps();
+	test_reader();
+	test_symprof_roundtrip();
+	test_diff();
+	return T_DONE();
+}
