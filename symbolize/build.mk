@@ -1,1 +1,32 @@
-# symbolize/: see DESIGN.md
+# symbolize/: libfksym.a (address -> module -> function, file:line, inline
+# chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
+SYM_SRC := modmap.c elfsym.c symname.c dwarfline.c ehframe.c debugfind.c \
+           allocframes.c symbolize.c
+SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
+OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
+LIBS    += $(B)/libfksym.a
+PROGS   += $(B)/symbolize
+
+# What a program linking libfksym.a adds to its link line (the hook too):
+# libdw/libelf, and libstdc++ for __cxa_demangle.
+SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -lstdc++
+SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev)
+
+$(SYM_OBJ) $(B)/symbolize_main.o: CPPFLAGS += $(SYM_CFLAGS)
+
+$(B)/libfksym.a: $(SYM_OBJ)
+	$(AR) rcs $@ $^
+$(B)/symbolize: $(B)/symbolize_main.o $(B)/libfksym.a $(B)/libfkcli.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
+
+# Unit tests against ELF files directly (tests/unit/test_sym*.c).
+UNIT += $(B)/test_symbolize
+OBJS += $(B)/test_symbolize.o
+$(B)/test_symbolize.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
+$(B)/test_symbolize: $(B)/test_symbolize.o $(B)/libfksym.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
+
+# libFuzzer target for the symbolized-profile reader.
+FUZZ += fuzz_symprof
+$(B)/fuzz_symprof: $(B)/fuzz_symprof.o $(B)/libfkcore.a
+	$(FUZZ_LINK) $(CORE_LDLIBS)

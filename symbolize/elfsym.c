@@ -1,0 +1,121 @@
+/* A module's function symbols (ELF .symtab, or .dynsym plus the
+ * .gnu_debugdata minidebuginfo) as one sorted table, built once per module,
+ * searched by binary search. libdwfl's own dwfl_module_addrinfo scans the
+ * whole table on every call, which is what makes naive symbolizers slow. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize_int.h"
+
+/* Preference among aliases at the same address: a global name over a weak
+ * one over a local one, and a name without reserved leading underscores or
+ * clone suffixes over one with them (malloc over __libc_malloc). */
+static int rank_of(const GElf_Sym *sym, const char *name)
+{
+	int r;
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: r = 30; break;
+	case STB_WEAK: r = 20; break;
+	default: r = 10; break;
+	}
+	if (name[0] != '_')
+		r += 4;
+	else if (name[1] != '_')
+		r += 2;
+	size_t len = strlen(name);
+	if (fk_symname_baselen(name, len) == len)
+		r += 1;
+	return r;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct fk_func *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;      /* wider first */
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;  /* preferred first */
+	return strcmp(x->name, y->name);            /* deterministic */
+}
+
+int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
+{
+	t->v = NULL;
+	t->n = 0;
+	int nsym = dwfl_module_getsymtab(mod);
+	if (nsym <= 0)
+		return 0;
+	struct fk_func *v = malloc((size_t)nsym * sizeof *v);
+	if (!v)
+		return -1;
+	size_t n = 0;
+	for (int i = 1; i < nsym; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr,
+							   &shndx, NULL, NULL);
+		if (!name || !name[0] || sym.st_size == 0)
+			continue;
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (shndx == SHN_UNDEF || shndx == (GElf_Word)-1)
+			continue;
+		if (addr + sym.st_size < addr)
+			continue;
+		v[n].lo = addr;
+		v[n].hi = addr + sym.st_size;
+		v[n].name = name;
+		v[n].rank = rank_of(&sym, name);
+		n++;
+	}
+	qsort(v, n, sizeof *v, cmp_func);
+	/* Keep one entry per [lo, hi): the preferred alias sorts first. */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k > 0 && v[k - 1].lo == v[i].lo && v[k - 1].hi == v[i].hi)
+			continue;
+		v[k++] = v[i];
+	}
+	uint64_t maxhi = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (v[i].hi > maxhi)
+			maxhi = v[i].hi;
+		v[i].maxhi = maxhi;
+	}
+	t->v = v;
+	t->n = k;
+	return 0;
+}
+
+const struct fk_func *fk_functab_find(const struct fk_functab *t, uint64_t addr)
+{
+	/* Last entry with lo <= addr. */
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Walk back over entries that may still reach addr; the first one
+	 * that holds it is the innermost (latest start, then narrowest). */
+	for (size_t i = lo; i-- > 0;) {
+		if (t->v[i].maxhi <= addr)
+			break;
+		if (t->v[i].hi > addr)
+			return &t->v[i];
+	}
+	return NULL;
+}
+
+void fk_functab_release(struct fk_functab *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}

@@ -1,0 +1,403 @@
+/* Orchestration of symbolize: collect the distinct addresses of all stacks,
+ * resolve each once (module, then DWARF inline chain, else symbol table,
+ * else .eh_frame function start, else module+offset), drop the leading
+ * allocator frames, and store one symbol per key in the profile. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "limits.h"
+#include "maps.h"
+#include "strtab.h"
+#include "symbolize_int.h"
+
+struct res {
+	const struct fk_frame *frames;
+	uint32_t nframes;
+	unsigned placeholder : 1;
+	unsigned alloc : 1;
+};
+
+struct run {
+	struct fk_symctx c;
+	uint32_t leaf_ret;             /* 1: every leaf is a return address */
+	struct fk_profile *p;
+	const struct fk_symbolize_opts *o;
+	struct fk_err *err;
+	uint64_t *raddr;               /* distinct resolve addresses, sorted */
+	struct res *res;
+	size_t n;
+};
+
+static int nomem(struct run *r)
+{
+	return fk_err_set(r->err, FK_ENOMEM, 0, "out of memory");
+}
+
+static const char *intern(struct run *r, const char *s, size_t n)
+{
+	if (n > FK_MAX_NAME)
+		n = FK_MAX_NAME;
+	return fk_strtab_intern(r->p->strs, s, n);
+}
+
+/* A one-frame placeholder "base+0xOFF". */
+static int placeholder(struct run *r, struct res *out, const char *base,
+		       uint64_t off)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof buf, "%.400s+0x%llx", base,
+			 (unsigned long long)off);
+	struct fk_frame *f = fk_arena_alloc(r->p->arena, sizeof *f);
+	if (!f || n < 0)
+		return nomem(r);
+	f->name = f->sysname = intern(r, buf, (size_t)n);
+	if (!f->name)
+		return nomem(r);
+	f->file = NULL;
+	f->line = 0;
+	out->frames = f;
+	out->nframes = 1;
+	out->placeholder = 1;
+	return 0;
+}
+
+/* Sets f's names from a raw (possibly mangled, versioned, cloned) name. */
+static int set_names(struct run *r, struct fk_frame *f, const char *raw)
+{
+	size_t len = strlen(raw);
+	size_t sys = fk_symname_syslen(raw, len);
+	size_t base = fk_symname_baselen(raw, len);
+	char *dem = fk_symname_demangle(raw, base);
+	f->sysname = intern(r, raw, sys);
+	f->name = dem ? intern(r, dem, strlen(dem)) : intern(r, raw, base);
+	free(dem);
+	return f->name && f->sysname ? 0 : nomem(r);
+}
+
+static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
+		      struct res *out)
+{
+	struct fk_dwframe dw[FK_MAX_INLINE];
+	if (!m->dw_tried) {
+		m->dw_tried = 1;
+		m->dw = fk_dwline_new(m->mod);
+	}
+	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
+	if (n <= 0)
+		return 0;
+	struct fk_frame *f = fk_arena_alloc(r->p->arena, (size_t)n * sizeof *f);
+	if (!f)
+		return nomem(r);
+	for (int i = 0; i < n; i++) {
+		const char *raw = dw[i].linkage ? dw[i].linkage : dw[i].name;
+		if (!raw)
+			raw = "??";
+		if (set_names(r, &f[i], raw) != 0)
+			return -1;
+		/* Without a linkage name the DWARF name is already plain. */
+		if (!dw[i].linkage && dw[i].name)
+			f[i].name = f[i].sysname = intern(r, dw[i].name, strlen(dw[i].name));
+		f[i].file = dw[i].file ? intern(r, dw[i].file, strlen(dw[i].file)) : NULL;
+		f[i].line = dw[i].line;
+		if (!f[i].name || (dw[i].file && !f[i].file))
+			return nomem(r);
+	}
+	out->frames = f;
+	out->nframes = (uint32_t)n;
+	return 1;
+}
+
+static int from_symtab(struct run *r, struct fk_smod *m, uint64_t addr,
+		       struct res *out)
+{
+	if (!m->funcs_built) {
+		m->funcs_built = 1;
+		if (fk_functab_build(&m->funcs, m->mod) != 0)
+			return nomem(r);
+	}
+	const struct fk_func *fn = fk_functab_find(&m->funcs, addr);
+	if (!fn)
+		return 0;
+	struct fk_frame *f = fk_arena_alloc(r->p->arena, sizeof *f);
+	if (!f)
+		return nomem(r);
+	if (set_names(r, f, fn->name) != 0)
+		return -1;
+	f->file = NULL;
+	f->line = 0;
+	const char *file;
+	uint32_t line;
+	if (m->dw && fk_dwline_src(m->dw, addr, &file, &line) == 0) {
+		f->file = intern(r, file, strlen(file));
+		f->line = line;
+	}
+	out->frames = f;
+	out->nframes = 1;
+	return 1;
+}
+
+static int resolve_file(struct run *r, const struct fk_mapping *mp,
+			uint64_t raddr, struct res *out)
+{
+	struct fk_smod *m = fk_modmap_module(&r->c, mp);
+	uint64_t off = raddr - mp->start + mp->offset, addr, start;
+	if (!m)
+		return placeholder(r, out, fk_maps_basename(mp->path), off);
+	if (m->state == 0) {
+		char why[512];
+		int rc = fk_modmap_open(m, why, sizeof why);
+		if (rc == -2)
+			return nomem(r);
+		if (rc != 0 && r->o->warn)
+			r->o->warn(r->o->warn_ctx, m->path, why);
+	}
+	out->alloc = fk_alloc_is_frame(m->base, NULL, NULL) ? 1 : 0;
+	if (m->state != 1 || fk_modmap_addr(m, off, &addr) != 0)
+		return placeholder(r, out, m->base, off);
+	int rc = from_dwarf(r, m, addr, out);
+	if (rc == 0)
+		rc = from_symtab(r, m, addr, out);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		const struct fk_frame *outer = &out->frames[out->nframes - 1];
+		if (fk_alloc_is_frame(NULL, outer->name, outer->sysname))
+			out->alloc = 1;
+		return 0;
+	}
+	/* In no symbol: name the function by its unwind-table start, so
+	 * stacks still merge per function, never by a neighbour's name. */
+	if (fk_ehframe_func_start(m->mod, &m->cfi, addr, &start) == 0)
+		fk_modmap_fileoff(m, start, &off);
+	return placeholder(r, out, m->base, off);
+}
+
+static int resolve(struct run *r, uint64_t raddr, struct res *out)
+{
+	memset(out, 0, sizeof *out);
+	const struct fk_mapping *mp = fk_profile_map_of(r->p, raddr);
+	if (!mp)
+		return placeholder(r, out, "[unmapped]", raddr);
+	switch (mp->kind) {
+	case FK_MAP_FILE:
+		return resolve_file(r, mp, raddr, out);
+	case FK_MAP_ANON:
+		return placeholder(r, out, "[anon]", raddr - mp->start + mp->offset);
+	default:
+		return placeholder(r, out, mp->path, raddr - mp->start);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static const struct res *res_of(const struct run *r, uint64_t raddr)
+{
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->raddr[mid] == raddr)
+			return &r->res[mid];
+		if (r->raddr[mid] < raddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The address resolved for frame i of a stack whose original frame index
+ * is i + dropped: callers are return addresses, resolved one byte back. */
+static uint64_t raddr_of(const struct fk_stack *s, uint32_t i, uint32_t dropped)
+{
+	return i + dropped == 0 ? s->addrs[i] : s->addrs[i] - 1;
+}
+
+static int collect(struct run *r)
+{
+	struct fk_profile *p = r->p;
+	size_t total = 0;
+	for (size_t i = 0; i < p->nstacks; i++)
+		total += p->stacks[i].depth;
+	r->raddr = malloc((total ? total : 1) * sizeof *r->raddr);
+	if (!r->raddr)
+		return nomem(r);
+	size_t n = 0;
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (uint32_t j = 0; j < p->stacks[i].depth; j++)
+			r->raddr[n++] = raddr_of(&p->stacks[i], j, r->leaf_ret);
+	qsort(r->raddr, n, sizeof *r->raddr, cmp_u64);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || r->raddr[k - 1] != r->raddr[i])
+			r->raddr[k++] = r->raddr[i];
+	r->n = k;
+	r->res = calloc(k ? k : 1, sizeof *r->res);
+	if (!r->res)
+		return nomem(r);
+	for (size_t i = 0; i < k; i++)
+		if (resolve(r, r->raddr[i], &r->res[i]) != 0)
+			return -1;
+	return 0;
+}
+
+struct keyed {
+	uint64_t key;
+	const struct res *res;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Drops leading allocator frames and stores the symbols of the final keys. */
+static int store(struct run *r)
+{
+	struct fk_profile *p = r->p;
+	int keep = r->o->keep_allocator_frames;
+	uint32_t *dropped = calloc(p->nstacks ? p->nstacks : 1, sizeof *dropped);
+	size_t total = 0;
+	if (!dropped)
+		return nomem(r);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		struct fk_stack *s = &p->stacks[i];
+		uint32_t k = 0;
+		while (!keep && k < s->depth &&
+		       res_of(r, raddr_of(s, k, r->leaf_ret))->alloc)
+			k++;
+		/* A stack made only of allocator frames (jemalloc's own
+		 * threads) is kept whole rather than emptied. */
+		if (k == s->depth)
+			k = 0;
+		s->addrs += k;
+		s->depth -= k;
+		dropped[i] = k + r->leaf_ret;
+		total += s->depth;
+	}
+	struct keyed *v = malloc((total ? total : 1) * sizeof *v);
+	if (!v) {
+		free(dropped);
+		return nomem(r);
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct fk_stack *s = &p->stacks[i];
+		for (uint32_t j = 0; j < s->depth; j++) {
+			v[n].key = fk_stack_key(s, j);
+			v[n].res = res_of(r, raddr_of(s, j, dropped[i]));
+			n++;
+		}
+	}
+	free(dropped);
+	qsort(v, n, sizeof *v, cmp_keyed);
+	struct fk_sym *syms = malloc((n ? n : 1) * sizeof *syms);
+	if (!syms) {
+		free(v);
+		return nomem(r);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k > 0 && syms[k - 1].key == v[i].key)
+			continue;
+		memset(&syms[k], 0, sizeof syms[k]);
+		syms[k].key = v[i].key;
+		syms[k].frames = v[i].res->frames;
+		syms[k].nframes = v[i].res->nframes;
+		syms[k].placeholder = v[i].res->placeholder;
+		k++;
+	}
+	free(v);
+	free(p->syms);
+	p->syms = syms;
+	p->nsyms = k;
+	return 0;
+}
+
+static int store_modules(struct run *r)
+{
+	struct fk_profile *p = r->p;
+	struct fk_module *mods = malloc((r->c.nmods ? r->c.nmods : 1) * sizeof *mods);
+	if (!mods)
+		return nomem(r);
+	size_t n = 0;
+	for (size_t i = 0; i < r->c.nmods; i++) {
+		const struct fk_smod *m = &r->c.mods[i];
+		if (m->state == 1 && m->build_id) {
+			mods[n].path = m->path;
+			mods[n].build_id = m->build_id;
+			n++;
+		}
+	}
+	free(p->modules);
+	p->modules = mods;
+	p->nmodules = n;
+	return 0;
+}
+
+static int set_debug_dirs(struct run *r)
+{
+	const struct fk_symbolize_opts *o = r->o;
+	r->c.debug_dirs = calloc(o->ndebug_dirs + 1, sizeof *r->c.debug_dirs);
+	if (!r->c.debug_dirs)
+		return nomem(r);
+	for (size_t i = 0; i < o->ndebug_dirs; i++) {
+		r->c.debug_dirs[i] = strdup(o->debug_dirs[i]);
+		if (!r->c.debug_dirs[i])
+			return nomem(r);
+		r->c.ndebug_dirs++;
+	}
+	const char *root = o->sysroot ? o->sysroot : "";
+	size_t len = strlen(root);
+	while (len > 0 && root[len - 1] == '/')
+		len--;
+	char *d = malloc(len + sizeof "/usr/lib/debug");
+	if (!d)
+		return nomem(r);
+	memcpy(d, root, len);
+	memcpy(d + len, "/usr/lib/debug", sizeof "/usr/lib/debug");
+	r->c.debug_dirs[r->c.ndebug_dirs++] = d;
+	return 0;
+}
+
+int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
+		 struct fk_err *err)
+{
+	static const struct fk_symbolize_opts defaults;
+	struct run r;
+	memset(&r, 0, sizeof r);
+	r.p = p;
+	r.o = o ? o : &defaults;
+	r.err = err;
+	r.c.p = p;
+	r.c.o = r.o;
+	/* A profile symbolized before with its allocator frames dropped has
+	 * return addresses as leaves. */
+	r.leaf_ret = p->symbolized && !p->allocator_frames_kept;
+	int rc = -1;
+	if (set_debug_dirs(&r) != 0)
+		goto out;
+	if (fk_modmap_init(&r.c) != 0) {
+		nomem(&r);
+		goto out;
+	}
+	if (collect(&r) != 0 || store(&r) != 0 || store_modules(&r) != 0)
+		goto out;
+	p->symbolized = 1;
+	p->allocator_frames_kept = r.o->keep_allocator_frames ? 1 : 0;
+	rc = 0;
+out:
+	fk_modmap_release(&r.c);
+	for (size_t i = 0; i < r.c.ndebug_dirs; i++)
+		free(r.c.debug_dirs[i]);
+	free(r.c.debug_dirs);
+	free(r.raddr);
+	free(r.res);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/* Symbolization of a heap profile: every address of every stack is mapped
+ * through the dump's own MAPPED_LIBRARIES to a module and file offset, then
+ * resolved with elfutils (symbol tables, DWARF line and inline information,
+ * .eh_frame) to function names, file:line and inline chains. No subprocess,
+ * no network: debug files are found by build-id and .gnu_debuglink only. */
+#ifndef FK_SYMBOLIZE_H
+#define FK_SYMBOLIZE_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "profile.h"
+
+/* Called once per module that cannot be used (missing, unreadable, corrupt,
+ * not matching the dump's mappings or recorded build-id): module is the path
+ * as in the maps, what a short lowercase reason. Both are valid only during
+ * the call. The module's addresses become "module+0xOFFSET". */
+typedef void fk_symbolize_warn_fn(void *ctx, const char *module, const char *what);
+
+struct fk_symbolize_opts {
+	const char *sysroot;           /* prefix for every module path, or NULL */
+	const char *const *debug_dirs; /* extra debug-file folders, or NULL */
+	size_t ndebug_dirs;
+	int keep_allocator_frames;     /* keep jemalloc's and malloc's frames */
+	fk_symbolize_warn_fn *warn;    /* NULL: warnings are dropped */
+	void *warn_ctx;
+};
+
+/* Resolves every address of p's stacks. Fills p->syms (keys per
+ * fk_stack_key, one per distinct key of the final stacks), p->modules
+ * (build-ids of the files read) and sets p->symbolized. Unless
+ * o->keep_allocator_frames, the leading allocator frames of each stack are
+ * removed (stacks keep pointing into their address arrays; stacks may then
+ * repeat); else p->allocator_frames_kept is set. Symbols already in p are
+ * replaced. Everything stored lives in p's arena and string table.
+ * Unusable modules never fail the call (they are reported through o->warn).
+ * Returns 0, or -1 with err (out of memory only). o may be NULL. */
+int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
+		 struct fk_err *err);
+
+#endif

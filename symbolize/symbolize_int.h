@@ -1,0 +1,160 @@
+/* Declarations shared by the files of symbolize/ (not a public interface). */
+#ifndef FK_SYMBOLIZE_INT_H
+#define FK_SYMBOLIZE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "profile.h"
+#include "symbolize.h"
+
+/* ---- elfsym.c: a module's function symbols, sorted, built once ---- */
+struct fk_func {
+	uint64_t lo, hi;               /* [lo, hi) in module addresses */
+	uint64_t maxhi;                /* max hi of entries 0..this (walk-back bound) */
+	const char *name;              /* raw symbol name, owned by libdwfl's ELF */
+	int rank;                      /* preference among aliases, higher wins */
+};
+
+struct fk_functab {
+	struct fk_func *v;
+	size_t n;
+};
+
+/* Fills t with the sized function symbols of mod (.symtab of the file or its
+ * debug file, else .dynsym and .gnu_debugdata). Returns 0, or -1 when out of
+ * memory. A module without symbols gives an empty table. */
+int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod);
+
+/* Returns the symbol whose [lo, hi) holds addr (the preferred alias, the
+ * innermost when symbols nest), or NULL. */
+const struct fk_func *fk_functab_find(const struct fk_functab *t, uint64_t addr);
+
+void fk_functab_release(struct fk_functab *t);
+
+/* ---- symname.c: raw symbol names to display and system names ---- */
+
+/* Length of raw without a version suffix ("@GLIBC_2.2.5", "@@..."). */
+size_t fk_symname_syslen(const char *raw, size_t len);
+
+/* Length of raw without its version suffix and compiler clone suffixes
+ * (".part.N", ".isra.N", ".constprop.N", ".cold", ".localalias", ...). */
+size_t fk_symname_baselen(const char *raw, size_t len);
+
+/* Demangles the C++/Rust (Itanium ABI) name raw[0..len) into a malloc'd
+ * string; NULL when raw is not mangled or demangling fails. */
+char *fk_symname_demangle(const char *raw, size_t len);
+
+/* ---- allocframes.c ---- */
+
+/* True when a frame is an allocator frame: its module is libjemalloc, or its
+ * (outermost, display) function name is an allocation entry point or a
+ * jemalloc internal. module_base and name may be NULL. */
+int fk_alloc_is_frame(const char *module_base, const char *name,
+		      const char *sysname);
+
+/* ---- dwarfline.c: DWARF inline chains and file:line, per CU built once ---- */
+struct fk_dwline;
+
+struct fk_dwframe {
+	const char *name;              /* DW_AT_name, or NULL */
+	const char *linkage;           /* DW_AT_linkage_name, or NULL */
+	const char *file;              /* source file, or NULL */
+	uint32_t line;
+};
+
+/* Returns the DWARF index of mod, or NULL when mod has no DWARF (or out of
+ * memory). Nothing is parsed beyond the unit headers until a lookup. */
+struct fk_dwline *fk_dwline_new(Dwfl_Module *mod);
+
+/* Writes the inline chain holding module address addr into out (at most max
+ * frames, innermost first) and returns the count; 0 when no subprogram of
+ * the DWARF covers addr. Strings live as long as the module. */
+int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
+		     struct fk_dwframe *out, int max);
+
+/* Source file:line of addr from the line table alone; 0 or -1. */
+int fk_dwline_src(struct fk_dwline *d, uint64_t addr, const char **file,
+		  uint32_t *line);
+
+void fk_dwline_free(struct fk_dwline *d);
+
+/* ---- ehframe.c ---- */
+
+/* Finds the .eh_frame (or .debug_frame) FDE holding module address addr of
+ * mod and stores its start in *start. *cfi caches the parsed table (NULL at
+ * first; release with fk_ehframe_release). Returns 0, or -1 when no FDE
+ * covers addr. */
+int fk_ehframe_func_start(Dwfl_Module *mod, void **cfi, uint64_t addr,
+			  uint64_t *start);
+
+void fk_ehframe_release(void *cfi);
+
+/* ---- debugfind.c: offline debug-file finder for libdwfl ---- */
+struct fk_smod;
+
+/* Returns libdwfl callbacks that find a module's debug file by build-id under
+ * each debug folder's .build-id/, then by .gnu_debuglink beside the file,
+ * in its .debug/ and under each debug folder; never debuginfod. The
+ * module's userdata must point to its struct fk_smod. */
+const Dwfl_Callbacks *fk_debugfind_callbacks(void);
+
+/* Reads the GNU build-id note of e into buf (size max); returns its length,
+ * 0 when there is none. */
+size_t fk_debugfind_build_id(Elf *e, unsigned char *buf, size_t max);
+
+/* ---- modmap.c: maps lines to modules and file offsets to addresses ---- */
+struct fk_symctx;
+
+struct fk_smod {
+	const char *path;              /* interned, as in the maps */
+	const char *base;              /* short name for "base+0x..." */
+	struct fk_symctx *ctx;
+	int state;                     /* 0 not opened, 1 usable, -1 unusable */
+	char *file;                    /* path opened (sysroot applied) */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Phdr *loads;              /* PT_LOAD headers */
+	size_t nloads;
+	uint64_t bias;                 /* module address = ELF vaddr + bias */
+	const char *build_id;          /* interned lowercase hex, or NULL */
+	struct fk_functab funcs;
+	int funcs_built;
+	struct fk_dwline *dw;
+	int dw_tried;
+	void *cfi;
+};
+
+struct fk_symctx {
+	struct fk_profile *p;
+	const struct fk_symbolize_opts *o;
+	char **debug_dirs;             /* options' folders, then sysroot's /usr/lib/debug */
+	size_t ndebug_dirs;
+	struct fk_smod *mods;          /* one per distinct file path */
+	size_t nmods;
+	const struct fk_smod **bypath; /* sorted by path pointer */
+};
+
+/* Creates one module per distinct file path of p's maps. 0 or -1 (ENOMEM). */
+int fk_modmap_init(struct fk_symctx *c);
+
+/* Returns the module of a file mapping, or NULL. */
+struct fk_smod *fk_modmap_module(struct fk_symctx *c, const struct fk_mapping *m);
+
+/* Opens m once: checks its ELF against the dump's mappings and any known
+ * build-id, reports it to libdwfl. Returns 0, or -1 with a reason in why
+ * (size n), or -2 when out of memory. */
+int fk_modmap_open(struct fk_smod *m, char *why, size_t n);
+
+/* Converts a file offset of m to a module address; 0 or -1 (in no PT_LOAD). */
+int fk_modmap_addr(const struct fk_smod *m, uint64_t fileoff, uint64_t *addr);
+
+/* Converts a module address of m to a file offset; 0 or -1. */
+int fk_modmap_fileoff(const struct fk_smod *m, uint64_t addr, uint64_t *off);
+
+void fk_modmap_release(struct fk_symctx *c);
+
+#endif

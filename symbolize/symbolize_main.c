@@ -1,0 +1,89 @@
+/* symbolize: resolve every address of a heap profile with the dump's own
+ * maps and write the symbolized profile (man/symbolize.1). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "io.h"
+#include "symbolize.h"
+#include "symprof.h"
+
+static const char usage[] =
+	"usage: symbolize [--sysroot DIR] [--debug-dir DIR]... [--keep-allocator-frames]\n"
+	"                 [-o OUT] [FILE | -]\n"
+	"Reads a raw (or symbolized) jemalloc heap profile, resolves every address\n"
+	"through the dump's own memory maps and writes the symbolized profile.\n"
+	"  -s, --sysroot DIR        find every module (and /usr/lib/debug) under DIR\n"
+	"  -d, --debug-dir DIR      also search DIR for debug files (repeatable)\n"
+	"  -k, --keep-allocator-frames  keep jemalloc's and malloc's own frames\n"
+	"  -o, --output OUT         write to OUT (replaced only when all went well)\n"
+	"  -h, --help               show this help\n"
+	"  -V, --version            show the version\n";
+
+static void warn_module(void *ctx, const char *module, const char *what)
+{
+	(void)ctx;
+	fk_warn("%s: %s", module, what);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sysroot", required_argument, NULL, 's' },
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "keep-allocator-frames", no_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fk_symbolize_opts so = { .warn = warn_module };
+	const char **dirs = fk_xmalloc((size_t)argc * sizeof *dirs);
+	const char *outpath = NULL, *in;
+	struct fk_profile *p;
+	struct fk_out out;
+	struct fk_err err;
+	char *data;
+	size_t len, ndirs = 0;
+	int c;
+
+	fk_cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "s:d:ko:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': so.sysroot = optarg; break;
+		case 'd': dirs[ndirs++] = optarg; break;
+		case 'k': so.keep_allocator_frames = 1; break;
+		case 'o': outpath = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': fk_print_version();
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	so.debug_dirs = dirs;
+	so.ndebug_dirs = ndirs;
+	in = optind < argc ? argv[optind] : "-";
+	p = fk_profile_new(in);
+	if (!p)
+		fk_die("out of memory");
+	fk_err_init(&err, p->source);
+	if (fk_read_all(in, &data, &len, &err) < 0)
+		fk_die_err(&err);
+	fk_profile_own(p, data);
+	if (fk_profile_parse(p, data, len, &err) < 0 || fk_symbolize(p, &so, &err) < 0)
+		fk_die_err(&err);
+	fk_err_init(&err, outpath ? outpath : "stdout");
+	if (fk_out_open(&out, outpath, &err) < 0)
+		fk_die_err(&err);
+	if (fk_symprof_write(p, out.fp, &err) < 0 || fk_out_commit(&out, &err) < 0) {
+		fk_out_abort(&out);
+		fk_die_err(&err);
+	}
+	fk_profile_free(p);
+	free(dirs);
+	return 0;
+}
