@@ -191,7 +191,7 @@ static int check_refs(struct fk_pprof *pp, struct fk_err *err)
 						  i + 1, j + 1, l->line[j]->function_id);
 	}
 	if (m->n_sample && !m->n_sample_type)
-		return fk_err_set(err, FK_ESYNTAX, 0, "%zu samples but no sample type", m->n_sample);
+		return fk_err_set(err, FK_ESYNTAX, 0, "profile has samples but no sample type");
 	for (i = 0; i < m->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = m->sample[i];
 
@@ -210,6 +210,71 @@ static int check_refs(struct fk_pprof *pp, struct fk_err *err)
 						  i + 1, s->location_id[j]);
 	}
 	return 0;
+}
+
+static int get_varint(const unsigned char *d, size_t len, size_t *off, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift;
+
+	for (shift = 0; shift < 64; shift += 7) {
+		if (*off >= len)
+			return -1;
+		x |= (uint64_t)(d[*off] & 0x7f) << shift;
+		if (!(d[(*off)++] & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* protobuf-c says only that unpacking failed: walk the top-level fields
+ * to say where and why. Field numbers and wire types of Profile are those
+ * of profile.proto. */
+static int wire_error(const unsigned char *d, size_t len, int gz, struct fk_err *err)
+{
+	static const signed char want[15] = { -1, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, -2, 0 };
+	const char *where = gz ? " of the decompressed data" : "";
+	size_t off = 0;
+
+	while (off < len) {
+		size_t at = off;
+		uint64_t k, v;
+		unsigned wt;
+
+		if (get_varint(d, len, &off, &k) < 0)
+			return fk_err_set_off(err, FK_ESYNTAX, at, "bad field key%s", where);
+		wt = (unsigned)(k & 7);
+		if (k >> 3 == 0 || wt == 3 || wt == 4 || wt > 5)
+			return fk_err_set_off(err, FK_ESYNTAX, at,
+					      "bad field key '0x%" PRIx64 "'%s", k, where);
+		if (k >> 3 < 15 && want[k >> 3] >= 0 && (unsigned)want[k >> 3] != wt)
+			return fk_err_set_off(err, FK_ESYNTAX, at,
+					      "field %" PRIu64 " has wire type %u, expected %d%s",
+					      k >> 3, wt, want[k >> 3], where);
+		switch (wt) {
+		case 0:
+			if (get_varint(d, len, &off, &v) < 0)
+				return fk_err_set_off(err, FK_ESYNTAX, at, "truncated varint%s", where);
+			break;
+		case 1:
+		case 5:
+			if (len - off < (wt == 1 ? 8u : 4u))
+				return fk_err_set_off(err, FK_ESYNTAX, at, "truncated field%s", where);
+			off += wt == 1 ? 8 : 4;
+			break;
+		default:
+			if (get_varint(d, len, &off, &v) < 0 || v > len - off)
+				return fk_err_set_off(err, FK_ESYNTAX, at,
+						      "field %" PRIu64 " runs past the end%s",
+						      k >> 3, where);
+			off += v;
+			break;
+		}
+	}
+	return fk_err_set(err, FK_ESYNTAX, 0,
+			  "not a pprof profile (malformed message inside a field)");
 }
 
 int fk_pprof_read(const void *data, size_t len, struct fk_pprof **out,
@@ -237,12 +302,13 @@ int fk_pprof_read(const void *data, size_t len, struct fk_pprof **out,
 	fk_u64map_init(&pp->locix);
 	fk_u64map_init(&pp->funix);
 	pp->msg = perftools__profiles__profile__unpack(NULL, plen, buf);
-	free(plain);
 	if (!pp->msg) {
+		wire_error(buf, plen, plain != NULL, err);
+		free(plain);
 		fk_pprof_free(pp);
-		return fk_err_set(err, FK_ESYNTAX, 0,
-				  "not a pprof profile (protobuf decoding failed)");
+		return -1;
 	}
+	free(plain);
 	if (make_strings(pp, err) < 0 || check_all_strings(pp, err) < 0 ||
 	    check_refs(pp, err) < 0) {
 		fk_pprof_free(pp);
