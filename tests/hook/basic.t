@@ -1,0 +1,98 @@
+#!/bin/sh
+# libflamekit-hook end to end on the fixture host (hook-alloc-prog): the
+# settings endpoint, 409 while inactive, raw dumps naming the allocation,
+# unknown format 400, disable, unix sockets, jeprof-raw URL.
+. "$(dirname "$0")/hooklib.sh"
+
+port=$(free_port)
+U=http://127.0.0.1:$port
+start_host 127.0.0.1:$port
+check "host started" wait_http "$U/internal/heap/settings"
+
+s=$(cu "$U/internal/heap/settings")
+is "settings answers 200" "$(code)" 200
+like "settings: not enabled at start" "$s" '"enabled":false'
+like "settings: lg_sample 19 from the hook's malloc_conf" "$s" '"lg_sample":19'
+like "settings: profiling compiled and started" "$s" '"profiling_compiled":true,"profiling_started":true'
+like "settings: no dumps yet" "$s" '"dumps_served":0'
+check "settings is JSON" sh -c "printf '%s' '$s' | python3 -c 'import json,sys; json.load(sys.stdin)'"
+
+b=$(cu "$U/internal/heap?format=raw")
+is "heap while inactive is 409" "$(code)" 409
+like "409 says how to turn sampling on" "$b" 'enabled=true'
+cu "$U/internal/heap" >/dev/null
+is "default format while inactive is 409" "$(code)" 409
+
+s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=true&lg_sample=14")
+is "POST enabled=true is 200" "$(code)" 200
+like "enabled after POST" "$s" '"enabled":true'
+like "lg_sample applied through prof.reset" "$s" '"lg_sample":14'
+check "host allocates" host_cmd "grow 200" '^grown 200'
+
+cu "$U/internal/heap?format=raw" >"$T/raw"
+is "raw dump is 200" "$(code)" 200
+is "raw dump header" "$(head -1 "$T/raw")" "heap_v2/16384"
+check "raw dump has stacks" grep -q '^@ 0x' "$T/raw"
+check "raw dump has the maps" grep -q '^MAPPED_LIBRARIES:' "$T/raw"
+check "raw dump maps name the host" grep -q 'hook-alloc-prog' "$T/raw"
+# The 200 live 64 KiB blocks: unbiased total in-use bytes at least 10 MB.
+"$B/jeprof-raw" --stats "$T/raw" >/dev/null 2>"$T/stats"
+bytes=$(awk '/^bytes:/ { print $2 }' "$T/stats")
+check "raw dump accounts for the 13 MB kept (got ${bytes:-none})" [ "${bytes:-0}" -gt 10000000 ]
+
+b=$(cu "$U/internal/heap?format=svg")
+is "unknown format is 400" "$(code)" 400
+like "400 names the format" "$b" "unknown format 'svg'"
+cu "$U/internal/heap?format=" >/dev/null
+is "empty format is 400" "$(code)" 400
+
+"$B/jeprof-raw" "$U" >"$T/fetched" 2>"$T/jr.err"
+check "jeprof-raw URL fetches a dump" grep -q '^heap_v2/16384' "$T/fetched"
+"$B/jeprof-raw" "http://localhost:$port/internal/heap?format=raw" >"$T/fetched2" 2>>"$T/jr.err"
+check "jeprof-raw with an explicit path and a host name" grep -q '^MAPPED_LIBRARIES:' "$T/fetched2"
+"$B/jeprof-raw" "$U/internal/heap?format=bogus" >/dev/null 2>"$T/jr.err"; st=$?
+is "jeprof-raw on an error status exits 1" "$st" 1
+like "jeprof-raw says the server's sentence" "$(cat "$T/jr.err")" "HTTP 400: unknown format 'bogus'"
+
+s=$(cu "$U/internal/heap/settings")
+like "dumps are counted" "$s" '"dumps_served":[3-9]'
+like "time since activation is reported" "$s" '"active_seconds":[0-9]'
+
+s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false")
+like "disable answers enabled false" "$s" '"enabled":false'
+s=$(cu "$U/internal/heap/settings")
+like "settings says false after disable" "$s" '"enabled":false'
+like "no activation time once disabled" "$s" '"active_seconds":null'
+cu "$U/internal/heap?format=raw" >/dev/null
+is "heap after disable is 409" "$(code)" 409
+
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=maybe" >/dev/null
+is "bad enabled value is 400" "$(code)" 400
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?lg_sample=64" >/dev/null
+is "lg_sample out of range is 400" "$(code)" 400
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings" >/dev/null
+is "POST with nothing to change is 400" "$(code)" 400
+cu "$U/nope" >/dev/null
+is "unknown path is 404" "$(code)" 404
+b=$(cu "$U/")
+like "index lists the endpoints" "$b" '/debug/pprof/heap'
+curl -s -I --max-time 10 "$U/internal/heap/settings" >"$T/head"
+check "HEAD works" grep -q '^HTTP/1.1 200' "$T/head"
+
+check "host exits cleanly with the server running" stop_host
+check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
+
+# The same over a unix socket.
+sock=$T/hook.sock
+start_host "unix:$sock"
+check "unix socket created" wait_http --unix-socket "$sock" http://localhost/internal/heap/settings
+s=$(cu --unix-socket "$sock" http://localhost/internal/heap/settings)
+like "settings over a unix socket" "$s" '"enabled":false'
+cu --unix-socket "$sock" -X POST -H 'X-Flamekit: 1' "http://localhost/internal/heap/settings?enabled=true" >/dev/null
+host_cmd "grow 20" '^grown 20'
+"$B/jeprof-raw" "unix:$sock" >"$T/ufetched" 2>"$T/ujr.err"
+check "jeprof-raw unix:PATH fetches a dump" grep -q '^MAPPED_LIBRARIES:' "$T/ufetched"
+check "host exits cleanly (unix)" stop_host
+"$B/jeprof-raw" "unix:$sock" >/dev/null 2>"$T/ujr.err"; st=$?
+is "jeprof-raw on a dead socket exits 1" "$st" 1
+like "and says why" "$(cat "$T/ujr.err")" "unix:$sock: cannot connect"

@@ -1,0 +1,132 @@
+/* A test host for libflamekit-hook: allocates on command, in functions
+ * with distinctive names the tests look for in profiles. Run it preloaded:
+ *   LD_PRELOAD="libjemalloc.so.2 libflamekit-hook.so" hook-alloc-prog
+ * and write commands to its stdin, one a line; it answers each on stdout:
+ *   grow N     keep N more 64 KiB blocks, allocated in hog_grow_cache
+ *   churn S    two threads malloc/free in churn_worker for S seconds
+ *   fork       fork a child that lives 3 s more (it must not serve)
+ *   free       release the blocks kept so far
+ *   quit       exit 0 (also at end of input) */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BLOCK (64 * 1024)
+
+static void **kept;
+static size_t nkept, capkept;
+
+/* The allocation site the tests expect on top of the profile. */
+__attribute__((noinline)) void *hog_grow_cache(size_t n);
+__attribute__((noinline)) void *hog_grow_cache(size_t n)
+{
+	char *p = malloc(n);
+
+	if (p)
+		memset(p, 1, n);
+	return p;
+}
+
+__attribute__((noinline)) static int hog_outer(long n)
+{
+	for (long i = 0; i < n; i++) {
+		if (nkept == capkept) {
+			size_t nc = capkept ? capkept * 2 : 1024;
+			void **k = realloc(kept, nc * sizeof *k);
+
+			if (!k)
+				return -1;
+			kept = k;
+			capkept = nc;
+		}
+		kept[nkept] = hog_grow_cache(BLOCK);
+		if (!kept[nkept])
+			return -1;
+		nkept++;
+	}
+	return 0;
+}
+
+static double churn_until;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void *churn_worker(void *arg);
+__attribute__((noinline)) void *churn_worker(void *arg)
+{
+	void *slots[64] = { 0 };
+	unsigned seed = (unsigned)(size_t)arg;
+
+	while (now() < churn_until) {
+		for (int i = 0; i < 10000; i++) {
+			unsigned r = (unsigned)rand_r(&seed);
+			unsigned k = r % 64;
+
+			free(slots[k]);
+			slots[k] = malloc(16 + (r >> 8) % 8192);
+		}
+	}
+	for (int k = 0; k < 64; k++)
+		free(slots[k]);
+	return NULL;
+}
+
+int main(void)
+{
+	char line[128];
+	pthread_t th[2];
+	int churning = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("ready %ld\n", (long)getpid());
+	while (fgets(line, sizeof line, stdin)) {
+		long n = 0;
+
+		if (sscanf(line, "grow %ld", &n) == 1) {
+			int rc = hog_outer(n);
+
+			printf(rc == 0 ? "grown %zu\n" : "failed %zu\n", nkept);
+		} else if (sscanf(line, "churn %ld", &n) == 1) {
+			if (churning)
+				for (int i = 0; i < 2; i++)
+					pthread_join(th[i], NULL);
+			churn_until = now() + (double)n;
+			for (int i = 0; i < 2; i++)
+				pthread_create(&th[i], NULL, churn_worker, (void *)(size_t)(i + 1));
+			churning = 1;
+			printf("churning\n");
+		} else if (strcmp(line, "fork\n") == 0) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				/* Outlives the parent; must hold no server socket. */
+				sleep(3);
+				_exit(0);
+			}
+			printf("forked %ld\n", (long)pid);
+		} else if (strcmp(line, "free\n") == 0) {
+			for (size_t i = 0; i < nkept; i++)
+				free(kept[i]);
+			nkept = 0;
+			printf("freed\n");
+		} else if (strcmp(line, "quit\n") == 0) {
+			break;
+		} else {
+			printf("unknown\n");
+		}
+	}
+	if (churning)
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+	printf("bye\n");
+	return 0;
+}

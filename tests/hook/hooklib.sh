@@ -1,0 +1,86 @@
+# Shared helpers of tests/hook/*.t (sourced, not run): TAP counters, free
+# ports, a preloaded host process driven through a FIFO, bounded curl, and
+# a trap that kills every process the test started.
+set -u
+B=${B:-build}
+JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
+[ -n "$JE" ] || JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+HOOK=$B/libflamekit-hook.so
+T=$(mktemp -d /tmp/fk-hooktest.XXXXXX)
+tn=0
+PIDS=""
+
+cleanup() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	exec 3>&- 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() { tn=$((tn + 1)); echo "ok $tn - $*"; }
+notok() { tn=$((tn + 1)); echo "not ok $tn - $*"; }
+# check DESC CMD...: ok when CMD succeeds.
+check() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+# is DESC GOT WANT
+is() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1: got '$2', want '$3'"; fi; }
+# like DESC TEXT PATTERN (grep -E)
+like() { if printf '%s\n' "$2" | grep -Eq -- "$3"; then ok "$1"; else notok "$1: '$(printf '%s' "$2" | head -c 300)' does not match /$3/"; fi; }
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# cu ARGS...: curl bounded in time, printing the body; the status code
+# goes to $T/status.
+cu() { curl -s -o "$T/body" -w '%{http_code}' --max-time 30 "$@" >"$T/status" 2>/dev/null; cat "$T/body"; }
+code() { cat "$T/status"; }
+
+# start_host ADDR [ENV=VALUE...]: runs hook-alloc-prog preloaded with the
+# hook (before jemalloc, so its malloc_conf applies) serving ADDR; commands
+# go through fd 3. Sets HOST_PID and HOST_OUT.
+start_host() {
+	addr=$1; shift
+	rm -f "$T/in"; mkfifo "$T/in"
+	HOST_OUT=$T/host.out; : >"$HOST_OUT"
+	env FLAMEKIT_HTTP="$addr" LD_PRELOAD="$HOOK $JE" "$@" \
+		"$B/hook-alloc-prog" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
+	HOST_PID=$!
+	PIDS="$PIDS $HOST_PID"
+	exec 3>"$T/in"
+	wait_line '^ready'
+}
+
+# host_cmd CMD PATTERN: sends a command and waits for its answer.
+host_cmd() { echo "$1" >&3; wait_line "$2"; }
+
+# wait_line PATTERN: waits (10 s at most) for a line of the host's output.
+wait_line() {
+	i=0
+	while [ $i -lt 100 ]; do
+		grep -Eq -- "$1" "$HOST_OUT" 2>/dev/null && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+
+# wait_http URL: waits (10 s at most) until something answers at URL.
+wait_http() {
+	i=0
+	while [ $i -lt 100 ]; do
+		curl -s -o /dev/null --max-time 2 "$@" && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+
+stop_host() {
+	echo quit >&3 2>/dev/null
+	exec 3>&-
+	i=0
+	while kill -0 "$HOST_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 "$HOST_PID" 2>/dev/null; then kill -9 "$HOST_PID"; return 1; fi
+	wait "$HOST_PID"
+}
+
+enable() { cu -X POST -H 'X-Flamekit: 1' "$1/internal/heap/settings?enabled=true${2:-}" >/dev/null; }
