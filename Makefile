@@ -71,4 +71,25 @@ demo: deps
 clean:
 	rm -rf $(B)
 
+# Installs the tools, the hook library with its header and pkg-config file,
+# and the man pages under $(DESTDIR)$(PREFIX).
+BINDIR  = $(DESTDIR)$(PREFIX)/bin
+LIBDIR  = $(DESTDIR)$(PREFIX)/lib
+INCDIR  = $(DESTDIR)$(PREFIX)/include
+MANDIR  = $(DESTDIR)$(PREFIX)/share/man
+install: all
+	install -d $(BINDIR) $(LIBDIR)/pkgconfig $(INCDIR) $(MANDIR)/man1 $(MANDIR)/man3
+	install -m 0755 $(PROGS) $(BINDIR)
+	install -m 0755 $(HOOK_SO) $(LIBDIR)
+	install -m 0644 capture/flamekit_hook.h $(INCDIR)
+	install -m 0644 $(B)/flamekit-hook.pc $(LIBDIR)/pkgconfig
+	install -m 0644 $(wildcard man/*.1) $(MANDIR)/man1
+	install -m 0644 $(wildcard man/*.3) $(MANDIR)/man3
+
+uninstall:
+	rm -f $(addprefix $(BINDIR)/,$(notdir $(PROGS))) $(LIBDIR)/$(notdir $(HOOK_SO)) \
+	      $(INCDIR)/flamekit_hook.h $(LIBDIR)/pkgconfig/flamekit-hook.pc \
+	      $(addprefix $(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
+	      $(addprefix $(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
+
 -include $(OBJS:.o=.d)
