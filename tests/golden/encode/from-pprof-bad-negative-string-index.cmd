@@ -1,0 +1,1 @@
+from-pprof fixtures/bad/pprof-negative-string-index.pb

@@ -1,0 +1,1 @@
+from-pprof fixtures/bad/pprof-string-index.pb

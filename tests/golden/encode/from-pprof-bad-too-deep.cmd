@@ -1,0 +1,1 @@
+from-pprof fixtures/bad/pprof-too-deep.pb

@@ -1,0 +1,1 @@
+from-pprof -l fixtures/pprof/go-cpu.pb.gz

@@ -1,0 +1,1 @@
+from-pprof fixtures/pprof/go-cpu.pb.gz

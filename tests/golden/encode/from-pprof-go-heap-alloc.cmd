@@ -1,0 +1,1 @@
+from-pprof -s alloc_space fixtures/pprof/go-heap.pb.gz

@@ -1,0 +1,1 @@
+from-pprof -s wall fixtures/pprof/go-cpu.pb.gz

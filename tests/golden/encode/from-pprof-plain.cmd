@@ -1,0 +1,1 @@
+gzip -dc fixtures/pprof/go-cpu.pb.gz | from-pprof -s samples

@@ -1,0 +1,1 @@
+from-pprof a b

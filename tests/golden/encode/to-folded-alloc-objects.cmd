@@ -1,0 +1,1 @@
+to-folded -a -v objects fixtures/dumps/fk-basic-accum.prof

@@ -1,0 +1,1 @@
+to-folded --alloc fixtures/dumps/fk-basic-accum.prof

@@ -1,0 +1,1 @@
+to-folded fixtures/bad/dump-bad-hex.prof

@@ -1,0 +1,1 @@
+to-folded --value pages fixtures/good/tiny.prof

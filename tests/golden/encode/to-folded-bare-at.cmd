@@ -1,0 +1,1 @@
+to-folded fixtures/good/bare-at.prof

@@ -1,0 +1,1 @@
+to-folded --help

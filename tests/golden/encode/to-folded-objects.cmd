@@ -1,0 +1,1 @@
+to-folded --value objects fixtures/dumps/fk-basic.prof

@@ -1,0 +1,1 @@
+to-folded fixtures/dumps/fk-basic.prof

@@ -1,0 +1,1 @@
+to-folded --threads fixtures/dumps/fk-threads.prof

@@ -1,0 +1,1 @@
+to-folded fixtures/good/tiny.prof fixtures/good/tiny.prof

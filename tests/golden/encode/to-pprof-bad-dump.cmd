@@ -1,0 +1,1 @@
+to-pprof fixtures/bad/dump-bad-magic.prof

@@ -1,0 +1,1 @@
+to-pprof --time soon fixtures/good/tiny.prof

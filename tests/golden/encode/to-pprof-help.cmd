@@ -1,0 +1,1 @@
+to-pprof -h

@@ -1,0 +1,1 @@
+to-pprof fixtures/dumps/fk-basic-accum.prof | from-pprof --list

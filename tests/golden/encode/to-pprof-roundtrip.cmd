@@ -1,0 +1,1 @@
+to-pprof fixtures/dumps/fk-threads.prof | from-pprof
