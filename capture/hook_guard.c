@@ -23,7 +23,7 @@ static int same_secret(const char *a, const char *b)
 }
 
 unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
-			const char *url, const char **msg)
+			const char *url, size_t urilen, const char **msg)
 {
 	const char *h;
 	int post = strcmp(method, "POST") == 0;
@@ -32,7 +32,7 @@ unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
 		*msg = "method not allowed: use GET, or POST for settings";
 		return MHD_HTTP_METHOD_NOT_ALLOWED;
 	}
-	if (strlen(url) > FK_HOOK_MAX_URL) {
+	if (urilen > FK_HOOK_MAX_URL || strlen(url) > FK_HOOK_MAX_URL) {
 		*msg = "request URL too long";
 		return MHD_HTTP_URI_TOO_LONG;
 	}

@@ -14,6 +14,8 @@
 #include "hook_int.h"
 
 struct fk_req {
+	size_t urilen;             /* the whole request target, query included */
+	int checked;               /* admission done */
 	size_t body;               /* request body bytes seen (discarded) */
 	unsigned reject;           /* status decided before the body ended */
 	const char *reject_msg;
@@ -116,11 +118,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	(void)version;
 	(void)upload_data;
 	if (!rq) {
-		rq = calloc(1, sizeof *rq);
-		if (!rq)
-			return MHD_NO;
-		*req_cls = rq;
-		rq->reject = fk_guard_check(c, method, url, &rq->reject_msg);
+		/* The URI callback failed to allocate. */
+		return MHD_NO;
+	}
+	if (!rq->checked) {
+		rq->checked = 1;
+		rq->reject = fk_guard_check(c, method, url, rq->urilen, &rq->reject_msg);
 		return MHD_YES;
 	}
 	if (rq->ready) {
@@ -174,6 +177,19 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	*req_cls = NULL;
 }
 
+/* Called first with the whole request target: where the request's state
+ * is born, so admission can bound the query string too. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct fk_req *rq = calloc(1, sizeof *rq);
+
+	(void)cls;
+	(void)c;
+	if (rq)
+		rq->urilen = strlen(uri);
+	return rq;
+}
+
 /* MHD's own messages go nowhere: the hook never prints per request. */
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
@@ -193,6 +209,7 @@ struct MHD_Daemon *fk_http_new(int fd, struct fk_err *err)
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+			     MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
 			     MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
 			     MHD_OPTION_END);
 	if (!d) {

@@ -162,10 +162,11 @@ struct fk_guard {
 };
 extern struct fk_guard fk_guard;
 
-/* Checks one request's method, URL, token, Host and custom header.
- * Returns 0 to admit it, or an HTTP status with *msg a sentence. */
+/* Checks one request's method, URL (urilen: the whole target with its
+ * query), token, Host and custom header. Returns 0 to admit it, or an HTTP
+ * status with *msg a sentence. */
 unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
-			const char *url, const char **msg);
+			const char *url, size_t urilen, const char **msg);
 
 /* Handles an admitted request (hook_routes.c). Returns MHD_YES/MHD_NO. */
 int fk_route(struct fk_req *rq, struct MHD_Connection *c, const char *method,
