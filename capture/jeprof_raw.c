@@ -44,14 +44,15 @@ static struct fk_profile *load(const char *name)
 	if (!p)
 		fk_die("out of memory");
 	fk_err_init(&err, p->source);
-	if (is_url(name))
-		rc = fk_fetch(name, &data, &len, &err);
-	else
-		rc = fk_read_all(name, &data, &len, &err);
+	if (is_url(name)) {
+		if (fk_fetch(name, &data, &len, &err) < 0)
+			fk_die_err(&err);
+		fk_profile_own(p, data);
+		rc = fk_profile_parse(p, data, len, &err);
+	} else {
+		rc = fk_profile_load(p, name, &err);
+	}
 	if (rc < 0)
-		fk_die_err(&err);
-	fk_profile_own(p, data);
-	if (fk_profile_parse(p, data, len, &err) < 0)
 		fk_die_err(&err);
 	return p;
 }

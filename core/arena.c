@@ -4,12 +4,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define BLOCK_MIN (256 * 1024)
+#define HUGE_MIN  (4 * 1024 * 1024)
 
 struct block {
 	struct block *next;
 	size_t size, used;
+	int mapped;                    /* from mmap, not malloc */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -17,6 +20,32 @@ struct fk_arena {
 	struct block *head;
 	size_t total;
 };
+
+/* Big blocks come from mmap with transparent huge pages where the kernel
+ * allows them: a large profile's arena is tens of MB, and faulting it in
+ * 4 KiB pages costs more than parsing it. */
+static struct block *new_block(size_t size)
+{
+	struct block *b;
+
+	if (size >= HUGE_MIN) {
+		void *m = mmap(NULL, sizeof *b + size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return NULL;
+#ifdef MADV_HUGEPAGE
+		madvise(m, sizeof *b + size, MADV_HUGEPAGE);
+#endif
+		b = m;
+		b->mapped = 1;
+		return b;
+	}
+	b = malloc(sizeof *b + size);
+	if (b)
+		b->mapped = 0;
+	return b;
+}
 
 struct fk_arena *fk_arena_new(void)
 {
@@ -31,7 +60,10 @@ void fk_arena_free(struct fk_arena *a)
 		return;
 	for (b = a->head; b; b = next) {
 		next = b->next;
-		free(b);
+		if (b->mapped)
+			munmap(b, sizeof *b + b->size);
+		else
+			free(b);
 	}
 	free(a);
 }
@@ -50,9 +82,9 @@ void *fk_arena_alloc(struct fk_arena *a, size_t n)
 		size_t size = need > BLOCK_MIN ? need : BLOCK_MIN;
 
 		/* Grow blocks with the arena so big profiles take few mallocs. */
-		if (a->total / 4 > size && a->total / 4 < (size_t)64 << 20)
-			size = (a->total / 4 + 15) & ~(size_t)15;
-		b = malloc(sizeof *b + size);
+		if (a->total / 2 > size && a->total / 2 < (size_t)64 << 20)
+			size = (a->total / 2 + 15) & ~(size_t)15;
+		b = new_block(size);
 		if (!b)
 			return NULL;
 		b->size = size;

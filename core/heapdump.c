@@ -66,8 +66,6 @@ static int next_line(struct reader *r, const char **s, size_t *n)
 	if (*n > FK_MAX_LINE)
 		return fk_err_set(r->err, FK_ELIMIT, r->lineno,
 				  "line longer than %d bytes", FK_MAX_LINE);
-	if (memchr(*s, '\0', *n))
-		return fk_err_set(r->err, FK_ESYNTAX, r->lineno, "NUL byte in line");
 	if (*n > 0 && (*s)[*n - 1] == '\r')
 		return fk_err_set(r->err, FK_ESYNTAX, r->lineno,
 				  "carriage return at end of line (CRLF line endings)");
@@ -320,6 +318,14 @@ static int end_stack(struct reader *r)
 	return push_stack(r);
 }
 
+/* Hex digit values plus one; 0 marks a byte that is not a hex digit. */
+static const unsigned char hexval[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+	['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13,
+	['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13,
+	['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 /* "0xADDR 0xADDR ..." (leaf first) into the arena. */
 static int parse_addrs(struct reader *r, const char *s, const char *end,
 		       struct fk_stack *st)
@@ -339,12 +345,35 @@ static int parse_addrs(struct reader *r, const char *s, const char *end,
 		if (depth == FK_MAX_DEPTH)
 			return fk_err_set(r->err, FK_ELIMIT, r->lineno,
 					  "stack deeper than %d frames", FK_MAX_DEPTH);
-		/* jemalloc prints with %#x, which writes a zero as "0". */
-		if (fk_parse_hex(s, (size_t)(t - s), !(t - s == 1 && *s == '0'),
-				 &tmp[depth]) < 0)
-			return syntax(r, "bad address", s, (size_t)(t - s));
+		/* jemalloc prints with %#x, which writes a zero as "0". This is
+		 * the reader's hot loop, hence the table instead of
+		 * fk_parse_hex; the rules are the same. */
+		if (t - s == 1 && *s == '0') {
+			tmp[depth] = 0;
+		} else {
+			const char *q = s + 2;
+			uint64_t v = 0;
+
+			if (t - s < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+				goto bad;
+			while (q < t && *q == '0')
+				q++;
+			if (t - q > 16)
+				goto bad;
+			for (; q < t; q++) {
+				unsigned d = hexval[(unsigned char)*q];
+
+				if (!d)
+					goto bad;
+				v = v << 4 | (d - 1);
+			}
+			tmp[depth] = v;
+		}
 		depth++;
 		s = t;
+		continue;
+bad:
+		return syntax(r, "bad address", s, (size_t)(t - s));
 	}
 	st->depth = depth;
 	st->addrs = NULL;
@@ -504,6 +533,23 @@ int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
 				  FK_MAX_INPUT);
 	if (len == 0)
 		return fk_err_set(err, FK_ESYNTAX, 0, "empty input");
+	{
+		/* One pass for NUL bytes instead of one per line. */
+		const char *nul = memchr(data, '\0', len);
+
+		if (nul) {
+			const char *q;
+
+			for (q = data; q < nul; q++)
+				if (*q == '\n')
+					r.lineno++;
+			if (len >= 2 && (unsigned char)data[0] == 0x1f &&
+			    (unsigned char)data[1] == 0x8b)
+				return fk_err_set(err, FK_ESYNTAX, 1,
+						  "not a jemalloc heap profile: gzip-compressed data");
+			return fk_err_set(err, FK_ESYNTAX, r.lineno + 1, "NUL byte in line");
+		}
+	}
 	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b)
 		return fk_err_set(err, FK_ESYNTAX, 1,
 				  "not a jemalloc heap profile: gzip-compressed data");

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +87,43 @@ nomem:
 	if (!is_stdin)
 		close(fd);
 	return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
+}
+
+int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
+		 struct fk_err *err)
+{
+	struct stat st;
+	void *m;
+	int fd;
+
+	*mapped = 0;
+	if (!path || strcmp(path, "-") == 0)
+		return fk_read_all(path, data, len, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fk_err_set(err, FK_EIO, 0, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    (uint64_t)st.st_size > FK_MAX_INPUT) {
+		close(fd);
+		return fk_read_all(path, data, len, err);
+	}
+	/* Populated at once: the file is about to be read front to back. */
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return fk_read_all(path, data, len, err);
+	*data = m;
+	*len = (size_t)st.st_size;
+	*mapped = 1;
+	return 0;
+}
+
+void fk_release_input(char *data, size_t len, int mapped)
+{
+	if (mapped)
+		munmap(data, len);
+	else
+		free(data);
 }
 
 int fk_out_open(struct fk_out *out, const char *path, struct fk_err *err)

@@ -12,6 +12,15 @@
  * -1 with err (errno text). The caller frees *data. */
 int fk_read_all(const char *path, char **data, size_t *len, struct fk_err *err);
 
+/* Like fk_read_all, but a regular file is mapped read-only instead of
+ * copied (no NUL after the data then); *mapped says which happened. Release
+ * with fk_release_input. Used for big inputs the parsers take as (ptr, len). */
+int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
+		 struct fk_err *err);
+
+/* Releases what fk_map_input returned. */
+void fk_release_input(char *data, size_t len, int mapped);
+
 /* Output that appears whole or not at all: writes to stdout, or to a
  * temporary file beside path that is renamed over path on commit. */
 struct fk_out {

@@ -6,12 +6,15 @@
 #include <string.h>
 
 #include "arena.h"
+#include "io.h"
 #include "strtab.h"
 
 /* Buffers handed over with fk_profile_own, freed with the profile. */
 struct owned {
 	struct owned *next;
 	void *data;
+	size_t len;
+	int mapped;
 };
 
 struct fk_profile_priv {
@@ -52,7 +55,7 @@ void fk_profile_free(struct fk_profile *p)
 		return;
 	for (o = pp->owned; o; o = next) {
 		next = o->next;
-		free(o->data);
+		fk_release_input(o->data, o->len, o->mapped);
 		free(o);
 	}
 	free(p->stacks);
@@ -65,18 +68,25 @@ void fk_profile_free(struct fk_profile *p)
 	free(pp);
 }
 
-void fk_profile_own(struct fk_profile *p, void *data)
+void fk_profile_own_input(struct fk_profile *p, char *data, size_t len, int mapped)
 {
 	struct fk_profile_priv *pp = (struct fk_profile_priv *)p;
 	struct owned *o = malloc(sizeof *o);
 
 	/* Out of memory here would leak data; keeping the model valid matters
-	 * more, and free()ing data still referenced would be worse. */
+	 * more, and releasing data still referenced would be worse. */
 	if (!o)
 		return;
 	o->data = data;
+	o->len = len;
+	o->mapped = mapped;
 	o->next = pp->owned;
 	pp->owned = o;
+}
+
+void fk_profile_own(struct fk_profile *p, void *data)
+{
+	fk_profile_own_input(p, data, 0, 0);
 }
 
 /* The factor 1 / (1 - exp(-(s/n)/R)) of one (n, s) pair, finite and >= 1.

@@ -141,6 +141,9 @@ void fk_profile_free(struct fk_profile *p);
 /* Hands the buffer data (malloc'd) to p, to be freed with it. */
 void fk_profile_own(struct fk_profile *p, void *data);
 
+/* Hands an input from fk_map_input (io.h) to p, released with it. */
+void fk_profile_own_input(struct fk_profile *p, char *data, size_t len, int mapped);
+
 /* The symbol-table key of frame i of stack s: the address for the leaf
  * (i == 0), the address minus 1 for callers (a return address points past
  * the call). */

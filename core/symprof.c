@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "heapdump.h"
+#include "io.h"
 #include "limits.h"
 #include "num.h"
 #include "strtab.h"
@@ -349,6 +350,18 @@ int fk_profile_parse(struct fk_profile *p, const char *data, size_t len,
 		r.lineno++;
 	}
 	return fk_heapdump_parse_at(p, data + off, len - off, r.lineno + 1, err);
+}
+
+int fk_profile_load(struct fk_profile *p, const char *path, struct fk_err *err)
+{
+	char *data;
+	size_t len;
+	int mapped;
+
+	if (fk_map_input(path, &data, &len, &mapped, err) < 0)
+		return -1;
+	fk_profile_own_input(p, data, len, mapped);
+	return fk_profile_parse(p, data, len, err);
 }
 
 /* Writes name with control bytes as spaces; for jeprof's "--"-separated

@@ -28,6 +28,11 @@
 int fk_profile_parse(struct fk_profile *p, const char *data, size_t len,
 		     struct fk_err *err);
 
+/* Reads path ("-" or NULL = stdin; regular files are mapped, not copied)
+ * and parses it with fk_profile_parse into the new profile p, which then
+ * owns the input. Returns 0, or -1 with err. What tools call. */
+int fk_profile_load(struct fk_profile *p, const char *path, struct fk_err *err);
+
 /* Writes p with its symbols in the symbolized format. 0, or -1 with err. */
 int fk_symprof_write(const struct fk_profile *p, FILE *out, struct fk_err *err);
 
