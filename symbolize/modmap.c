@@ -96,6 +96,14 @@ static const GElf_Phdr *load_of(const struct fk_smod *s, uint64_t off)
 	return NULL;
 }
 
+int fk_modmap_in_code(const struct fk_smod *s, uint64_t fileoff)
+{
+	for (size_t i = 0; i < s->nloads; i++)
+		if ((s->loads[i].p_flags & PF_X) && holds(&s->loads[i], fileoff, 1))
+			return 1;
+	return 0;
+}
+
 int fk_modmap_addr(const struct fk_smod *s, uint64_t fileoff, uint64_t *addr)
 {
 	const GElf_Phdr *ph = load_of(s, fileoff);
@@ -147,6 +155,18 @@ static int check_maps(const struct fk_smod *s, const struct fk_profile *p,
 						 "file offset 0x%llx is in no executable "
 						 "segment of the file",
 						 (unsigned long long)m->offset);
+					return -1;
+				}
+				/* The loader maps a whole segment: a mapping that
+				 * starts at the segment's first page must span it. */
+				uint64_t pg = ph->p_offset & ~(uint64_t)0xfff;
+				uint64_t span = (ph->p_offset - pg + ph->p_filesz + 0xfff) &
+						~(uint64_t)0xfff;
+				if (m->offset == pg && m->limit - m->start != span) {
+					snprintf(why, n, "the file's executable segment (0x%llx "
+						 "bytes) does not match the dump's mapping "
+						 "(0x%llx bytes)", (unsigned long long)span,
+						 (unsigned long long)(m->limit - m->start));
 					return -1;
 				}
 				ref = bias_of(m, ph);

@@ -26,6 +26,7 @@ struct run {
 	const struct fk_symbolize_opts *o;
 	struct fk_err *err;
 	uint64_t *raddr;               /* distinct resolve addresses, sorted */
+	struct fk_addrset index;       /* resolve address -> index in raddr */
 	struct res *res;
 	size_t n;
 };
@@ -142,21 +143,63 @@ static int from_symtab(struct run *r, struct fk_smod *m, uint64_t addr,
 	return 1;
 }
 
-static int resolve_file(struct run *r, const struct fk_mapping *mp,
-			uint64_t raddr, struct res *out)
+/* Opens the module of a file mapping once, warning when it is unusable.
+ * Returns the module (usable or not), NULL for none, or sets *fail. */
+static struct fk_smod *module_of(struct run *r, const struct fk_mapping *mp,
+				 int *fail)
 {
 	struct fk_smod *m = fk_modmap_module(&r->c, mp);
-	uint64_t off = raddr - mp->start + mp->offset, addr, start;
-	if (!m)
-		return placeholder(r, out, fk_maps_basename(mp->path), off);
-	if (m->state == 0) {
+	if (m && m->state == 0) {
 		char why[512];
 		int rc = fk_modmap_open(m, why, sizeof why);
-		if (rc == -2)
-			return nomem(r);
+		if (rc == -2) {
+			*fail = nomem(r);
+			return NULL;
+		}
 		if (rc != 0 && r->o->warn)
 			r->o->warn(r->o->warn_ctx, m->path, why);
 	}
+	return m;
+}
+
+/* Every address of a file must lie in the code of the file found at its
+ * path; one that does not shows the file is not the one the process ran
+ * (replaced, or a different file at a deleted path): a layout check
+ * alone cannot tell small files apart. */
+static int check_code(struct run *r)
+{
+	int fail = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct fk_mapping *mp = fk_profile_map_of(r->p, r->raddr[i]);
+		if (!mp || mp->kind != FK_MAP_FILE)
+			continue;
+		struct fk_smod *m = module_of(r, mp, &fail);
+		if (fail)
+			return -1;
+		uint64_t off = r->raddr[i] - mp->start + mp->offset;
+		if (!m || m->state != 1 || fk_modmap_in_code(m, off))
+			continue;
+		m->state = -1;
+		if (r->o->warn) {
+			char why[160];
+			snprintf(why, sizeof why, "file offset 0x%llx of a stack address "
+				 "is outside the file's code", (unsigned long long)off);
+			r->o->warn(r->o->warn_ctx, m->path, why);
+		}
+	}
+	return 0;
+}
+
+static int resolve_file(struct run *r, const struct fk_mapping *mp,
+			uint64_t raddr, struct res *out)
+{
+	int fail = 0;
+	struct fk_smod *m = module_of(r, mp, &fail);
+	uint64_t off = raddr - mp->start + mp->offset, addr, start;
+	if (fail)
+		return -1;
+	if (!m)
+		return placeholder(r, out, fk_maps_basename(mp->path), off);
 	out->alloc = fk_alloc_is_frame(m->base, NULL, NULL) ? 1 : 0;
 	if (m->state != 1 || fk_modmap_addr(m, off, &addr) != 0)
 		return placeholder(r, out, m->base, off);
@@ -202,17 +245,8 @@ static int cmp_u64(const void *a, const void *b)
 
 static const struct res *res_of(const struct run *r, uint64_t raddr)
 {
-	size_t lo = 0, hi = r->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->raddr[mid] == raddr)
-			return &r->res[mid];
-		if (r->raddr[mid] < raddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	uint32_t i;
+	return fk_addrset_get(&r->index, raddr, &i) == 0 ? &r->res[i] : NULL;
 }
 
 /* The address resolved for frame i of a stack whose original frame index
@@ -225,26 +259,38 @@ static uint64_t raddr_of(const struct fk_stack *s, uint32_t i, uint32_t dropped)
 static int collect(struct run *r)
 {
 	struct fk_profile *p = r->p;
-	size_t total = 0;
-	for (size_t i = 0; i < p->nstacks; i++)
-		total += p->stacks[i].depth;
-	r->raddr = malloc((total ? total : 1) * sizeof *r->raddr);
-	if (!r->raddr)
-		return nomem(r);
-	size_t n = 0;
-	for (size_t i = 0; i < p->nstacks; i++)
-		for (uint32_t j = 0; j < p->stacks[i].depth; j++)
-			r->raddr[n++] = raddr_of(&p->stacks[i], j, r->leaf_ret);
-	qsort(r->raddr, n, sizeof *r->raddr, cmp_u64);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (k == 0 || r->raddr[k - 1] != r->raddr[i])
-			r->raddr[k++] = r->raddr[i];
-	r->n = k;
-	r->res = calloc(k ? k : 1, sizeof *r->res);
+	size_t cap = 0;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		for (uint32_t j = 0; j < p->stacks[i].depth; j++) {
+			uint64_t a = raddr_of(&p->stacks[i], j, r->leaf_ret);
+			int rc = fk_addrset_put(&r->index, a, (uint32_t)r->n, NULL);
+			if (rc < 0)
+				return nomem(r);
+			if (rc == 0)
+				continue;
+			if (r->n == cap) {
+				cap = cap ? cap * 2 : 1024;
+				uint64_t *nv = realloc(r->raddr, cap * sizeof *nv);
+				if (!nv)
+					return nomem(r);
+				r->raddr = nv;
+			}
+			r->raddr[r->n++] = a;
+		}
+	}
+	/* Resolve in address order: modules are visited in turn, and
+	 * warnings come out in a deterministic order. */
+	qsort(r->raddr, r->n, sizeof *r->raddr, cmp_u64);
+	fk_addrset_release(&r->index);
+	for (size_t i = 0; i < r->n; i++)
+		if (fk_addrset_put(&r->index, r->raddr[i], (uint32_t)i, NULL) < 0)
+			return nomem(r);
+	if (check_code(r) != 0)
+		return -1;
+	r->res = calloc(r->n ? r->n : 1, sizeof *r->res);
 	if (!r->res)
 		return nomem(r);
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < r->n; i++)
 		if (resolve(r, r->raddr[i], &r->res[i]) != 0)
 			return -1;
 	return 0;
@@ -261,13 +307,23 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+static int grow_keyed(struct keyed **v, size_t *cap)
+{
+	size_t n = *cap ? *cap * 2 : 1024;
+	struct keyed *nv = realloc(*v, n * sizeof *nv);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
 /* Drops leading allocator frames and stores the symbols of the final keys. */
 static int store(struct run *r)
 {
 	struct fk_profile *p = r->p;
 	int keep = r->o->keep_allocator_frames;
 	uint32_t *dropped = calloc(p->nstacks ? p->nstacks : 1, sizeof *dropped);
-	size_t total = 0;
 	if (!dropped)
 		return nomem(r);
 	for (size_t i = 0; i < p->nstacks; i++) {
@@ -283,23 +339,36 @@ static int store(struct run *r)
 		s->addrs += k;
 		s->depth -= k;
 		dropped[i] = k + r->leaf_ret;
-		total += s->depth;
 	}
-	struct keyed *v = malloc((total ? total : 1) * sizeof *v);
-	if (!v) {
-		free(dropped);
-		return nomem(r);
-	}
-	size_t n = 0;
-	for (size_t i = 0; i < p->nstacks; i++) {
+	/* One symbol per distinct key of the final stacks; the first
+	 * occurrence decides (keys and resolve addresses agree but for a
+	 * return address that is also some stack's real leaf). */
+	struct fk_addrset keys = { 0 };
+	struct keyed *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct fk_stack *s = &p->stacks[i];
 		for (uint32_t j = 0; j < s->depth; j++) {
-			v[n].key = fk_stack_key(s, j);
+			uint64_t key = fk_stack_key(s, j);
+			int added = fk_addrset_put(&keys, key, (uint32_t)n, NULL);
+			if (added == 0)
+				continue;
+			if (added < 0 || (n == cap && grow_keyed(&v, &cap) != 0)) {
+				rc = -1;
+				break;
+			}
+			v[n].key = key;
 			v[n].res = res_of(r, raddr_of(s, j, dropped[i]));
 			n++;
 		}
 	}
 	free(dropped);
+	fk_addrset_release(&keys);
+	if (rc != 0) {
+		free(v);
+		return nomem(r);
+	}
 	qsort(v, n, sizeof *v, cmp_keyed);
 	struct fk_sym *syms = malloc((n ? n : 1) * sizeof *syms);
 	if (!syms) {
@@ -401,6 +470,7 @@ out:
 	for (size_t i = 0; i < r.c.ndebug_dirs; i++)
 		free(r.c.debug_dirs[i]);
 	free(r.c.debug_dirs);
+	fk_addrset_release(&r.index);
 	free(r.raddr);
 	free(r.res);
 	return rc;

@@ -35,6 +35,23 @@ const struct fk_func *fk_functab_find(const struct fk_functab *t, uint64_t addr)
 
 void fk_functab_release(struct fk_functab *t);
 
+/* ---- addrset.c: address -> index hash map ---- */
+struct fk_addrset {
+	uint64_t *keys;
+	uint32_t *vals;                /* UINT32_MAX marks an empty slot */
+	size_t cap, n;
+};
+
+/* Adds key -> val unless key is present (then *old, if not NULL, gets its
+ * value). Returns 1 when added, 0 when present, -1 when out of memory.
+ * val must not be UINT32_MAX. A zeroed struct is an empty map. */
+int fk_addrset_put(struct fk_addrset *s, uint64_t key, uint32_t val, uint32_t *old);
+
+/* Stores the value of key in *val: 0, or -1 when absent. */
+int fk_addrset_get(const struct fk_addrset *s, uint64_t key, uint32_t *val);
+
+void fk_addrset_release(struct fk_addrset *s);
+
 /* ---- symname.c: raw symbol names to display and system names ---- */
 
 /* Length of raw without a version suffix ("@GLIBC_2.2.5", "@@..."). */
@@ -148,6 +165,10 @@ struct fk_smod *fk_modmap_module(struct fk_symctx *c, const struct fk_mapping *m
  * build-id, reports it to libdwfl. Returns 0, or -1 with a reason in why
  * (size n), or -2 when out of memory. */
 int fk_modmap_open(struct fk_smod *m, char *why, size_t n);
+
+/* True when file offset fileoff of m lies inside the bytes of an
+ * executable segment (a code address of a file that matches the dump). */
+int fk_modmap_in_code(const struct fk_smod *m, uint64_t fileoff);
 
 /* Converts a file offset of m to a module address; 0 or -1 (in no PT_LOAD). */
 int fk_modmap_addr(const struct fk_smod *m, uint64_t fileoff, uint64_t *addr);

@@ -1,0 +1,1 @@
+symbolize fixtures/bad/dump-bad-hex.prof

@@ -1,0 +1,1 @@
+symbolize --sysroot fixtures/sysroot fixtures/dumps/fk-inline.prof 2>/dev/null | sed 's/^=build-id [0-9a-f]*\t\/opt\/fk\/bin\/fk-inline$/=build-id 0123456789abcdef\t\/opt\/fk\/bin\/fk-inline/' | symbolize --sysroot fixtures/sysroot

@@ -1,0 +1,1 @@
+symbolize --sysroot tests/golden/symbolize/root-corrupt fixtures/dumps/fk-inline.prof

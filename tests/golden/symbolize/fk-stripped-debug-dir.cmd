@@ -1,0 +1,1 @@
+symbolize --sysroot fixtures/sysroot --debug-dir fixtures/debug fixtures/dumps/fk-stripped.prof

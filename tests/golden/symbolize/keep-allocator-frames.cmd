@@ -1,0 +1,1 @@
+symbolize --sysroot fixtures/sysroot --keep-allocator-frames fixtures/dumps/fk-inline.prof

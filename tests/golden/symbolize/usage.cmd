@@ -1,0 +1,1 @@
+symbolize --no-such-option
