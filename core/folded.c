@@ -46,8 +46,20 @@ int fk_folded_each(const char *data, size_t len, int skip_bad,
 		   void (*fn_bad)(void *ctx, const struct fk_err *e),
 		   void *ctx, struct fk_err *err)
 {
-	const char *p = data, *end = data + len;
 	uint64_t lineno = 0;
+
+	return fk_folded_each_from(data, len, &lineno, skip_bad, fn, fn_bad, ctx, err);
+}
+
+int fk_folded_each_from(const char *data, size_t len, uint64_t *linep,
+			int skip_bad,
+			int (*fn)(void *ctx, const struct fk_folded_line *l),
+			void (*fn_bad)(void *ctx, const struct fk_err *e),
+			void *ctx, struct fk_err *err)
+{
+	const char *p = data, *end = data + len;
+	uint64_t lineno = *linep;
+	int rc = 0;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -70,17 +82,22 @@ int fk_folded_each(const char *data, size_t len, int skip_bad,
 				continue;
 		}
 		if (parse_line(s, n, lineno, &l, err) < 0) {
-			if (!skip_bad)
-				return -1;
+			if (!skip_bad) {
+				rc = -1;
+				break;
+			}
 			if (fn_bad)
 				fn_bad(ctx, err);
 			fk_err_init(err, err->path);
 			continue;
 		}
-		if (fn(ctx, &l) < 0)
-			return -1;
+		if (fn(ctx, &l) < 0) {
+			rc = -1;
+			break;
+		}
 	}
-	return 0;
+	*linep = lineno;
+	return rc;
 }
 
 void fk_folded_put_frame(FILE *out, const char *name)

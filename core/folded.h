@@ -27,6 +27,15 @@ int fk_folded_each(const char *data, size_t len, int skip_bad,
 		   void (*fn_bad)(void *ctx, const struct fk_err *e),
 		   void *ctx, struct fk_err *err);
 
+/* The same for data that continues an input read in pieces: *lineno is
+ * the number of lines before data and is advanced past each line read.
+ * data must end at a line end or at the end of the input. */
+int fk_folded_each_from(const char *data, size_t len, uint64_t *lineno,
+			int skip_bad,
+			int (*fn)(void *ctx, const struct fk_folded_line *l),
+			void (*fn_bad)(void *ctx, const struct fk_err *e),
+			void *ctx, struct fk_err *err);
+
 /* Writes one frame name to out so it stays one frame of one line: ';' is
  * replaced by ':', CR/LF/TAB and other control bytes by a space. */
 void fk_folded_put_frame(FILE *out, const char *name);

@@ -1,9 +1,12 @@
 /* The flame graph entry points (flame.h): collect folded stacks into the
  * merged tree, then lay out and write the SVG page. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "folded.h"
+#include "limits.h"
 #include "render_int.h"
 
 struct fk_flame {
@@ -109,9 +112,85 @@ int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
 
 	if (f->finished)
 		return fk_err_set(err, FK_EUNSUPP, 0, "graph already written");
-	/* Prefix sharing works within one input only. */
+	int rc;
+
+	/* Prefix sharing works within one buffer only. */
 	f->t.prev = NULL;
-	return fk_folded_each(data, len, f->o.skip_bad, add_one, bad_one, &a, err);
+	rc = fk_folded_each(data, len, f->o.skip_bad, add_one, bad_one, &a, err);
+	f->t.prev = NULL;
+	return rc;
+}
+
+int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
+{
+	struct addctx a = { f, base, err };
+	size_t cap = 4 << 20, have = 0, done, total = 0;
+	uint64_t lineno = 0;
+	char *buf;
+	int rc = -1, eof = 0;
+
+	if (f->finished)
+		return fk_err_set(err, FK_EUNSUPP, 0, "graph already written");
+	if (!(buf = malloc(cap)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	while (!eof) {
+		ssize_t r;
+		char *nl;
+
+		if (have == cap) {
+			/* One line fills the buffer: grow up to the line limit. */
+			char *nb;
+			if (cap > FK_MAX_FOLDED_LINE) {
+				fk_err_set(err, FK_ELIMIT, lineno + 1,
+					   "line longer than %zu bytes",
+					   (size_t)FK_MAX_FOLDED_LINE);
+				goto out;
+			}
+			if (!(nb = realloc(buf, cap * 2))) {
+				fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + have, cap - have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			fk_err_set(err, FK_EIO, 0, "read error: %s", strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			eof = 1;
+		have += (size_t)r;
+		total += (size_t)r;
+		if (total > FK_MAX_INPUT) {
+			fk_err_set(err, FK_ELIMIT, 0, "input larger than %zu bytes",
+				   (size_t)FK_MAX_INPUT);
+			goto out;
+		}
+		/* Whole lines now; the rest waits for the next read. */
+		if (eof) {
+			done = have;
+		} else {
+			nl = memrchr(buf, '\n', have);
+			if (!nl)
+				continue;
+			done = (size_t)(nl - buf) + 1;
+		}
+		f->t.prev = NULL;
+		if (fk_folded_each_from(buf, done, &lineno, f->o.skip_bad, add_one,
+					bad_one, &a, err) < 0)
+			goto out;
+		f->t.prev = NULL;
+		memmove(buf, buf + done, have - done);
+		have -= done;
+	}
+	rc = 0;
+out:
+	f->t.prev = NULL;
+	free(buf);
+	return rc;
 }
 
 int fk_flame_add_stack(struct fk_flame *f, const char *const *names,

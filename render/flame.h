@@ -54,15 +54,19 @@ struct fk_flame *fk_flame_new(const struct fk_flame_opts *o, struct fk_err *err)
 /* Frees f. NULL is a no-op. */
 void fk_flame_free(struct fk_flame *f);
 
-/* Adds the folded stacks of data[0..len) (borrowed: frame names point into
- * it, so it must outlive f). base != 0 adds them to the base profile of a
- * differential graph (BASE -> the other inputs). err->path names the input
- * in messages. Returns 0, or -1 with err naming the bad line. */
+/* Adds the folded stacks of data[0..len) (names are copied). base != 0
+ * adds them to the base profile of a differential graph (BASE -> the other
+ * inputs). err->path names the input in messages. Returns 0, or -1 with err
+ * naming the bad line. */
 int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
 			int base, struct fk_err *err);
 
+/* The same, reading the open file descriptor fd to its end in pieces (so
+ * memory does not grow with the input's size). fd is not closed. */
+int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err);
+
 /* Adds one stack of n frames, root first (names[i] of lens[i] bytes,
- * borrowed until fk_flame_free) with value v >= 0. Returns 0 or -1 with err. */
+ * copied) with value v >= 0. Returns 0 or -1 with err. */
 int fk_flame_add_stack(struct fk_flame *f, const char *const *names,
 		       const size_t *lens, size_t n, int64_t v, int base,
 		       struct fk_err *err);
@@ -71,8 +75,8 @@ int fk_flame_add_stack(struct fk_flame *f, const char *const *names,
  * with err (write error or out of memory). */
 int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err);
 
-/* One call: folded text (borrowed, optionally a base for a differential
- * graph, base may be NULL) to an SVG on out. Nothing is written unless the
+/* One call: folded text (optionally a base for a differential graph; base
+ * may be NULL) to an SVG on out. Nothing is written unless the
  * whole input parsed. Returns 0 or -1 with err. */
 int fk_flame_render(const char *folded, size_t len, const char *base,
 		    size_t base_len, const struct fk_flame_opts *o, FILE *out,

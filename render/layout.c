@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "limits.h"
 #include "render_int.h"
 
@@ -30,8 +31,11 @@ static uint64_t hash_bytes(const char *s, size_t n)
 
 static uint64_t hash_pair(uint32_t a, uint32_t b)
 {
-	uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
+	/* splitmix64's finalizer: every input bit reaches the low bits. */
+	uint64_t h = (uint64_t)a << 32 | b;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
 }
 
 static int oom(struct fk_err *err)
@@ -53,7 +57,8 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->cappath = 64;
 	t->path = malloc(t->cappath * sizeof *t->path);
 	t->fend = malloc(t->cappath * sizeof *t->fend);
-	if (!t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend) {
+	t->strs = fk_arena_new();
+	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend) {
 		fk_tree_release(t);
 		return oom(err);
 	}
@@ -67,6 +72,7 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 
 void fk_tree_release(struct fk_tree *t)
 {
+	fk_arena_free(t->strs);
 	free(t->names);
 	free(t->ntab);
 	free(t->nodes);
@@ -121,7 +127,10 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 		t->names = nn;
 		t->capnames *= 2;
 	}
-	id = t->nnames++;
+	id = t->nnames;
+	if (!(s = fk_arena_strndup(t->strs, s, n)))
+		return UINT32_MAX;
+	t->nnames++;
 	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
 	t->ntab[h] = id + 1;
 	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
@@ -132,15 +141,15 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 static int rehash_children(struct fk_tree *t)
 {
 	uint32_t mask = t->ctabmask * 2 + 1, i;
-	uint32_t *tab = calloc((size_t)mask + 1, sizeof *tab);
+	struct fk_centry *tab = calloc((size_t)mask + 1, sizeof *tab);
 
 	if (!tab)
 		return -1;
 	for (i = 1; i < t->nnodes; i++) {
 		uint64_t h = hash_pair(t->nodes[i].parent, t->nodes[i].name) & mask;
-		while (tab[h])
+		while (tab[h].id)
 			h = (h + 1) & mask;
-		tab[h] = i;
+		tab[h] = (struct fk_centry){ t->nodes[i].parent, t->nodes[i].name, i };
 	}
 	free(t->ctab);
 	t->ctab = tab;
@@ -188,15 +197,15 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 		return new_node(t, parent, name);
 	}
 	h = hash_pair(parent, name) & t->ctabmask;
-	while ((id = t->ctab[h]) != 0) {
-		if (t->nodes[id].parent == parent && t->nodes[id].name == name)
+	while ((id = t->ctab[h].id) != 0) {
+		if (t->ctab[h].parent == parent && t->ctab[h].name == name)
 			return id;
 		h = (h + 1) & t->ctabmask;
 	}
 	id = new_node(t, parent, name);
 	if (!id)
 		return 0;
-	t->ctab[h] = id;
+	t->ctab[h] = (struct fk_centry){ parent, name, id };
 	if ((uint64_t)t->nnodes * 2 > t->ctabmask && rehash_children(t) < 0)
 		return 0;
 	return id;
@@ -288,9 +297,12 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		}
 	}
 	while (pos <= n) {
-		const char *e = memchr(s + pos, ';', n - pos);
-		size_t fe = e ? (size_t)(e - s) : n;
+		size_t fe = pos;
 		uint32_t nm;
+
+		/* Frames are short: a plain loop beats memchr's call. */
+		while (fe < n && s[fe] != ';')
+			fe++;
 
 		if (depth >= FK_MAX_DEPTH_ANY) {
 			t->prev = NULL;

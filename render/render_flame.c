@@ -1,12 +1,14 @@
 /* render-flame: folded stacks to an interactive SVG flame graph. Options and
  * I/O only; the work is in flame.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "flame.h"
@@ -127,15 +129,17 @@ static const struct option longopts[] = {
 static void add_file(struct fk_flame *f, const char *path, int base)
 {
 	struct fk_err err;
-	char *data;
-	size_t len;
+	int fd = 0;
 
-	fk_err_init(&err, path && strcmp(path, "-") ? path : "-");
-	if (fk_read_all(path, &data, &len, &err) < 0)
+	fk_err_init(&err, path);
+	if (strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		fk_err_set(&err, FK_EIO, 0, "cannot open: %s", strerror(errno));
 		fk_die_err(&err);
-	/* data stays allocated: frame names point into it until exit. */
-	if (fk_flame_add_folded(f, data, len, base, &err) < 0)
+	}
+	if (fk_flame_add_fd(f, fd, base, &err) < 0)
 		fk_die_err(&err);
+	if (fd != 0)
+		close(fd);
 }
 
 int main(int argc, char **argv)

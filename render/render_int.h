@@ -11,7 +11,7 @@
 #include "err.h"
 #include "flame.h"
 
-/* One interned frame name: points into an input buffer (borrowed). */
+/* One interned frame name, copied into the tree's arena. */
 struct fk_fname {
 	const char *s;
 	uint32_t len;
@@ -28,8 +28,15 @@ struct fk_fnode {
 	int64_t self, total;           /* the (new) profile */
 };
 
+/* One slot of the child table; the key is kept in the slot so a probe
+ * touches one cache line, not the node array too. */
+struct fk_centry {
+	uint32_t parent, name, id;
+};
+
 /* The merged tree of all stacks added. */
 struct fk_tree {
+	struct fk_arena *strs;         /* the names' bytes */
 	struct fk_fname *names;
 	uint32_t nnames, capnames;
 	uint32_t *ntab;                /* name hash table: name id + 1, 0 = empty */
@@ -37,7 +44,7 @@ struct fk_tree {
 
 	struct fk_fnode *nodes;
 	uint32_t nnodes, capnodes;
-	uint32_t *ctab;                /* (parent, name) -> node id, 0 = empty */
+	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty */
 	uint32_t ctabmask;
 
 	/* Differential graphs only (has_base): base self and total per node,
@@ -52,7 +59,8 @@ struct fk_tree {
 	enum fk_flame_sort sort;
 
 	/* The previous line's frames, to skip re-looking-up a shared prefix
-	 * (sorted folded input shares most of each line with the last). */
+	 * (sorted folded input shares most of each line with the last).
+	 * prev is borrowed from the caller: reset it when the buffer goes. */
 	const char *prev;
 	size_t prevlen, prevdepth;
 	uint32_t *path;                /* node of each frame of prev */
@@ -67,11 +75,13 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err);
 void fk_tree_release(struct fk_tree *t);
 
 /* Adds the stack s[0..n) ("a;b;c", root first) with value v (>= 0) to the
- * new profile, or to the base when base. Returns 0 or -1 with err at lineno. */
+ * new profile, or to the base when base. Names are copied; s must stay
+ * unchanged until the next call or until t->prev is reset. Returns 0 or -1
+ * with err at lineno. */
 int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		     int base, uint64_t lineno, struct fk_err *err);
 
-/* Same for frames given as separate strings (borrowed). */
+/* Same for frames given as separate strings (copied). */
 int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 		       const size_t *lens, size_t n, int64_t v, int base,
 		       struct fk_err *err);
