@@ -47,3 +47,16 @@ int64_t fk_enc_round(double v)
 		return INT64_MIN;
 	return (int64_t)llround(v);
 }
+
+int64_t fk_enc_round_next(struct fk_enc_rounder *r, double v)
+{
+	int64_t target;
+
+	if (v == 0 || isnan(v))
+		return 0;
+	r->exact += v;
+	target = fk_enc_round(r->exact);
+	v = (double)target - (double)r->emitted;
+	r->emitted = target;
+	return fk_enc_round(v);
+}

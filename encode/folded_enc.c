@@ -8,7 +8,7 @@
 #include <string.h>
 
 static int64_t pick(const struct fk_profile *p, const struct fk_folded_opts *o,
-		    const struct fk_counts *c)
+		    const struct fk_counts *c, struct fk_enc_rounder *r)
 {
 	struct fk_values v = fk_unbias(p, c);
 	double x;
@@ -17,7 +17,7 @@ static int64_t pick(const struct fk_profile *p, const struct fk_folded_opts *o,
 		x = o->value == FK_FOLDED_OBJECTS ? v.acc_objs : v.acc_bytes;
 	else
 		x = o->value == FK_FOLDED_OBJECTS ? v.objs : v.bytes;
-	return fk_enc_round(x);
+	return fk_enc_round_next(r, x);
 }
 
 /* Appends the frames of stack s, root first, to the current line. */
@@ -54,10 +54,11 @@ static int add_frames(const struct fk_profile *p, struct fk_foldacc *acc,
 
 static int add_thread(const struct fk_profile *p, struct fk_foldacc *acc,
 		      const struct fk_stack *s, const struct fk_tcounts *t,
-		      const struct fk_folded_opts *o, struct fk_err *err)
+		      const struct fk_folded_opts *o, struct fk_enc_rounder *r,
+		      struct fk_err *err)
 {
 	const struct fk_thread *th = &p->threads[t->thread];
-	int64_t v = pick(p, o, &t->c);
+	int64_t v = pick(p, o, &t->c, r);
 	char root[128];
 
 	if (v == 0)
@@ -77,6 +78,7 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 {
 	static const struct fk_folded_opts defaults;
 	struct fk_foldacc *acc;
+	struct fk_enc_rounder r = { 0, 0 };
 	size_t i;
 	int rc = 0;
 
@@ -95,10 +97,10 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 
 		if (o->threads && s->nthr) {
 			for (j = 0; j < s->nthr && rc == 0; j++)
-				rc = add_thread(p, acc, s, &s->thr[j], o, err);
+				rc = add_thread(p, acc, s, &s->thr[j], o, &r, err);
 			continue;
 		}
-		v = pick(p, o, &s->c);
+		v = pick(p, o, &s->c, &r);
 		if (v == 0)
 			continue;
 		fk_foldacc_begin(acc);

@@ -59,6 +59,7 @@ struct enc {
 
 	Smp *smps;
 	size_t nsmps, capsmps;
+	struct fk_enc_rounder round[4];  /* objs, bytes, acc_objs, acc_bytes */
 };
 
 static int oom(struct enc *e)
@@ -305,11 +306,11 @@ static int add_sample(struct enc *e, const struct fk_counts *c, uint64_t *ids,
 	int64_t bytes = c->objs ? c->bytes : c->acc_bytes;
 
 	if (e->p->has_accum) {
-		vals[nv++] = fk_enc_round(v.acc_objs);
-		vals[nv++] = fk_enc_round(v.acc_bytes);
+		vals[nv++] = fk_enc_round_next(&e->round[2], v.acc_objs);
+		vals[nv++] = fk_enc_round_next(&e->round[3], v.acc_bytes);
 	}
-	vals[nv++] = fk_enc_round(v.objs);
-	vals[nv++] = fk_enc_round(v.bytes);
+	vals[nv++] = fk_enc_round_next(&e->round[0], v.objs);
+	vals[nv++] = fk_enc_round_next(&e->round[1], v.bytes);
 	for (i = 0; i < nv; i++)
 		nonzero |= vals[i] != 0;
 	if (!nonzero)
