@@ -31,6 +31,9 @@ console.log(JSON.stringify({
   mappings: p.mapping.length,
   totals: totals.map(String),
   dangling,
+  mappingRanges: p.mapping.map((m) => [String(m.memoryStart), String(m.memoryLimit),
+    String(m.fileOffset), str(m.filename)]),
+  mappingFlags: p.mapping.map((m) => !!(m.hasFunctions || m.hasFilenames || m.hasLineNumbers || m.hasInlineFrames)),
   functionNames: p.function.map((f) => str(f.name)).sort()
 }))
 if (reencoded) writeFileSync(reencoded, p.encode())
