@@ -10,10 +10,11 @@ LIBS     += $(HOOK_SO) $(B)/flamekit-hook.pc
 
 # The hook runs the same library code as the tools, linked in statically
 # (every object is built -fPIC); only the API and malloc_conf are exported
-# (capture/hook.map). Libraries of formats not wired yet are left out.
-HOOK_ALIBS  = $(B)/libfkcore.a
+# (capture/hook.map).
+HOOK_ALIBS  = $(B)/libfkrender.a $(B)/libfkenc.a $(B)/libfksym.a $(B)/libfkcore.a
 HOOK_CFLAGS = $(call pkg,libmicrohttpd,--cflags,libmicrohttpd-dev)
-HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) -ldl -lpthread -lm
+HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
+              $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
 
 $(HOOK_OBJ): CFLAGS += $(HOOK_CFLAGS)
 

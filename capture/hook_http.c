@@ -228,6 +228,7 @@ int fk_http_poll_fd(struct MHD_Daemon *d)
 
 void fk_http_run(struct MHD_Daemon *d)
 {
+	int resumed = 0;
 	double now;
 
 	MHD_run(d);
@@ -245,9 +246,12 @@ void fk_http_run(struct MHD_Daemon *d)
 		rq->drop = NULL;
 		rq->ready = 1;
 		MHD_resume_connection(rq->conn);
+		resumed = 1;
 	}
-	/* Resumed connections are answered on the next MHD_run, which the
-	 * ITC wakes the loop for. */
+	/* A resumed connection is served by the next MHD_run; in external
+	 * polling nothing may wake the loop for it, so run now. */
+	if (resumed)
+		MHD_run(d);
 }
 
 int fk_http_timeout(struct MHD_Daemon *d)

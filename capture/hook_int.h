@@ -92,18 +92,23 @@ const char *fk_fmt_ctype(int fmt);
 struct fk_serve_opts {
 	const char *title, *colors;
 	double minwidth;           /* < 0: the renderer's default */
+	int minwidth_pct;          /* minwidth is a percentage of the total */
 	int inverted;
 };
 
+/* Checks o before any dump is taken; returns 0, or -1 with *msg a
+ * sentence for a 400 answer. */
+int fk_serve_check(const struct fk_serve_opts *o, const char **msg);
+
 /* Converts the raw dump dump[0..dlen) (consumed: freed by this call) into
- * fmt; returns a new malloc'd buffer in *out, *outlen. 0, or -1 with err;
- * err->code FK_EUNSUPP means the format is not available in this build. */
+ * fmt, symbolized with the live process's own files; returns a new
+ * malloc'd buffer in *out, *outlen. o may be NULL. 0, or -1 with err. */
 int fk_serve_convert(char *dump, size_t dlen, int fmt,
 		     const struct fk_serve_opts *o, char **out, size_t *outlen,
 		     struct fk_err *err);
 
-/* Subtracts base from cur (both raw dumps, consumed) giving a raw dump of
- * the growth; 0, or -1 with err. */
+/* The growth from raw dump base to raw dump cur (both consumed) as a
+ * symbolized pprof in a new buffer; 0, or -1 with err. */
 int fk_serve_delta(char *base, size_t blen, char *cur, size_t clen,
 		   char **out, size_t *outlen, struct fk_err *err);
 

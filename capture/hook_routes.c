@@ -184,11 +184,17 @@ static int route_heap(struct MHD_Connection *c)
 		char *end;
 
 		o.minwidth = strtod(s, &end);
+		if (*end == '%') {
+			o.minwidth_pct = 1;
+			end++;
+		}
 		if (*s == '\0' || *end != '\0' || !(o.minwidth >= 0 && o.minwidth <= 1e6))
 			return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad minwidth '%.40s'", s);
 	}
 	if ((s = arg(c, "inverted")) && (*s ? parse_bool(s, &o.inverted) : (o.inverted = 1, 0)) < 0)
 		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad inverted '%.40s': want true or false", s);
+	if (fk_serve_check(&o, &s) < 0)
+		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "%s", s);
 	if ((rc = unavailable(c)) != -1 || (rc = need_active(c)) != -1)
 		return rc;
 	return send_profile(c, fmt, &o);
@@ -213,8 +219,8 @@ static void delta_finish(void *ctx, struct fk_reply *r)
 {
 	struct delta *d = ctx;
 	struct fk_err err;
-	char *cur = NULL, *raw = NULL;
-	size_t clen = 0, rlen = 0;
+	char *cur = NULL;
+	size_t clen = 0;
 	int rc;
 
 	fk_err_init(&err, NULL);
@@ -222,14 +228,10 @@ static void delta_finish(void *ctx, struct fk_reply *r)
 	fk_je_lock();
 	rc = fk_je_dump(&cur, &clen, &err);
 	if (rc == 0) {
-		rc = fk_serve_delta(d->base, d->blen, cur, clen, &raw, &rlen, &err);
+		rc = fk_serve_delta(d->base, d->blen, cur, clen, &r->body, &r->len, &err);
 		d->base = NULL;
-		cur = NULL;
 	}
-	if (rc == 0)
-		rc = fk_serve_convert(raw, rlen, FK_OUT_PPROF, NULL, &r->body, &r->len, &err);
 	fk_je_unlock();
-	free(cur);
 	delta_drop(d);
 	if (rc < 0) {
 		r->status = err.code == FK_EUNSUPP ? MHD_HTTP_SERVICE_UNAVAILABLE

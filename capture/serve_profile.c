@@ -1,12 +1,21 @@
 /* The formats the hook serves: a raw jemalloc dump turned into pprof, a
  * flame graph, folded stacks or a symbolized profile by the same library
  * code the tools run (DESIGN.md: "Everything a binary does is a library
- * call first"). The one place that knows those libraries' entry points. */
+ * call first"): fk_profile_parse, fk_symbolize, fk_pprof_encode,
+ * fk_folded_write, fk_flame_render, fk_symprof_write, fk_profile_diff.
+ * The one place that knows those libraries' entry points. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "diff.h"
+#include "flame.h"
+#include "folded_enc.h"
 #include "hook_int.h"
+#include "pprof_enc.h"
+#include "symbolize.h"
+#include "symprof.h"
 
 static const struct {
 	const char *name, *ctype;
@@ -33,30 +42,179 @@ const char *fk_fmt_ctype(int fmt)
 	return fmts[fmt].ctype;
 }
 
+int fk_serve_check(const struct fk_serve_opts *o, const char **msg)
+{
+	if (o->colors && fk_flame_palette_check(o->colors) < 0) {
+		*msg = "unknown colors: want hot, mem, io, red, green, blue, aqua, "
+		       "yellow, purple or orange";
+		return -1;
+	}
+	if (o->minwidth_pct && o->minwidth > 100) {
+		*msg = "minwidth above 100%";
+		return -1;
+	}
+	return 0;
+}
+
+/* A FILE writing into a growing malloc'd buffer. */
+struct membuf {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static int mb_open(struct membuf *m, struct fk_err *err)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	return 0;
+}
+
+/* Closes m; on success hands its buffer to *out, else frees it. */
+static int mb_close(struct membuf *m, int rc, char **out, size_t *outlen,
+		    struct fk_err *err)
+{
+	if (fclose(m->f) != 0 && rc == 0)
+		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (rc < 0) {
+		free(m->buf);
+		return -1;
+	}
+	*out = m->buf;
+	*outlen = m->len;
+	return 0;
+}
+
+static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o,
+		       char **out, size_t *outlen, struct fk_err *err)
+{
+	struct fk_flame_opts fo;
+	struct membuf folded, svg;
+	char *ftext = NULL;
+	size_t flen = 0;
+	int rc;
+
+	if (mb_open(&folded, err) < 0)
+		return -1;
+	rc = fk_folded_write(p, NULL, folded.f, err);
+	if (mb_close(&folded, rc, &ftext, &flen, err) < 0)
+		return -1;
+	fk_flame_opts_init(&fo);
+	fo.title = "Heap in use";
+	if (o) {
+		if (o->title && *o->title)
+			fo.title = o->title;
+		if (o->colors && *o->colors)
+			fo.colors = o->colors;
+		if (o->minwidth >= 0) {
+			fo.minwidth = o->minwidth;
+			fo.minwidth_pct = o->minwidth_pct;
+		}
+		fo.inverted = o->inverted != 0;
+	}
+	rc = mb_open(&svg, err);
+	if (rc == 0) {
+		rc = fk_flame_render(ftext, flen, NULL, 0, &fo, svg.f, err);
+		rc = mb_close(&svg, rc, out, outlen, err);
+	}
+	free(ftext);
+	return rc;
+}
+
+/* Symbolizes p with the files its maps name (the live process's own) and
+ * writes it in fmt. */
+static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
+		char **out, size_t *outlen, struct fk_err *err)
+{
+	struct fk_pprof_opts po;
+	struct membuf m;
+	int rc;
+
+	if (fk_symbolize(p, NULL, err) < 0)
+		return -1;
+	switch (fmt) {
+	case FK_OUT_PPROF:
+		memset(&po, 0, sizeof po);
+		po.time_nanos = (int64_t)time(NULL) * 1000000000;
+		po.source = "flamekit-hook";
+		po.level = 1;              /* the server's time matters more than bytes */
+		return fk_pprof_encode(p, &po, (unsigned char **)out, outlen, err);
+	case FK_OUT_FLAME:
+		return write_flame(p, o, out, outlen, err);
+	case FK_OUT_FOLDED:
+	case FK_OUT_SYMBOLIZED:
+		if (mb_open(&m, err) < 0)
+			return -1;
+		rc = fmt == FK_OUT_FOLDED ? fk_folded_write(p, NULL, m.f, err)
+			: fk_symprof_write(p, m.f, err);
+		return mb_close(&m, rc, out, outlen, err);
+	default:
+		return fk_err_set(err, FK_EUNSUPP, 0, "no such format");
+	}
+}
+
+/* Parses dump (consumed) into a new profile. */
+static struct fk_profile *parse(char *dump, size_t dlen, const char *name,
+				struct fk_err *err)
+{
+	struct fk_profile *p = fk_profile_new(name);
+
+	if (!p) {
+		free(dump);
+		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	fk_profile_own(p, dump);
+	if (fk_profile_parse(p, dump, dlen, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 int fk_serve_convert(char *dump, size_t dlen, int fmt,
 		     const struct fk_serve_opts *o, char **out, size_t *outlen,
 		     struct fk_err *err)
 {
-	(void)o;
+	struct fk_profile *p;
+	int rc;
+
 	if (fmt == FK_OUT_RAW) {
 		/* Exactly as jemalloc wrote it. */
 		*out = dump;
 		*outlen = dlen;
 		return 0;
 	}
-	free(dump);
-	return fk_err_set(err, FK_EUNSUPP, 0, "format '%s' is not available in this build",
-			  fmts[fmt].name);
+	p = parse(dump, dlen, "heap", err);
+	if (!p)
+		return -1;
+	rc = emit(p, fmt, o, out, outlen, err);
+	fk_profile_free(p);
+	return rc;
 }
 
 int fk_serve_delta(char *base, size_t blen, char *cur, size_t clen,
 		   char **out, size_t *outlen, struct fk_err *err)
 {
-	(void)blen;
-	(void)clen;
-	(void)out;
-	(void)outlen;
-	free(base);
-	free(cur);
-	return fk_err_set(err, FK_EUNSUPP, 0, "delta profiles are not available in this build");
+	struct fk_profile *b, *c, *g = NULL;
+	int rc = -1;
+
+	b = parse(base, blen, "base", err);
+	c = parse(cur, clen, "heap", err);
+	if (b && c) {
+		g = fk_profile_new("growth");
+		if (!g)
+			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		else if (fk_profile_diff(g, b, c, 0, err) == 0)
+			rc = emit(g, FK_OUT_PPROF, NULL, out, outlen, err);
+	} else if (!b) {
+		/* c parsed or not, its buffer is owned and freed with it. */
+	}
+	fk_profile_free(g);
+	fk_profile_free(c);
+	fk_profile_free(b);
+	return rc;
 }
