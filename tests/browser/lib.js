@@ -1,0 +1,54 @@
+// Shared helpers for the browser tests: launch Debian's chromium through
+// playwright-core with the flags the machine needs, a fresh profile each
+// time, and TAP output.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+let n = 0, failed = 0;
+function ok(cond, what, why) {
+	n++;
+	if (cond) console.log(`ok ${n} - ${what}`);
+	else {
+		failed++;
+		console.log(`not ok ${n} - ${what}${why !== undefined ? ": " + why : ""}`);
+	}
+	return cond;
+}
+
+async function launch() {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-chromium-"));
+	const ctx = await chromium.launchPersistentContext(dir, {
+		executablePath: process.env.FK_CHROMIUM || "/usr/bin/chromium",
+		headless: true,
+		args: ["--headless", "--no-sandbox", "--disable-gpu",
+		       "--disable-background-networking", "--disable-component-update",
+		       "--disable-sync", "--no-first-run", "--disable-quic"],
+		viewport: { width: 1280, height: 800 },
+	});
+	const close = async () => {
+		await ctx.close();
+		fs.rmSync(dir, { recursive: true, force: true });
+	};
+	return { ctx, close };
+}
+
+// Renders folded text with render-flame (from $B or PATH) into a temp SVG.
+function render(folded, args, name) {
+	const { execFileSync } = require("child_process");
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-svg-"));
+	const inp = path.join(dir, "in.folded"), out = path.join(dir, (name || "g") + ".svg");
+	fs.writeFileSync(inp, folded);
+	const bin = process.env.B ? path.join(process.env.B, "render-flame") : "render-flame";
+	execFileSync(bin, [...(args || []), "-o", out, inp]);
+	return out;
+}
+
+function done() {
+	console.log(`# ${n - failed} of ${n} browser checks passed`);
+	process.exit(failed ? 1 : 0);
+}
+
+module.exports = { ok, launch, render, done };
