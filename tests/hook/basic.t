@@ -40,6 +40,23 @@ check "raw dump maps name the host" grep -q 'hook-alloc-prog' "$T/raw"
 bytes=$(awk '/^bytes:/ { print $2 }' "$T/stats")
 check "raw dump accounts for the 13 MB kept (got ${bytes:-none})" [ "${bytes:-0}" -gt 10000000 ]
 
+export PPROF_TMPDIR=$T HOME=$T
+cu "$U/internal/heap?format=pprof" >"$T/p.pb.gz"
+is "pprof is 200" "$(code)" 200
+go tool pprof -top "$T/p.pb.gz" >"$T/top" 2>&1
+is "pprof: hog_grow_cache on top" "$(awk '/flat%/ { getline; print $NF; exit }' "$T/top")" hog_grow_cache
+check "pprof: hog_outer is its caller" grep -q 'hog_outer$' "$T/top"
+curl -s -D "$T/hdr" -o /dev/null --max-time 30 "$U/internal/heap"
+check "pprof content type" grep -qi '^Content-Type: application/octet-stream' "$T/hdr"
+check "no MIME sniffing" grep -qi '^X-Content-Type-Options: nosniff' "$T/hdr"
+cu "$U/internal/heap?format=flame" >"$T/f.svg"
+check "flame is valid XML" xmllint --noout "$T/f.svg"
+check "flame names hog_grow_cache" grep -q hog_grow_cache "$T/f.svg"
+curl -s -D "$T/hdr" -o /dev/null --max-time 30 "$U/internal/heap?format=flame"
+check "flame content type" grep -qi '^Content-Type: image/svg+xml' "$T/hdr"
+line=$(cu "$U/internal/heap?format=folded" | sort -t' ' -k2 -n | tail -1)
+like "folded: main;hog_outer;hog_grow_cache heaviest" "$line" ';main;hog_outer;hog_grow_cache [0-9]+$'
+
 b=$(cu "$U/internal/heap?format=svg")
 is "unknown format is 400" "$(code)" 400
 like "400 names the format" "$b" "unknown format 'svg'"

@@ -74,6 +74,9 @@ wait_http() {
 	return 1
 }
 
+# gone PID: the process has exited.
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
 stop_host() {
 	echo quit >&3 2>/dev/null
 	exec 3>&-
