@@ -1,0 +1,200 @@
+/* Unit tests of encode/'s folded side: the line accumulator (escaping as
+ * fk_folded_put_frame, merging, order), to-folded's frames and values, and
+ * the promise that pprof read back gives the same lines. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode_int.h"
+#include "folded.h"
+#include "folded_enc.h"
+#include "pprof_dec.h"
+#include "pprof_enc.h"
+#include "symprof.h"
+#include "t.h"
+
+static const char sym_text[] =
+	"--- symbol\n"
+	"binary=/opt/t/prog\n"
+	"=flamekit 0.1.0 allocator-frames=dropped\n"
+	"0x0000000000001100 f_outer--f_leaf\n"
+	"=sym 0x0000000000001100\tf\tf_outer\t\t/src/a.c\t10\tf_leaf\t\t/src/a.c\t3\n"
+	"0x00000000000011ff main\n"
+	"=sym 0x00000000000011ff\tf\tmain\t\t/src/a.c\t20\n"
+	"0x0000000000001300 semi;colon\n"
+	"=sym 0x0000000000001300\tf\tsemi;colon\t\t\t0\n"
+	"---\n"
+	"--- heap\n"
+	"heap_v2/4096\n"
+	"  t*: 4: 4192 [0: 0]\n"
+	"  t1: 4: 4192 [0: 0] main\n"
+	"@ 0x1100 0x1200\n"
+	"  t*: 2: 128 [0: 0]\n"
+	"  t1: 2: 128 [0: 0]\n"
+	"@ 0x7f00000010 0x1200\n"
+	"  t*: 1: 64 [0: 0]\n"
+	"  t1: 1: 64 [0: 0]\n"
+	"@ 0x1300 0x1555\n"
+	"  t*: 1: 4000 [0: 0]\n"
+	"  t1: 1: 4000 [0: 0]\n"
+	"\n"
+	"MAPPED_LIBRARIES:\n"
+	"00001000-00002000 r-xp 00001000 08:01 12 /opt/t/prog\n"
+	"7f00000000-7f00001000 rwxp 00000000 00:00 0 \n";
+
+static char *folded_of(const struct fk_profile *p, const struct fk_folded_opts *o)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	if (fk_folded_write(p, o, f, &err) < 0)
+		printf("# to-folded failed: %s\n", err.msg);
+	fclose(f);
+	return buf;
+}
+
+static void test_acc(void)
+{
+	struct fk_foldacc *acc = fk_foldacc_new();
+	struct fk_err err;
+	char *buf = NULL, *ref = NULL;
+	size_t n = 0, rn = 0;
+	FILE *f;
+	static const char weird[] = "a;b\nc\td\x7f" "e";
+
+	fk_err_init(&err, "t");
+	fk_foldacc_begin(acc);
+	fk_foldacc_frame(acc, "main", &err);
+	fk_foldacc_frame(acc, weird, &err);
+	fk_foldacc_end(acc, 5, &err);
+	fk_foldacc_begin(acc);
+	fk_foldacc_frame(acc, "main", &err);
+	fk_foldacc_frame(acc, "a:b c d e", &err);   /* escapes to the same line */
+	fk_foldacc_end(acc, 2, &err);
+	fk_foldacc_begin(acc);
+	fk_foldacc_frame(acc, "alpha", &err);
+	fk_foldacc_end(acc, 3, &err);
+	fk_foldacc_begin(acc);
+	fk_foldacc_frame(acc, "zero", &err);
+	fk_foldacc_end(acc, 4, &err);
+	fk_foldacc_begin(acc);
+	fk_foldacc_frame(acc, "zero", &err);
+	fk_foldacc_end(acc, -4, &err);
+	fk_foldacc_begin(acc);
+	fk_foldacc_end(acc, 1, &err);
+	f = open_memstream(&buf, &n);
+	T_OK(fk_foldacc_write(acc, f, &err) == 0, "accumulator writes");
+	fclose(f);
+	T_EQ_STR(buf, "[no stack] 1\nalpha 3\nmain;a:b c d e 7\n",
+		 "escaped, merged, sorted, zero totals left out");
+	free(buf);
+	fk_foldacc_free(acc);
+
+	/* The escaping is exactly core's fk_folded_put_frame. */
+	acc = fk_foldacc_new();
+	fk_foldacc_begin(acc);
+	fk_foldacc_frame(acc, weird, &err);
+	fk_foldacc_end(acc, 1, &err);
+	buf = NULL;
+	f = open_memstream(&buf, &n);
+	fk_foldacc_write(acc, f, &err);
+	fclose(f);
+	f = open_memstream(&ref, &rn);
+	fk_folded_put_frame(f, weird);
+	fputs(" 1\n", f);
+	fclose(f);
+	T_EQ_STR(buf, ref, "same escaping as fk_folded_put_frame");
+	free(buf);
+	free(ref);
+	fk_foldacc_free(acc);
+}
+
+static void test_to_folded(void)
+{
+	struct fk_profile *p = fk_profile_new("t");
+	struct fk_folded_opts o;
+	struct fk_err err;
+	char *out, *back = NULL;
+	size_t n = 0;
+	unsigned char *pb;
+	size_t pbn;
+	struct fk_pprof *pp;
+	FILE *f;
+	struct fk_values v;
+	char want[512];
+
+	fk_err_init(&err, "t");
+	if (fk_profile_parse(p, sym_text, strlen(sym_text), &err) < 0) {
+		T_OK(0, "test profile parses: %s", err.msg);
+		return;
+	}
+	memset(&o, 0, sizeof o);
+	out = folded_of(p, &o);
+	{
+		/* Expected values: unbiased per stack, rounding error carried
+		 * from stack to stack in input order. */
+		double cum = 0;
+		long long b[3], ob[3], prev = 0, oprev = 0;
+		double ocum = 0;
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			v = fk_unbias(p, &p->stacks[i].c);
+			cum += v.bytes;
+			b[i] = llround(cum) - prev;
+			prev = llround(cum);
+			ocum += v.objs;
+			ob[i] = llround(ocum) - oprev;
+			oprev = llround(ocum);
+		}
+		snprintf(want, sizeof want,
+			 "main;[anon]+0x7f00000010 %lld\n"
+			 "main;f_outer;f_leaf %lld\n"
+			 "prog+0x1555;semi:colon %lld\n", b[1], b[0], b[2]);
+		T_EQ_STR(out, want, "inline frames caller first, unresolved addresses named, ';' escaped");
+		free(out);
+		o.value = FK_FOLDED_OBJECTS;
+		out = folded_of(p, &o);
+		snprintf(want, sizeof want,
+			 "main;[anon]+0x7f00000010 %lld\n"
+			 "main;f_outer;f_leaf %lld\n"
+			 "prog+0x1555;semi:colon %lld\n", ob[1], ob[0], ob[2]);
+		T_EQ_STR(out, want, "objects unbiased");
+		T_OK(ob[0] == 129 && b[0] == 8256, "2 objects of 64 bytes at period 4096 are 129 objects, 8256 bytes");
+		free(out);
+	}
+	o.value = FK_FOLDED_BYTES;
+	o.alloc = 1;
+	T_OK(fk_folded_write(p, &o, stdout, &err) < 0 && err.code == FK_EUNSUPP,
+	     "--alloc without accumulated counts refused (%s)", err.msg);
+	o.alloc = 0;
+	o.threads = 1;
+	out = folded_of(p, &o);
+	T_OK(out && strncmp(out, "[thread 1 main];", 16) == 0, "thread root frame: %s", out);
+	free(out);
+
+	/* to-pprof | from-pprof equals to-folded. */
+	o.threads = 0;
+	out = folded_of(p, &o);
+	T_OK(fk_pprof_encode(p, NULL, &pb, &pbn, &err) == 0 &&
+	     fk_pprof_read(pb, pbn, &pp, &err) == 0, "pprof round trip (%s)", err.msg);
+	f = open_memstream(&back, &n);
+	fk_pprof_folded_write(pp, (size_t)fk_pprof_pick_type(pp, NULL, &err), f, &err);
+	fclose(f);
+	T_EQ_STR(back, out, "from-pprof of to-pprof equals to-folded");
+	free(back);
+	free(out);
+	free(pb);
+	fk_pprof_free(pp);
+	fk_profile_free(p);
+}
+
+int main(void)
+{
+	test_acc();
+	test_to_folded();
+	return T_DONE();
+}
