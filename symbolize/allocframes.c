@@ -56,6 +56,14 @@ int fk_alloc_is_frame(const char *module_base, const char *name,
 		return 1;
 	if (is_entry(name))
 		return 1;
+	/* The sanitizers' interceptors replace the allocator (ASan's
+	 * __interceptor_malloc, ___interceptor_malloc in newer runtimes). */
+	const char *rest = name;
+	while (*rest == '_')
+		rest++;
+	if (rest - name >= 2 && starts(rest, "interceptor_") &&
+	    is_entry(rest + strlen("interceptor_")))
+		return 1;
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
 		size_t n = strlen(prefixes[i]);
 		if (strncmp(name, prefixes[i], n) != 0 || name[n] == '\0')

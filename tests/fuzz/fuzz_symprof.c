@@ -33,13 +33,18 @@ static struct fk_profile *parse(const char *buf, size_t len, char *copy)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char head[] = "--- symbol\n";
-	size_t hl = sizeof head - 1, len = size + hl;
-	char *buf = malloc(len + 1), *out = NULL;
+	size_t hl = sizeof head - 1, len;
+	char *buf, *out = NULL;
 	size_t outlen = 0;
 
+	/* Keep the fuzzer inside the symbol section's grammar: inputs that
+	 * do not open one get its first line. */
+	if (size >= hl && memcmp(data, head, hl) == 0)
+		hl = 0;
+	len = size + hl;
+	buf = malloc(len + 1);
 	if (!buf)
 		return 0;
-	/* Keep the fuzzer inside the symbol section's grammar. */
 	memcpy(buf, head, hl);
 	memcpy(buf + hl, data, size);
 	struct fk_profile *p = parse(buf, len, malloc(len + 1));

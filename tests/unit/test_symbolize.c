@@ -46,6 +46,8 @@ static void test_alloc_rules(void)
 	T_OK(fk_alloc_is_frame(NULL, "operator new[](unsigned long)", "_Znam"), "operator new[]");
 	T_OK(fk_alloc_is_frame(NULL, "x", "_ZnwmSt11align_val_t"), "aligned new by sysname");
 	T_OK(fk_alloc_is_frame(NULL, "posix_memalign", NULL), "posix_memalign");
+	T_OK(fk_alloc_is_frame(NULL, "__interceptor_malloc", NULL), "ASan's interceptor");
+	T_OK(!fk_alloc_is_frame(NULL, "__interceptor_strlen", NULL), "other interceptors kept");
 	T_OK(!fk_alloc_is_frame("libc.so.6", "strdup", "strdup"), "strdup is the caller");
 	T_OK(!fk_alloc_is_frame(NULL, "xmalloc", NULL), "a user wrapper is kept");
 	T_OK(!fk_alloc_is_frame(NULL, "tc_process", NULL), "tc_ needs an entry point");

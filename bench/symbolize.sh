@@ -1,0 +1,58 @@
+#!/bin/sh
+# Benchmark: `symbolize | to-folded` against `jeprof --collapsed` on the real
+# gcc cc1 dump (fixtures/dumps/cc1.prof, about 11k stacks and 6k distinct
+# addresses). Prints the median wall time and the median peak RSS (from
+# /usr/bin/time -v; for a pipeline, the largest process) of several runs.
+# Usage: bench/symbolize.sh [RUNS] [JEPROF_RUNS]   (defaults 9 and 3)
+# Build first: make B=DIR, then B=DIR bench/symbolize.sh.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+B=${B:-build}
+case "$B" in /*) ;; *) B=$top/$B ;; esac
+runs=${1:-9}
+jruns=${2:-3}
+dump=fixtures/dumps/cc1.prof
+prog=/usr/lib/gcc/x86_64-linux-gnu/12/cc1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+for t in "$B/symbolize" "$B/to-folded" /usr/bin/time jeprof "$prog"; do
+	command -v "$t" >/dev/null 2>&1 || { echo "bench: missing $t" >&2; exit 1; }
+done
+
+# measure NAME RUNS COMMAND: one "seconds kilobytes" line per run in $tmp/NAME.
+measure() {
+	name=$1 n=$2; shift 2
+	: >"$tmp/$name"
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		/usr/bin/time -v sh -c "$*" 2>"$tmp/time" >/dev/null
+		awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
+				for (k = 1; k <= n; k++) s = s * 60 + t[k]; wall = s }
+			/Maximum resident set size/ { rss = $2 }
+			END { printf "%.3f %d\n", wall, rss }' "$tmp/time" >>"$tmp/$name"
+		i=$((i + 1))
+	done
+}
+
+median() {   # column of $tmp/NAME
+	sort -n -k"$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
+}
+
+# Warm the page cache (the files symbolize and jeprof read) once.
+"$B/symbolize" "$dump" 2>/dev/null | "$B/to-folded" >/dev/null
+
+measure sym "$runs" "'$B/symbolize' '$dump' 2>/dev/null"
+measure pipe "$runs" "'$B/symbolize' '$dump' 2>/dev/null | '$B/to-folded'"
+measure jeprof "$jruns" "jeprof --collapsed '$prog' '$dump' 2>/dev/null"
+
+stacks=$(grep -c '^@' "$dump")
+addrs=$(grep '^@' "$dump" | tr ' ' '\n' | grep -c '^0x' || true)
+distinct=$(grep '^@' "$dump" | tr ' ' '\n' | grep '^0x' | sort -u | wc -l)
+echo "input: $dump ($stacks stacks, $addrs frames, $distinct distinct addresses)"
+printf '%-32s %10s %12s %6s\n' command "median s" "median KB" runs
+printf '%-32s %10s %12s %6s\n' "symbolize" "$(median sym 1)" "$(median sym 2)" "$runs"
+printf '%-32s %10s %12s %6s\n' "symbolize | to-folded" "$(median pipe 1)" "$(median pipe 2)" "$runs"
+printf '%-32s %10s %12s %6s\n' "jeprof --collapsed" "$(median jeprof 1)" "$(median jeprof 2)" "$jruns"
+awk -v a="$(median jeprof 1)" -v b="$(median pipe 1)" \
+	'BEGIN { if (b > 0) printf "speed-up: %.0fx\n", a / b }'
