@@ -24,11 +24,11 @@ static int parse_line(const char *s, size_t n, uint64_t lineno,
 		vstart--;
 	if (vstart == 0) {
 		fk_err_quote(q, sizeof q, s, end);
-		return fk_err_set(err, FK_ESYNTAX, lineno, "missing value in %s", q);
+		return fk_err_set(err, FK_ESYNTAX, lineno, "missing value in '%s'", q);
 	}
 	if (fk_parse_i64(s + vstart, end - vstart, &l->value) < 0) {
 		fk_err_quote(q, sizeof q, s + vstart, end - vstart);
-		return fk_err_set(err, FK_ESYNTAX, lineno, "bad value %s", q);
+		return fk_err_set(err, FK_ESYNTAX, lineno, "bad value '%s'", q);
 	}
 	/* The separator may be a run of blanks; the stack keeps inner spaces. */
 	l->len = vstart;

@@ -8,7 +8,7 @@
 	var svg = document.documentElement;
 	var D = JSON.parse(document.getElementById("fkdata").textContent);
 	var meta = document.getElementById("fknames");
-	var names = meta.textContent.split("\n");
+	var names = meta.textContent.replace(/^\n/, "").split("\n");
 	var countname = meta.getAttribute("data-countname") || "";
 	var nametype = meta.getAttribute("data-nametype") || "";
 	var els = document.getElementById("frames").children;

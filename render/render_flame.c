@@ -76,14 +76,14 @@ static double number(const char *opt, const char *s, int *pct)
 
 	errno = 0;
 	if (!*s || *s == ' ' || *s == '+' || *s == '-')
-		bad_usage("bad number for %s", opt);
+		bad_usage("bad number for %s '%s'", opt, s);
 	v = strtod(s, &end);
 	if (pct && *end == '%') {
 		*pct = 1;
 		end++;
 	}
 	if (*end || errno || !isfinite(v) || v < 0)
-		bad_usage("bad number for %s", opt);
+		bad_usage("bad number for %s '%s'", opt, s);
 	return v;
 }
 

@@ -29,6 +29,7 @@ struct emit {
 	struct efr *fr;
 	size_t nfr, capfr;
 	double scale, minw;            /* px per unit; px */
+	double vscale;                 /* px per unit of the visible values */
 	uint32_t maxdepth;
 	uint32_t *nameidx;             /* tree name id -> page name index */
 	uint32_t nnames;
@@ -76,6 +77,15 @@ static int64_t width_units(const struct emit *e, uint32_t n)
 	return e->diff ? e->t->vtotal[n] : e->t->nodes[n].total;
 }
 
+/* Whether node n is drawn: wide enough in the new profile, or (in a
+ * differential graph) in the view that keeps vanished stacks. */
+static int wide(const struct emit *e, uint32_t n)
+{
+	if ((double)e->t->nodes[n].total * e->scale >= e->minw)
+		return 1;
+	return e->diff && (double)e->t->vtotal[n] * e->vscale >= e->minw;
+}
+
 /* Collects node and the children wide enough to draw; narrow children are
  * merged into one "(N more)" box per parent. Depth is bounded by the
  * tree's FK_MAX_DEPTH_ANY. */
@@ -103,7 +113,7 @@ static int collect(struct emit *e, uint32_t node, uint32_t depth, int64_t x)
 		return -1;
 	memset(&m, 0, sizeof m);
 	for (c = nd->child; c; c = t->nodes[c].next) {
-		if ((double)width_units(e, c) * e->scale >= e->minw) {
+		if (wide(e, c)) {
 			if (collect(e, c, depth + 1, cx) < 0)
 				return -1;
 			cx += t->nodes[c].total;
@@ -117,7 +127,7 @@ static int collect(struct emit *e, uint32_t node, uint32_t depth, int64_t x)
 			m.vv += t->vtotal[c];
 		}
 	}
-	if (m.nmore >= 2 && (double)mw * e->scale >= e->minw) {
+	if (m.nmore >= 2 && (double)mw * (e->diff ? e->vscale : e->scale) >= e->minw) {
 		char label[40];
 		int n = snprintf(label, sizeof label, "(%u more)", m.nmore);
 		m.node = NO_NODE;
@@ -397,14 +407,15 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	xmlOutputBufferPtr ob = NULL;
 	xmlTextWriterPtr w = NULL;
 	char num[64];
-	int64_t total;
+	int64_t total, vtotal;
 	int rc = -1, i;
 
 	memset(&e, 0, sizeof e);
 	e.t = t;
 	e.o = o;
 	e.diff = t->has_base;
-	total = e.diff ? t->vtotal[0] : t->nodes[0].total;
+	total = t->nodes[0].total;
+	vtotal = e.diff ? t->vtotal[0] : total;
 
 	memset(&g, 0, sizeof g);
 	g.fitpage = o->width <= 0;
@@ -415,6 +426,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	g.ypad1 = g.fs * 3 + (o->subtitle && *o->subtitle ? g.fs * 2 : 0);
 	g.ypad2 = g.fs * 2 + 10;
 	e.scale = total > 0 ? (g.W - 2 * XPAD) / (double)total : 0;
+	e.vscale = vtotal > 0 ? (g.W - 2 * XPAD) / (double)vtotal : 0;
 	e.minw = o->minwidth_pct ? (g.W - 2 * XPAD) * o->minwidth / 100.0 : o->minwidth;
 
 	e.nameidx = malloc((size_t)t->nnames * sizeof *e.nameidx);
@@ -452,35 +464,53 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	snprintf(num, sizeof num, "%.10g", g.fs);
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-size", BAD_CAST num));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST (e.diff ? "fk diff" : "fk")));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	if (o->notes && *o->notes) {
 		tmp.len = 0;
 		BC(fk_buf_add_clean(&tmp, o->notes, strlen(o->notes)));
 		BC(fk_buf_add(&tmp, "", 1));
 		X(xmlTextWriterWriteElement(w, BAD_CAST "desc", BAD_CAST tmp.p));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
 
-	/* Style: the embedded sheet, the palette, and this graph's sizes. */
+	/* Style: the embedded sheet, then the palette and this graph's sizes.
+	 * Top-level elements start lines, so the page reads well. */
 	b.len = 0;
 	BC(fk_buf_add(&b, fk_flame_css, fk_flame_css_len));
+	BC(fk_buf_add(&b, "", 1));
+	X(xmlTextWriterStartElement(w, BAD_CAST "style"));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	X(xmlTextWriterWriteString(w, BAD_CAST b.p));
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	b.len = 0;
 	BC(fk_palette_css(&b, o->colors, e.diff));
 	snprintf(num, sizeof num, "#frames rect{height:%.10gpx}\n", g.fh > 1 ? g.fh - 1 : g.fh);
 	BC(fk_buf_adds(&b, num));
 	BC(fk_buf_add(&b, "", 1));
 	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b.p));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	X(xmlTextWriterStartElement(w, BAD_CAST "rect"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST "bg"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "100%"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST "100%"));
 	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	X(text_el(w, &tmp, "title", NULL, g.W / 2, g.fs * 2, "middle", o->title));
-	if (o->subtitle && *o->subtitle)
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	if (o->subtitle && *o->subtitle) {
 		X(text_el(w, &tmp, "subtitle", NULL, g.W / 2, g.fs * 4, "middle", o->subtitle));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
 	X(text_el(w, &tmp, "details", NULL, XPAD, g.H - g.ypad2 / 2, NULL, " "));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(text_el(w, &tmp, "matched", NULL, g.W - XPAD, g.H - g.ypad2 / 2, "end", " "));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(legend(&e, &g, w, &tmp));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	X(xmlTextWriterStartElement(w, BAD_CAST "g"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "frames"));
@@ -488,6 +518,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	if (write_frames(&e, &g, w, &b, &lab) < 0)
 		goto fail;
 	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	/* The data for the script. Names and labels from the input are text
 	 * and attributes escaped by the writer; names are one a line (a
@@ -502,6 +533,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	BC(fk_buf_add_clean(&tmp, o->nametype, strlen(o->nametype)));
 	BC(fk_buf_add(&tmp, "", 1));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp.p));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	for (i = 0; (size_t)i < e.nnames; i++) {
 		X(xmlTextWriterWriteString(w, BAD_CAST (e.names.p + e.nameoff[i])));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
@@ -518,15 +550,19 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkdata"));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST b.p));
 	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	/* The script last, so every element exists when it runs. */
 	b.len = 0;
 	BC(fk_buf_add(&b, fk_flame_js, fk_flame_js_len));
 	BC(fk_buf_add(&b, "", 1));
 	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(xmlTextWriterWriteString(w, BAD_CAST b.p));
 	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(xmlTextWriterEndDocument(w));
 	i = xmlTextWriterFlush(w);
 	xmlFreeTextWriter(w);

@@ -1,0 +1,1 @@
+render-flame --diff fixtures/bad/folded-novalue.folded fixtures/folded/merge.folded

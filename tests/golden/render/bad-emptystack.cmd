@@ -1,0 +1,1 @@
+render-flame fixtures/bad/folded-emptystack.folded

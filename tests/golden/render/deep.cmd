@@ -1,0 +1,1 @@
+render-flame fixtures/folded/deep.folded | sh tests/golden/render/strip-assets

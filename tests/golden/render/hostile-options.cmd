@@ -1,0 +1,1 @@
+render-flame --title '<script>alert(1)</script>' --subtitle '"];alert(1)//' --notes ']]> -- </style><script>alert(2)</script>' --countname '</style><script>' --nametype ']]><x>' --fonttype 'x"; } * { display:none' fixtures/folded/merge.folded | sh tests/golden/render/strip-assets

@@ -1,0 +1,1 @@
+render-flame --countname samples fixtures/folded/huge.folded | sh tests/golden/render/strip-assets

@@ -1,0 +1,1 @@
+render-flame --inverted --colors hot --hash fixtures/folded/merge.folded | sh tests/golden/render/strip-assets

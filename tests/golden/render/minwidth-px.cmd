@@ -1,0 +1,1 @@
+render-flame --minwidth 2 --width 600 fixtures/folded/minwidth.folded | sh tests/golden/render/strip-assets

@@ -1,0 +1,1 @@
+render-flame --minwidth 1% fixtures/folded/minwidth.folded | sh tests/golden/render/strip-assets

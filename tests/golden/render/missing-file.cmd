@@ -1,0 +1,1 @@
+render-flame fixtures/folded/does-not-exist.folded

@@ -1,0 +1,1 @@
+render-flame fixtures/folded/one.folded | sh tests/golden/render/strip-assets

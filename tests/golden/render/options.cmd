@@ -1,0 +1,1 @@
+render-flame --width 800 --height 20 --fontsize 10 --fonttype Courier --colors io --title T --subtitle S --countname samples --nametype Frame: fixtures/folded/zero.folded | sh tests/golden/render/strip-assets

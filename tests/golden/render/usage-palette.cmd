@@ -1,0 +1,1 @@
+render-flame --colors nope fixtures/folded/merge.folded

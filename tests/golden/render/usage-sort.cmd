@@ -1,0 +1,1 @@
+render-flame --sort=size fixtures/folded/merge.folded

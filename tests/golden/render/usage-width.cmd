@@ -1,0 +1,1 @@
+render-flame --width abc fixtures/folded/merge.folded
