@@ -1,0 +1,35 @@
+#!/bin/sh
+# Every binary has a man page that mandoc accepts without warnings, that
+# renders with man -l, and that names every long option its --help lists.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+B=${B:-build}
+n=0; fail=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
+for prog in jeprof-raw symbolize to-pprof to-folded from-pprof render-flame; do
+	page=man/$prog.1
+	if [ ! -f "$page" ]; then nok "$page exists"; continue; fi
+	out=$(mandoc -T lint -W warning "$page" 2>&1)
+	if [ -z "$out" ]; then ok "$page: mandoc -T lint clean"; else nok "$page: mandoc -T lint: $(echo "$out" | head -3 | tr '\n' ' ')"; fi
+	if man -l "$page" 2>/dev/null | grep -q "$prog"; then ok "$page renders"; else nok "$page renders with man -l"; fi
+	if [ ! -x "$B/$prog" ]; then nok "$B/$prog built"; continue; fi
+	help=$("$B/$prog" --help 2>&1); st=$?
+	[ "$st" = 0 ] && ok "$prog --help exits 0" || nok "$prog --help exits 0 (got $st)"
+	missing=""
+	for opt in $(echo "$help" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		# mdoc writes --opt as "Fl -opt"; the rendered page shows "--opt".
+		mandoc -T ascii "$page" 2>/dev/null | sed 's/.\x08//g' | grep -q -- "$opt" || missing="$missing $opt"
+	done
+	[ -z "$missing" ] && ok "$page documents every option of --help" ||
+		nok "$page lacks options of --help:$missing"
+	"$B/$prog" --version >/dev/null 2>&1 && ok "$prog --version" || nok "$prog --version"
+	"$B/$prog" --no-such-option >/dev/null 2>&1; st=$?
+	[ "$st" = 2 ] && ok "$prog: bad usage exits 2" || nok "$prog: bad usage exits 2 (got $st)"
+done
+for page in man/*.3; do
+	[ -f "$page" ] || continue
+	out=$(mandoc -T lint -W warning "$page" 2>&1)
+	[ -z "$out" ] && ok "$page: mandoc -T lint clean" || nok "$page: $(echo "$out" | head -3 | tr '\n' ' ')"
+done
+exit $fail
