@@ -1,0 +1,1 @@
+d=$(mktemp -d) && cp fixtures/debug/fk-stripped.debug "$d/" && symbolize --sysroot fixtures/sysroot --debug-dir "$d" fixtures/dumps/fk-stripped.prof 2>/dev/null | grep "^=sym"; st=$?; rm -rf "$d"; exit $st
