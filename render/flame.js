@@ -270,6 +270,7 @@
 		}
 	}
 	function zoom(i) {
+		hideTip();
 		state.zoom = i;
 		layout();
 		reset.disabled = i === 0;
@@ -419,6 +420,8 @@
 			return;
 		}
 		if (ev.key === "Escape") {
+			if (state.sel >= 0)
+				select(-1);
 			if (state.query) {
 				q.value = state.query = "";
 				search(false);
