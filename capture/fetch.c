@@ -348,10 +348,12 @@ static int parse_response(char *buf, size_t n, char **data, size_t *len, struct 
 	} else if ((v = header(buf, hlen, "Content-Length", &vlen))) {
 		if (fk_parse_u64(v, vlen, &clen) < 0)
 			return fk_err_set(err, FK_ESYNTAX, 0, "bad Content-Length in response");
-		if (clen > blen)
+		/* An error status is reported even when its body was cut. */
+		if (clen > blen && status == 200)
 			return fk_err_set(err, FK_EIO, 0, "response truncated after %zu of %llu bytes",
 					  blen, (unsigned long long)clen);
-		blen = (size_t)clen;
+		if (clen < blen)
+			blen = (size_t)clen;
 	}
 	if (status != 200) {
 		size_t m = strcspn(body, "\r\n");
