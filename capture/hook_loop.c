@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,6 +53,14 @@ static void *loop_main(void *arg)
 		}
 		if (pf[0].revents)
 			break;
+		if ((isig >= 0 && (pf[isig].revents & POLLNVAL)) ||
+		    (ihttp >= 0 && (pf[ihttp].revents & POLLNVAL))) {
+			/* The program closed descriptors it did not open (a
+			 * daemon closing everything): stop rather than spin. */
+			fprintf(stderr, "flamekit-hook: the program closed the hook's "
+				"file descriptors; serving stopped\n");
+			break;
+		}
 		if (isig >= 0 && pf[isig].revents)
 			fk_sig_dump(L.sigfd);
 		if (ihttp >= 0)
