@@ -2,7 +2,9 @@
 # Benchmark: `symbolize | to-folded` against `jeprof --collapsed` on the real
 # gcc cc1 dump (fixtures/dumps/cc1.prof, about 11k stacks and 6k distinct
 # addresses). Prints the median wall time and the median peak RSS (from
-# /usr/bin/time -v; for a pipeline, the largest process) of several runs.
+# /usr/bin/time -v; for a pipeline, the largest process) of several runs,
+# and the median CPU time (user + system of all processes), which a busy
+# machine inflates less than the wall time.
 # Usage: bench/symbolize.sh [RUNS] [JEPROF_RUNS]   (defaults 9 and 3)
 # Build first: make B=DIR, then B=DIR bench/symbolize.sh.
 set -eu
@@ -20,7 +22,7 @@ for t in "$B/symbolize" "$B/to-folded" /usr/bin/time jeprof "$prog"; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench: missing $t" >&2; exit 1; }
 done
 
-# measure NAME RUNS COMMAND: one "seconds kilobytes" line per run in $tmp/NAME.
+# measure NAME RUNS COMMAND: one "wall kilobytes cpu" line per run in $tmp/NAME.
 measure() {
 	name=$1 n=$2; shift 2
 	: >"$tmp/$name"
@@ -30,7 +32,8 @@ measure() {
 		awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
 				for (k = 1; k <= n; k++) s = s * 60 + t[k]; wall = s }
 			/Maximum resident set size/ { rss = $2 }
-			END { printf "%.3f %d\n", wall, rss }' "$tmp/time" >>"$tmp/$name"
+			/User time \(seconds\)|System time \(seconds\)/ { cpu += $2 }
+			END { printf "%.3f %d %.3f\n", wall, rss, cpu }' "$tmp/time" >>"$tmp/$name"
 		i=$((i + 1))
 	done
 }
@@ -39,6 +42,7 @@ median() {   # column of $tmp/NAME
 	sort -n -k"$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
 }
 
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 # Warm the page cache (the files symbolize and jeprof read) once.
 "$B/symbolize" "$dump" 2>/dev/null | "$B/to-folded" >/dev/null
 
@@ -50,9 +54,13 @@ stacks=$(grep -c '^@' "$dump")
 addrs=$(grep '^@' "$dump" | tr ' ' '\n' | grep -c '^0x' || true)
 distinct=$(grep '^@' "$dump" | tr ' ' '\n' | grep '^0x' | sort -u | wc -l)
 echo "input: $dump ($stacks stacks, $addrs frames, $distinct distinct addresses)"
-printf '%-32s %10s %12s %6s\n' command "median s" "median KB" runs
-printf '%-32s %10s %12s %6s\n' "symbolize" "$(median sym 1)" "$(median sym 2)" "$runs"
-printf '%-32s %10s %12s %6s\n' "symbolize | to-folded" "$(median pipe 1)" "$(median pipe 2)" "$runs"
-printf '%-32s %10s %12s %6s\n' "jeprof --collapsed" "$(median jeprof 1)" "$(median jeprof 2)" "$jruns"
-awk -v a="$(median jeprof 1)" -v b="$(median pipe 1)" \
-	'BEGIN { if (b > 0) printf "speed-up: %.0fx\n", a / b }'
+echo "load average before: $load"
+printf '%-24s %10s %10s %12s %6s\n' command "wall s" "cpu s" "peak KB" runs
+for m in "sym symbolize $runs" "pipe symbolize|to-folded $runs" "jeprof jeprof--collapsed $jruns"; do
+	set -- $m
+	printf '%-24s %10s %10s %12s %6s\n' "$2" "$(median "$1" 1)" "$(median "$1" 3)" \
+		"$(median "$1" 2)" "$3"
+done
+awk -v a="$(median jeprof 1)" -v b="$(median pipe 1)" -v c="$(median jeprof 3)" \
+	-v d="$(median pipe 3)" \
+	'BEGIN { if (b > 0 && d > 0) printf "speed-up: %.0fx wall, %.0fx cpu\n", a / b, c / d }'
