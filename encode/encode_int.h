@@ -30,9 +30,13 @@ int fk_gz_decompress(const void *data, size_t len, size_t max,
 
 /* ---- u64map.c: open-addressing table from uint64 keys to uint32 values ---- */
 
+struct fk_u64map_slot {
+	uint64_t key;
+	uint32_t val;                  /* UINT32_MAX marks an empty slot */
+};
+
 struct fk_u64map {
-	uint64_t *keys;
-	uint32_t *vals;                /* UINT32_MAX marks an empty slot */
+	struct fk_u64map_slot *slots;  /* key and value side by side: one cache miss */
 	size_t cap, n;                 /* cap is a power of two */
 };
 
@@ -48,6 +52,10 @@ uint32_t fk_u64map_get(const struct fk_u64map *m, uint64_t key);
 /* Sets key to val (val != UINT32_MAX), replacing an old value. Returns 0,
  * or -1 when out of memory. */
 int fk_u64map_put(struct fk_u64map *m, uint64_t key, uint32_t val);
+
+/* Makes room for n keys without rehashing. Returns 0, or -1 when out of
+ * memory (the table is unchanged and still usable). */
+int fk_u64map_reserve(struct fk_u64map *m, size_t n);
 
 /* ---- foldacc.c: folded lines, merged, sorted, written at once ---- */
 

@@ -29,6 +29,15 @@ struct fun_key {
 	const char *name, *sysname, *file;
 };
 
+/* A Location while stacks are walked: small, so that the walk over every
+ * frame of every stack stays in cache; the message is made at the end. */
+struct locb {
+	uint64_t addr;
+	const struct fk_sym *sym;      /* NULL: unresolved */
+	uint32_t next;                 /* next location with the same address */
+	uint32_t map;                  /* p->maps index + 1, 0 = none */
+};
+
 struct enc {
 	const struct fk_profile *p;
 	const struct fk_pprof_opts *o;
@@ -40,10 +49,9 @@ struct enc {
 	struct fk_u64map strptr;       /* string address -> index (fast path) */
 	struct fk_u64map strhash;      /* fk_hash of contents -> index */
 
-	Loc *locs;
-	const struct fk_sym **locsym;
-	uint32_t *locnext;             /* next location with the same address */
+	struct locb *lb;               /* locations while stacks are walked */
 	size_t nlocs, caplocs;
+	Loc *locs;                     /* the Location messages, made at the end */
 	struct fk_u64map locaddr;      /* address -> newest location index */
 
 	Fun *funs;
@@ -199,8 +207,7 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 	uint64_t addr = s->addrs[i];
 	const struct fk_sym *sym = NULL;
 	uint32_t ix, head;
-	Loc init = PERFTOOLS__PROFILES__LOCATION__INIT;
-	Loc *l;
+	struct locb *l;
 	const struct fk_mapping *m;
 
 	if (e->p->symbolized) {
@@ -209,69 +216,69 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 			sym = NULL;
 	}
 	head = fk_u64map_get(&e->locaddr, addr);
-	for (ix = head; ix != UINT32_MAX; ix = e->locnext[ix])
-		if (same_sym(e->locsym[ix], sym))
+	for (ix = head; ix != UINT32_MAX; ix = e->lb[ix].next)
+		if (same_sym(e->lb[ix].sym, sym))
 			return ix + 1;
 	if (e->nlocs >= UINT32_MAX - 1)
 		return fk_err_set(e->err, FK_ELIMIT, 0, "too many locations"), 0;
-	if (e->nlocs == e->caplocs) {
-		size_t cap = e->caplocs;
-
-		if (grow((void **)&e->locs, &cap, e->nlocs, sizeof *e->locs) < 0)
-			return oom(e), 0;
-		{
-			const struct fk_sym **ns = realloc(e->locsym, cap * sizeof *ns);
-			uint32_t *nn;
-
-			if (!ns)
-				return oom(e), 0;
-			e->locsym = ns;
-			nn = realloc(e->locnext, cap * sizeof *nn);
-			if (!nn)
-				return oom(e), 0;
-			e->locnext = nn;
-		}
-		e->caplocs = cap;
-	}
+	if (grow((void **)&e->lb, &e->caplocs, e->nlocs, sizeof *e->lb) < 0)
+		return oom(e), 0;
 	ix = (uint32_t)e->nlocs++;
-	l = &e->locs[ix];
-	*l = init;
-	l->id = ix + 1;
-	l->address = addr;
+	l = &e->lb[ix];
+	l->addr = addr;
+	l->sym = sym;
+	l->next = head;
+	l->map = 0;
 	m = fk_enc_map_of(e->p, addr);
 	if (m) {
 		size_t mi = (size_t)(m - e->p->maps);
 
-		/* Holds the map index + 1 until Mapping ids are known. */
-		l->mapping_id = mi + 1;
+		l->map = (uint32_t)mi + 1;
 		e->mapsel[mi] = 1;
 	}
-	if (sym) {
-		uint32_t j;
-
-		l->n_line = sym->nframes;
-		l->line = fk_arena_alloc(e->a, sym->nframes * sizeof *l->line);
-		if (!l->line)
-			return oom(e), 0;
-		for (j = 0; j < sym->nframes; j++) {
-			Perftools__Profiles__Line *ln = fk_arena_alloc(e->a, sizeof *ln);
-			Perftools__Profiles__Line linit = PERFTOOLS__PROFILES__LINE__INIT;
-
-			if (!ln)
-				return oom(e), 0;
-			*ln = linit;
-			ln->function_id = fun_id(e, &sym->frames[j]);
-			if (!ln->function_id)
-				return 0;
-			ln->line = sym->frames[j].line;
-			l->line[j] = ln;
-		}
-	}
-	e->locsym[ix] = sym;
-	e->locnext[ix] = head;
 	if (fk_u64map_put(&e->locaddr, addr, ix) < 0)
 		return oom(e), 0;
 	return ix + 1;
+}
+
+/* Makes the Location messages, with their lines, once all are known. */
+static int make_locations(struct enc *e)
+{
+	size_t i, nlines = 0;
+	Perftools__Profiles__Line *lines, **lptr;
+	Loc init = PERFTOOLS__PROFILES__LOCATION__INIT;
+	Perftools__Profiles__Line linit = PERFTOOLS__PROFILES__LINE__INIT;
+
+	for (i = 0; i < e->nlocs; i++)
+		nlines += e->lb[i].sym ? e->lb[i].sym->nframes : 0;
+	e->locs = malloc((e->nlocs ? e->nlocs : 1) * sizeof *e->locs);
+	lines = fk_arena_alloc(e->a, (nlines ? nlines : 1) * sizeof *lines);
+	lptr = fk_arena_alloc(e->a, (nlines ? nlines : 1) * sizeof *lptr);
+	if (!e->locs || !lines || !lptr)
+		return oom(e);
+	for (i = 0; i < e->nlocs; i++) {
+		const struct locb *b = &e->lb[i];
+		Loc *l = &e->locs[i];
+		uint32_t j;
+
+		*l = init;
+		l->id = i + 1;
+		l->address = b->addr;
+		l->mapping_id = b->map ? e->mapid[b->map - 1] : 0;
+		if (!b->sym)
+			continue;
+		l->n_line = b->sym->nframes;
+		l->line = lptr;
+		for (j = 0; j < b->sym->nframes; j++) {
+			*lines = linit;
+			lines->function_id = fun_id(e, &b->sym->frames[j]);
+			if (!lines->function_id)
+				return -1;
+			lines->line = b->sym->frames[j].line;
+			*lptr++ = lines++;
+		}
+	}
+	return 0;
 }
 
 static Perftools__Profiles__Label *label(struct enc *e, const char *key,
@@ -430,24 +437,21 @@ static int add_mappings(struct enc *e)
 		e->mapid[mi] = (uint32_t)o->id;
 	}
 	for (i = 0; i < e->nlocs; i++) {
-		Loc *l = &e->locs[i];
+		const struct locb *b = &e->lb[i];
 		Perftools__Profiles__Mapping *o;
-		size_t j;
+		uint32_t j;
 
-		if (!l->mapping_id)
+		if (!b->map || !b->sym)
 			continue;
-		l->mapping_id = e->mapid[l->mapping_id - 1];
-		o = &e->maps[l->mapping_id - 1];
+		o = &e->maps[e->mapid[b->map - 1] - 1];
 		/* pprof re-symbolizes a mapping only when no flag is set, and
 		 * sets them when any frame had the information (pprof
 		 * internal/symbolizer): so do we. */
-		if (l->n_line) {
-			o->has_functions = 1;
-			if (l->n_line > 1)
-				o->has_inline_frames = 1;
-		}
-		for (j = 0; j < l->n_line; j++) {
-			const struct fk_frame *f = &e->locsym[i]->frames[j];
+		o->has_functions = 1;
+		if (b->sym->nframes > 1)
+			o->has_inline_frames = 1;
+		for (j = 0; j < b->sym->nframes; j++) {
+			const struct fk_frame *f = &b->sym->frames[j];
 
 			if (f->file && *f->file)
 				o->has_filenames = 1;
@@ -519,7 +523,7 @@ static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 	e->mapid = calloc(p->nmaps + 1, sizeof *e->mapid);
 	if (!e->mapsel || !e->mapid)
 		return oom(e);
-	if (add_stacks(e) < 0 || add_mappings(e) < 0)
+	if (add_stacks(e) < 0 || add_mappings(e) < 0 || make_locations(e) < 0)
 		return -1;
 	if (p->allocator_frames_kept &&
 	    (msg->drop_frames = str_ix(e, fk_pprof_allocator_regex)) < 0)
@@ -566,9 +570,8 @@ static void enc_release(struct enc *e)
 	free(e->strs);
 	fk_u64map_release(&e->strptr);
 	fk_u64map_release(&e->strhash);
+	free(e->lb);
 	free(e->locs);
-	free(e->locsym);
-	free(e->locnext);
 	fk_u64map_release(&e->locaddr);
 	free(e->funs);
 	free(e->funkey);

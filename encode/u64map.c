@@ -1,5 +1,6 @@
 /* An open-addressing hash table from uint64 keys to uint32 values, for
- * pprof ids and addresses (linear probing, load at most 1/2). */
+ * pprof ids and addresses (linear probing, load at most 1/2, keys and
+ * values interleaved so a lookup costs one cache miss). */
 #include "encode_int.h"
 
 #include <stdlib.h>
@@ -12,8 +13,7 @@ void fk_u64map_init(struct fk_u64map *m)
 
 void fk_u64map_release(struct fk_u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	memset(m, 0, sizeof *m);
 }
 
@@ -35,60 +35,63 @@ uint32_t fk_u64map_get(const struct fk_u64map *m, uint64_t key)
 
 	if (!m->cap)
 		return UINT32_MAX;
-	for (i = slot(key, m->cap); m->vals[i] != UINT32_MAX; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return m->vals[i];
+	for (i = slot(key, m->cap); m->slots[i].val != UINT32_MAX; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].key == key)
+			return m->slots[i].val;
 	return UINT32_MAX;
 }
 
-static int grow(struct fk_u64map *m)
+static int rehash(struct fk_u64map *m, size_t ncap)
 {
-	size_t ncap = m->cap ? m->cap * 2 : 64, i;
-	uint64_t *nk;
-	uint32_t *nv;
+	struct fk_u64map_slot *ns;
+	size_t i;
 
-	if (ncap > SIZE_MAX / sizeof *nk)
+	if (ncap > SIZE_MAX / sizeof *ns)
 		return -1;
-	nk = malloc(ncap * sizeof *nk);
-	nv = malloc(ncap * sizeof *nv);
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
+	ns = malloc(ncap * sizeof *ns);
+	if (!ns)
 		return -1;
-	}
-	memset(nv, 0xff, ncap * sizeof *nv);
+	memset(ns, 0xff, ncap * sizeof *ns);
 	for (i = 0; i < m->cap; i++) {
 		size_t j;
 
-		if (m->vals[i] == UINT32_MAX)
+		if (m->slots[i].val == UINT32_MAX)
 			continue;
-		for (j = slot(m->keys[i], ncap); nv[j] != UINT32_MAX; j = (j + 1) & (ncap - 1))
+		for (j = slot(m->slots[i].key, ncap); ns[j].val != UINT32_MAX; j = (j + 1) & (ncap - 1))
 			;
-		nk[j] = m->keys[i];
-		nv[j] = m->vals[i];
+		ns[j] = m->slots[i];
 	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = nk;
-	m->vals = nv;
+	free(m->slots);
+	m->slots = ns;
 	m->cap = ncap;
 	return 0;
+}
+
+int fk_u64map_reserve(struct fk_u64map *m, size_t n)
+{
+	size_t ncap = m->cap ? m->cap : 64;
+
+	if (n > SIZE_MAX / 4)
+		return -1;
+	while (ncap < n * 2)
+		ncap *= 2;
+	return ncap == m->cap ? 0 : rehash(m, ncap);
 }
 
 int fk_u64map_put(struct fk_u64map *m, uint64_t key, uint32_t val)
 {
 	size_t i;
 
-	if ((m->n + 1) * 2 > m->cap && grow(m) < 0)
+	if ((m->n + 1) * 2 > m->cap && rehash(m, m->cap ? m->cap * 2 : 64) < 0)
 		return -1;
-	for (i = slot(key, m->cap); m->vals[i] != UINT32_MAX; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
+	for (i = slot(key, m->cap); m->slots[i].val != UINT32_MAX; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].key == key) {
+			m->slots[i].val = val;
 			return 0;
 		}
 	}
-	m->keys[i] = key;
-	m->vals[i] = val;
+	m->slots[i].key = key;
+	m->slots[i].val = val;
 	m->n++;
 	return 0;
 }
