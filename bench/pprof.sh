@@ -1,0 +1,60 @@
+#!/bin/sh
+# Benchmark of to-pprof: a 100k-stack synthetic dump (bench/gen-dump) and
+# the real gcc cc1 dump after symbolize. Prints, per input, the median wall
+# time, CPU time (user + system, less inflated by a busy machine) and peak
+# RSS (/usr/bin/time -v) of several runs, our file's size, and the size of
+# the same profile re-encoded by `go tool pprof -proto` with the ratio
+# (the goal: at most 1 s for 100k stacks, at most 1.1x Go's size).
+# Usage: bench/pprof.sh [RUNS] [STACKS]   (defaults 7 and 100000)
+# Build first: make B=DIR, then B=DIR bench/pprof.sh.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+B=${B:-build}
+case "$B" in /*) ;; *) B=$top/$B ;; esac
+runs=${1:-7}
+nstacks=${2:-100000}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+for t in "$B/to-pprof" "$B/symbolize" /usr/bin/time go bench/gen-dump; do
+	command -v "$t" >/dev/null 2>&1 || { echo "bench: missing $t" >&2; exit 1; }
+done
+
+# measure NAME COMMAND: one "wall kilobytes cpu" line per run in $tmp/NAME.
+measure() {
+	name=$1; shift
+	: >"$tmp/$name"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		/usr/bin/time -v sh -c "$*" 2>"$tmp/time" >/dev/null
+		awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
+				for (k = 1; k <= n; k++) s = s * 60 + t[k]; wall = s }
+			/Maximum resident set size/ { rss = $2 }
+			/User time \(seconds\)|System time \(seconds\)/ { cpu += $2 }
+			END { printf "%.3f %d %.3f\n", wall, rss, cpu }' "$tmp/time" >>"$tmp/$name"
+		i=$((i + 1))
+	done
+}
+
+median() {   # column $2 of $tmp/$1
+	sort -n -k"$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
+}
+
+bench/gen-dump --stacks "$nstacks" >"$tmp/synth.prof"
+"$B/symbolize" fixtures/dumps/cc1.prof >"$tmp/cc1.sym" 2>/dev/null
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "load average before: $load"
+printf '%-28s %8s %8s %10s %10s %10s %6s\n' input "wall s" "cpu s" "peak KB" "ours B" "go B" ratio
+for input in synth.prof cc1.sym; do
+	"$B/to-pprof" -o "$tmp/$input.pb.gz" "$tmp/$input"
+	measure "$input" "'$B/to-pprof' -o '$tmp/out.pb.gz' '$tmp/$input'"
+	go tool pprof -proto -symbolize=none "$tmp/$input.pb.gz" >"$tmp/go.pb.gz" 2>/dev/null
+	ours=$(wc -c <"$tmp/$input.pb.gz")
+	theirs=$(wc -c <"$tmp/go.pb.gz")
+	stacks=$(grep -c '^@' "$tmp/$input" || true)
+	printf '%-28s %8s %8s %10s %10s %10s %6s\n' "$input ($stacks stacks)" \
+		"$(median "$input" 1)" "$(median "$input" 3)" "$(median "$input" 2)" \
+		"$ours" "$theirs" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.3f", a / b }')"
+done
+echo "runs: $runs each"
