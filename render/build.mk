@@ -2,7 +2,8 @@
 # embedded flame.js/flame.css) and the render-flame tool.
 RENDER_SRC := layout.c text.c palette.c svg.c flame.c
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o) $(B)/flame_assets.o
-OBJS       += $(RENDER_OBJ) $(B)/render_flame.o $(B)/test_folded.o $(B)/test_layout.o
+OBJS       += $(RENDER_OBJ) $(B)/render_flame.o $(B)/test_folded.o $(B)/test_layout.o \
+              $(B)/fuzz_folded.o $(B)/fuzz_flame.o
 XML_CFLAGS  = $(call pkg,libxml-2.0,--cflags,libxml2-dev)
 XML_LIBS    = $(call pkg,libxml-2.0,--libs,libxml2-dev)
 PROGS      += $(B)/render-flame
@@ -29,3 +30,4 @@ $(B)/test_layout: $(B)/test_layout.o $(B)/libfkrender.a $(B)/libfkcore.a
 $(B)/fuzz_folded: $(B)/fuzz_folded.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 $(B)/fuzz_flame: $(B)/fuzz_flame.o $(B)/libfkrender.a $(B)/libfkcore.a
 	$(FUZZ_LINK) $(XML_LIBS) -lm
+$(B)/fuzz_flame.o: CPPFLAGS += $(XML_CFLAGS)

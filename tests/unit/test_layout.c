@@ -1,0 +1,179 @@
+/* Unit tests of the flame graph tree (render/layout.c) and text helpers
+ * (render/text.c), and the in-process entry point (render/flame.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+#include "t.h"
+
+static uint32_t find(const struct fk_tree *t, uint32_t parent, const char *name)
+{
+	uint32_t c;
+
+	for (c = t->nodes[parent].child; c; c = t->nodes[c].next)
+		if (strcmp(t->names[t->nodes[c].name].s, name) == 0)
+			return c;
+	return 0;
+}
+
+static const char *nth_child(const struct fk_tree *t, uint32_t parent, int k)
+{
+	uint32_t c = t->nodes[parent].child;
+
+	while (c && k--)
+		c = t->nodes[c].next;
+	return c ? t->names[t->nodes[c].name].s : "(none)";
+}
+
+static void add(struct fk_tree *t, const char *s, int64_t v, int base)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	if (fk_tree_add_line(t, s, strlen(s), v, base, 1, &err) < 0)
+		printf("# add '%s': %s\n", s, err.msg);
+}
+
+int main(void)
+{
+	struct fk_tree t;
+	struct fk_err err;
+	struct fk_buf b = { 0 };
+	uint32_t main_, foo, bar;
+	size_t nch, cut;
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *fp;
+	struct fk_flame_opts o;
+	int rc;
+
+	/* The merge bug of flamegraph.pl and inferno. */
+	fk_err_init(&err, "t");
+	T_EQ_INT(fk_tree_init(&t, &err), 0, "tree init");
+	add(&t, "main;foo", 5, 0);
+	add(&t, "main;foo::bar", 3, 0);
+	add(&t, "main;foo;baz", 2, 0);
+	T_EQ_INT(fk_tree_finish(&t, &err), 0, "finish");
+	main_ = find(&t, 0, "main");
+	foo = find(&t, main_, "foo");
+	T_EQ_INT(t.nodes[foo].total, 7, "one foo of 7");
+	T_EQ_INT(t.nodes[foo].self, 5, "foo's self is 5");
+	T_EQ_INT(t.nodes[find(&t, foo, "baz")].total, 2, "baz under foo");
+	T_EQ_INT(t.nodes[0].total, 10, "root total");
+	T_EQ_STR(nth_child(&t, main_, 0), "foo", "name order: foo first");
+	T_EQ_STR(nth_child(&t, main_, 1), "foo::bar", "name order: foo::bar second");
+	fk_tree_release(&t);
+
+	/* Unsorted input, shared prefixes, weight order. */
+	fk_tree_init(&t, &err);
+	t.sort = FK_SORT_WEIGHT;
+	add(&t, "a;b;c", 1, 0);
+	add(&t, "a;b;d", 2, 0);
+	add(&t, "a;x", 10, 0);
+	add(&t, "a;b;c", 4, 0);
+	add(&t, "a;b", 1, 0);
+	fk_tree_finish(&t, &err);
+	main_ = find(&t, 0, "a");
+	T_EQ_STR(nth_child(&t, main_, 0), "x", "weight order: heaviest first");
+	bar = find(&t, main_, "b");
+	T_EQ_INT(t.nodes[bar].total, 8, "prefix-shared lines merge (b = 1+2+4+1)");
+	T_EQ_INT(t.nodes[find(&t, bar, "c")].total, 5, "repeated stack adds up");
+	T_EQ_STR(nth_child(&t, bar, 0), "c", "weight order among b's children");
+	T_EQ_INT(t.nnodes, 6, "no duplicate nodes (root, a, b, c, d, x)");
+	fk_tree_release(&t);
+
+	/* A prefix that is not a frame boundary must not be shared. */
+	fk_tree_init(&t, &err);
+	add(&t, "ab;c", 1, 0);
+	add(&t, "a;c", 1, 0);
+	add(&t, "a", 1, 0);
+	add(&t, "ab", 1, 0);
+	fk_tree_finish(&t, &err);
+	T_OK(find(&t, 0, "a") && find(&t, 0, "ab"), "'a' and 'ab' are different frames");
+	T_EQ_INT(t.nodes[find(&t, 0, "ab")].total, 2, "ab = 2");
+	T_EQ_INT(t.nodes[find(&t, 0, "a")].total, 2, "a = 2");
+	fk_tree_release(&t);
+
+	/* Flame chart: input order, only adjacent frames merge. */
+	fk_tree_init(&t, &err);
+	t.flamechart = 1;
+	add(&t, "m;z", 1, 0);
+	add(&t, "m;a", 1, 0);
+	add(&t, "m;z", 1, 0);
+	fk_tree_finish(&t, &err);
+	main_ = find(&t, 0, "m");
+	T_EQ_STR(nth_child(&t, main_, 0), "z", "flame chart keeps input order");
+	T_EQ_STR(nth_child(&t, main_, 2), "z", "non-adjacent repeats stay apart");
+	fk_tree_release(&t);
+
+	/* Reverse: leaf becomes root. */
+	fk_tree_init(&t, &err);
+	t.reverse = 1;
+	add(&t, "main;leaf", 3, 0);
+	add(&t, "other;leaf", 4, 0);
+	fk_tree_finish(&t, &err);
+	T_EQ_INT(t.nodes[find(&t, 0, "leaf")].total, 7, "reversed stacks merge at the leaf");
+	fk_tree_release(&t);
+
+	/* Differential: base values, vanished stacks. */
+	fk_tree_init(&t, &err);
+	add(&t, "m;gone", 6, 1);
+	add(&t, "m;kept", 2, 1);
+	add(&t, "m;kept", 5, 0);
+	fk_tree_finish(&t, &err);
+	main_ = find(&t, 0, "m");
+	T_EQ_INT(t.has_base, 1, "base seen");
+	T_EQ_INT(t.btotal[main_], 8, "base total");
+	T_EQ_INT(t.nodes[main_].total, 5, "new total");
+	T_EQ_INT(t.vtotal[main_], 11, "visible total keeps the vanished stack");
+	T_EQ_INT(t.vtotal[find(&t, main_, "kept")], 5, "a kept frame shows its new value");
+	fk_tree_release(&t);
+
+	/* Overflow and bad values. */
+	fk_tree_init(&t, &err);
+	rc = fk_tree_add_line(&t, "a", 1, INT64_MAX, 0, 1, &err);
+	T_EQ_INT(rc, 0, "2^63-1 accepted");
+	rc = fk_tree_add_line(&t, "b", 1, 1, 0, 2, &err);
+	T_OK(rc == -1 && err.code == FK_ELIMIT && err.line == 2, "total overflow detected at line 2");
+	rc = fk_tree_add_line(&t, "c", 1, -1, 0, 3, &err);
+	T_OK(rc == -1 && err.code == FK_ESYNTAX, "negative value rejected");
+	fk_tree_release(&t);
+
+	/* Text cleaning. */
+	fk_buf_add_clean(&b, "ok\x01\xff\xc3\xa9\xed\xa0\x80\xef\xbf\xbe\xc2\x85!", 15);
+	fk_buf_add(&b, "", 1);
+	T_EQ_STR(b.p, "ok\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+		 "\xef\xbf\xbd\xef\xbf\xbd!", "controls, invalid bytes, surrogates, U+FFFE, C1 replaced");
+	b.len = 0;
+	fk_buf_add_fix1(&b, 12345);
+	fk_buf_add(&b, " ", 1);
+	fk_buf_add_fix1(&b, 120);
+	fk_buf_add(&b, " ", 1);
+	fk_buf_add_i64(&b, INT64_MIN);
+	fk_buf_add(&b, "", 1);
+	T_EQ_STR(b.p, "1234.5 12 -9223372036854775808", "number formatting");
+	cut = fk_utf8_prefix("h\xc3\xa9llo", 6, 2, &nch);
+	T_OK(cut == 3 && nch == 5, "utf8 prefix cuts at a character boundary");
+	fk_buf_release(&b);
+
+	/* The entry point: whole SVG, nothing on error. */
+	fk_flame_opts_init(&o);
+	fp = open_memstream(&out, &outlen);
+	fk_err_init(&err, "t");
+	rc = fk_flame_render("main;foo 5\nmain;bar 3\n", 22, NULL, 0, &o, fp, &err);
+	fclose(fp);
+	T_EQ_INT(rc, 0, "fk_flame_render succeeds");
+	T_OK(out && strstr(out, "<svg") && strstr(out, "</svg>\n"), "a whole SVG is written");
+	T_OK(out && strstr(out, ">foo</text>"), "labels written");
+	free(out);
+	out = NULL;
+	fp = open_memstream(&out, &outlen);
+	rc = fk_flame_render("main;foo 5\nbad\n", 15, NULL, 0, &o, fp, &err);
+	fclose(fp);
+	T_OK(rc == -1 && outlen == 0, "nothing written on a bad line");
+	T_EQ_INT(err.line, 2, "error at line 2");
+	free(out);
+	o.colors = "nope";
+	T_OK(fk_flame_new(&o, &err) == NULL, "unknown palette refused");
+	return T_DONE();
+}
