@@ -63,9 +63,34 @@ static int try_file(const char *path, const char *self,
 	return fd;
 }
 
-static int found(int fd, const char *path, char **name)
+/* Hands a found debug file to libdwfl and remembers it for the module's
+ * own DWARF reader (dwarfline.c). */
+static int found(struct fk_smod *m, int fd, const char *path, char **name)
 {
 	*name = strdup(path);
+	free(m->debug_path);
+	m->debug_path = strdup(path);
+	return fd;
+}
+
+/* A dwz supplementary file (.gnu_debugaltlink): an absolute path, found
+ * under the sysroot, or one relative to the module's debug file. Its
+ * build-id is checked by libdw, not here. */
+static int find_alt(const struct fk_smod *m, const char *alt, char **name)
+{
+	char path[8192];
+	const char *root = m->ctx->o->sysroot;
+	if (alt[0] == '/')
+		snprintf(path, sizeof path, "%s%s", root ? root : "", alt);
+	else if (m->debug_path && strrchr(m->debug_path, '/'))
+		snprintf(path, sizeof path, "%.*s/%s",
+			 (int)(strrchr(m->debug_path, '/') - m->debug_path),
+			 m->debug_path, alt);
+	else
+		return -1;
+	int fd = try_file(path, NULL, NULL, 0);
+	if (fd >= 0)
+		*name = strdup(path);
 	return fd;
 }
 
@@ -75,10 +100,12 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 			  GElf_Word crc, char **debuginfo_file_name)
 {
 	(void)modname, (void)base, (void)crc;
-	const struct fk_smod *m = *userdata;
+	struct fk_smod *m = *userdata;
 	if (!m || !m->ctx)
 		return -1;
 	const struct fk_symctx *c = m->ctx;
+	if (debuglink && strchr(debuglink, '/'))
+		return find_alt(m, debuglink, debuginfo_file_name);
 	const unsigned char *bid;
 	GElf_Addr bidaddr;
 	int bidlen = dwfl_module_build_id(mod, &bid, &bidaddr);
@@ -97,10 +124,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 				continue;
 			strcpy(path + k, ".debug");
 			if ((fd = try_file(path, file_name, bid, (size_t)bidlen)) >= 0)
-				return found(fd, path, debuginfo_file_name);
+				return found(m, fd, path, debuginfo_file_name);
 		}
 	}
-	if (!debuglink || !debuglink[0] || strchr(debuglink, '/'))
+	if (!debuglink || !debuglink[0])
 		return -1;
 	/* Folder of the opened file, and of the module as the maps name it
 	 * (the form under a global debug folder). */
@@ -114,19 +141,19 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 	if (slash) {
 		snprintf(path, sizeof path, "%.*s/%s", dirlen, file_name, debuglink);
 		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(fd, path, debuginfo_file_name);
+			return found(m, fd, path, debuginfo_file_name);
 		snprintf(path, sizeof path, "%.*s/.debug/%s", dirlen, file_name, debuglink);
 		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(fd, path, debuginfo_file_name);
+			return found(m, fd, path, debuginfo_file_name);
 	}
 	for (size_t i = 0; i < c->ndebug_dirs; i++) {
 		snprintf(path, sizeof path, "%s%.*s/%s", c->debug_dirs[i],
 			 mdirlen, m->path, debuglink);
 		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(fd, path, debuginfo_file_name);
+			return found(m, fd, path, debuginfo_file_name);
 		snprintf(path, sizeof path, "%s/%s", c->debug_dirs[i], debuglink);
 		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(fd, path, debuginfo_file_name);
+			return found(m, fd, path, debuginfo_file_name);
 	}
 	return -1;
 }

@@ -4,8 +4,10 @@
  * subprogram and inlined-subroutine ranges are collected in one DIE walk the
  * first time an address falls in it. libdw's dwarf_getscopes instead walks
  * the unit from its root for every address. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -47,6 +49,8 @@ struct curange {
 
 struct fk_dwline {
 	Dwarf *dw;
+	Elf *elf;                      /* our own handle, or NULL (libdwfl's) */
+	int fd;
 	uint64_t bias;                 /* module address = DWARF address + bias */
 	struct cu *cus;
 	size_t ncus;
@@ -77,17 +81,68 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-struct fk_dwline *fk_dwline_new(Dwfl_Module *mod)
+/* Debug sections a lookup reads; libdw decompresses every compressed
+ * section it knows at open, and location lists alone are a seventh of
+ * glibc's debug file. */
+static int wanted(const char *name)
 {
-	Dwarf_Addr bias;
-	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
-	if (!dw)
+	static const char *const keep[] = {
+		"info", "abbrev", "line", "line_str", "str", "str_offsets",
+		"rnglists", "ranges", "addr",
+	};
+	if (strncmp(name, ".debug_", 7) == 0)
+		name += 7;
+	else if (strncmp(name, ".zdebug_", 8) == 0)
+		name += 8;
+	else
+		return 1;
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+		if (strcmp(name, keep[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Opens path privately and hides the debug sections lookups never read
+ * (as SHT_NOBITS, which libdw skips) before libdw sees the file. */
+static Dwarf *open_dwarf(struct fk_dwline *d, const char *path)
+{
+	size_t shstrndx;
+	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0)
 		return NULL;
+	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF ||
+	    elf_getshdrstrndx(d->elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(d->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(d->elf, shstrndx, sh.sh_name)) || wanted(name))
+			continue;
+		sh.sh_type = SHT_NOBITS;
+		gelf_update_shdr(scn, &sh);
+	}
+	return dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+}
+
+struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mod)
+{
 	struct fk_dwline *d = calloc(1, sizeof *d);
 	if (!d)
 		return NULL;
+	d->fd = -1;
+	Dwarf_Addr dwbias = bias;
+	Dwarf *dw = path ? open_dwarf(d, path) : dwfl_module_getdwarf(mod, &dwbias);
+	if (!dw) {
+		fk_dwline_free(d);
+		return NULL;
+	}
+	if (!path)
+		d->elf = NULL;
 	d->dw = dw;
-	d->bias = bias;
+	d->bias = dwbias;
 	size_t cucap = 0, rgcap = 0;
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
@@ -361,5 +416,11 @@ void fk_dwline_free(struct fk_dwline *d)
 	}
 	free(d->cus);
 	free(d->rg);
+	if (d->elf) {
+		dwarf_end(d->dw);
+		elf_end(d->elf);
+	}
+	if (d->fd >= 0)
+		close(d->fd);
 	free(d);
 }

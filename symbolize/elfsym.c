@@ -10,13 +10,13 @@
 /* Preference among aliases at the same address: a global name over a weak
  * one over a local one, and a name without reserved leading underscores or
  * clone suffixes over one with them (malloc over __libc_malloc). */
-static int rank_of(const GElf_Sym *sym, const char *name)
+static int rank_of(int bind, const char *name)
 {
 	int r;
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL: r = 30; break;
-	case STB_WEAK: r = 20; break;
-	default: r = 10; break;
+	switch (bind) {
+	case STB_GLOBAL: r = 130; break;
+	case STB_WEAK: r = 120; break;
+	default: r = 110; break;
 	}
 	if (name[0] != '_')
 		r += 4;
@@ -35,9 +35,16 @@ static int cmp_func(const void *a, const void *b)
 		return x->lo < y->lo ? -1 : 1;
 	if (x->hi != y->hi)
 		return x->hi > y->hi ? -1 : 1;      /* wider first */
+	return 0;
+}
+
+/* Whether alias x is preferred to y (same range): higher rank, then the
+ * smaller name, so the choice does not depend on symbol table order. */
+static int better(const struct fk_func *x, const struct fk_func *y)
+{
 	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;  /* preferred first */
-	return strcmp(x->name, y->name);            /* deterministic */
+		return x->rank > y->rank;
+	return strcmp(x->name, y->name) < 0;
 }
 
 int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
@@ -69,15 +76,23 @@ int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
 		v[n].lo = addr;
 		v[n].hi = addr + sym.st_size;
 		v[n].name = name;
-		v[n].rank = rank_of(&sym, name);
+		/* Binding is all the rank needs until aliases meet. */
+		v[n].rank = GELF_ST_BIND(sym.st_info);
 		n++;
 	}
 	qsort(v, n, sizeof *v, cmp_func);
-	/* Keep one entry per [lo, hi): the preferred alias sorts first. */
+	/* Keep one entry per [lo, hi): the preferred alias. Ranks are
+	 * computed only where aliases share a range. */
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && v[k - 1].lo == v[i].lo && v[k - 1].hi == v[i].hi)
+		if (k > 0 && v[k - 1].lo == v[i].lo && v[k - 1].hi == v[i].hi) {
+			if (v[k - 1].rank < 100)
+				v[k - 1].rank = rank_of(v[k - 1].rank, v[k - 1].name);
+			v[i].rank = rank_of(v[i].rank, v[i].name);
+			if (better(&v[i], &v[k - 1]))
+				v[k - 1] = v[i];
 			continue;
+		}
 		v[k++] = v[i];
 	}
 	uint64_t maxhi = 0;

@@ -342,6 +342,7 @@ void fk_modmap_release(struct fk_symctx *c)
 		dwfl_end(s->dwfl);
 		free(s->loads);
 		free(s->file);
+		free(s->debug_path);
 	}
 	free(c->mods);
 	free(c->bypath);

@@ -83,7 +83,12 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 	struct fk_dwframe dw[FK_MAX_INLINE];
 	if (!m->dw_tried) {
 		m->dw_tried = 1;
-		m->dw = fk_dwline_new(m->mod);
+		/* The symbol table search finds the debug file, if any. */
+		dwfl_module_getsymtab(m->mod);
+		m->dw = fk_dwline_new(m->debug_path ? m->debug_path : m->file,
+				      m->bias, NULL);
+		if (!m->dw && !m->debug_path)
+			m->dw = fk_dwline_new(NULL, 0, m->mod);
 	}
 	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
 	if (n <= 0)

@@ -83,9 +83,13 @@ struct fk_dwframe {
 	uint32_t line;
 };
 
-/* Returns the DWARF index of mod, or NULL when mod has no DWARF (or out of
- * memory). Nothing is parsed beyond the unit headers until a lookup. */
-struct fk_dwline *fk_dwline_new(Dwfl_Module *mod);
+/* Returns the DWARF index of the ELF file path (the module's debug file,
+ * or the module itself) whose addresses plus bias are module addresses, or
+ * NULL when it has no DWARF (or out of memory). The file is opened on its
+ * own so that only the debug sections lookups read are decompressed; with
+ * path NULL, libdwfl's DWARF of mod is used. Nothing is parsed beyond the
+ * unit headers until a lookup. */
+struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mod);
 
 /* Writes the inline chain holding module address addr into out (at most max
  * frames, innermost first) and returns the count; 0 when no subprogram of
@@ -132,6 +136,7 @@ struct fk_smod {
 	struct fk_symctx *ctx;
 	int state;                     /* 0 not opened, 1 usable, -1 unusable */
 	char *file;                    /* path opened (sysroot applied) */
+	char *debug_path;              /* debug file libdwfl was given, or NULL */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Phdr *loads;              /* PT_LOAD headers */
