@@ -103,6 +103,7 @@ char *fk_enc_addr_name(char *buf, size_t size, const char *path,
 
 struct fk_profile;
 struct fk_mapping;
+struct fk_stack;
 
 /* The mapping an encoder attributes address addr to: the dump's mapping
  * holding it, except anonymous memory (no file: JIT code), which counts as
@@ -121,11 +122,13 @@ int64_t fk_enc_round(double v);
 /* Unbiased values are fractional but pprof and folded values are integers.
  * Rounding each stack on its own is biased (a 64-byte object at period 4096
  * unbiases to 64.5 objects, always rounded up: +0.8 % on real dumps), so
- * encoders carry the rounding error from one stack to the next: each stack
- * gets round(sum so far) - round(sum before it). Totals are then exact to
- * within 0.5 and no function is favoured. Every encoder visits the same
- * stacks in the same order (input order; threads in input order), so all
- * formats give each stack the same integer. */
+ * encoders carry the rounding error from one stack to the next among the
+ * stacks with the same leaf function: each gets round(sum so far) -
+ * round(sum before it). The flat value of every function, which is what
+ * `jeprof --text` and `pprof -top` list, is then exact to within 0.5, and
+ * totals to within 0.5 a function. Every encoder visits the same stacks in
+ * the same order (input order; threads in input order), so all formats give
+ * each stack the same integer. */
 struct fk_enc_rounder {
 	double exact;                  /* sum of the values seen */
 	int64_t emitted;               /* sum of the integers returned */
@@ -133,6 +136,27 @@ struct fk_enc_rounder {
 
 /* Returns the integer for the next stack's value v (0 stays 0). */
 int64_t fk_enc_round_next(struct fk_enc_rounder *r, double v);
+
+/* Rounders grouped by leaf function, width of them per group (one per
+ * value type). */
+struct fk_enc_rounders {
+	struct fk_u64map ix;           /* leaf key -> group index */
+	struct fk_enc_rounder *r;
+	size_t n, cap, width;
+};
+
+/* Prepares an empty set of groups of width rounders. */
+void fk_enc_rounders_init(struct fk_enc_rounders *rs, size_t width);
+
+/* Frees the groups. */
+void fk_enc_rounders_release(struct fk_enc_rounders *rs);
+
+/* Returns the width rounders of the leaf function of stack s of p (the
+ * innermost frame's name when resolved, else the leaf address), or NULL
+ * when out of memory. */
+struct fk_enc_rounder *fk_enc_rounders_of(struct fk_enc_rounders *rs,
+					  const struct fk_profile *p,
+					  const struct fk_stack *s);
 
 /* ---- pprof_dec.c: a decoded, validated pprof profile ---- */
 

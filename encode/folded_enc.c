@@ -78,7 +78,7 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 {
 	static const struct fk_folded_opts defaults;
 	struct fk_foldacc *acc;
-	struct fk_enc_rounder r = { 0, 0 };
+	struct fk_enc_rounders rs;
 	size_t i;
 	int rc = 0;
 
@@ -90,17 +90,23 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	acc = fk_foldacc_new();
 	if (!acc)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	fk_enc_rounders_init(&rs, 1);
 	for (i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct fk_stack *s = &p->stacks[i];
+		struct fk_enc_rounder *r = fk_enc_rounders_of(&rs, p, s);
 		int64_t v;
 		uint32_t j;
 
+		if (!r) {
+			rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+			break;
+		}
 		if (o->threads && s->nthr) {
 			for (j = 0; j < s->nthr && rc == 0; j++)
-				rc = add_thread(p, acc, s, &s->thr[j], o, &r, err);
+				rc = add_thread(p, acc, s, &s->thr[j], o, r, err);
 			continue;
 		}
-		v = pick(p, o, &s->c, &r);
+		v = pick(p, o, &s->c, r);
 		if (v == 0)
 			continue;
 		fk_foldacc_begin(acc);
@@ -111,5 +117,6 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	if (rc == 0)
 		rc = fk_foldacc_write(acc, out, err);
 	fk_foldacc_free(acc);
+	fk_enc_rounders_release(&rs);
 	return rc;
 }

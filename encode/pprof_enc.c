@@ -67,7 +67,7 @@ struct enc {
 
 	Smp *smps;
 	size_t nsmps, capsmps;
-	struct fk_enc_rounder round[4];  /* objs, bytes, acc_objs, acc_bytes */
+	struct fk_enc_rounders rs;     /* objs, bytes, acc_objs, acc_bytes per leaf */
 };
 
 static int oom(struct enc *e)
@@ -300,7 +300,7 @@ static Perftools__Profiles__Label *label(struct enc *e, const char *key,
 /* Appends one sample for counts c of a stack whose locations are ids[0..n);
  * thr is the thread (NULL: all threads). */
 static int add_sample(struct enc *e, const struct fk_counts *c, uint64_t *ids,
-		      uint32_t n, const struct fk_thread *thr)
+		      uint32_t n, const struct fk_thread *thr, struct fk_enc_rounder *round)
 {
 	struct fk_values v = fk_unbias(e->p, c);
 	int64_t vals[4];
@@ -313,11 +313,11 @@ static int add_sample(struct enc *e, const struct fk_counts *c, uint64_t *ids,
 	int64_t bytes = c->objs ? c->bytes : c->acc_bytes;
 
 	if (e->p->has_accum) {
-		vals[nv++] = fk_enc_round_next(&e->round[2], v.acc_objs);
-		vals[nv++] = fk_enc_round_next(&e->round[3], v.acc_bytes);
+		vals[nv++] = fk_enc_round_next(&round[2], v.acc_objs);
+		vals[nv++] = fk_enc_round_next(&round[3], v.acc_bytes);
 	}
-	vals[nv++] = fk_enc_round_next(&e->round[0], v.objs);
-	vals[nv++] = fk_enc_round_next(&e->round[1], v.bytes);
+	vals[nv++] = fk_enc_round_next(&round[0], v.objs);
+	vals[nv++] = fk_enc_round_next(&round[1], v.bytes);
 	for (i = 0; i < nv; i++)
 		nonzero |= vals[i] != 0;
 	if (!nonzero)
@@ -368,9 +368,12 @@ static int add_stacks(struct enc *e)
 
 	for (i = 0; i < p->nstacks; i++) {
 		const struct fk_stack *s = &p->stacks[i];
+		struct fk_enc_rounder *round = fk_enc_rounders_of(&e->rs, p, s);
 		uint64_t *ids = NULL;
 		uint32_t j;
 
+		if (!round)
+			return oom(e);
 		if (s->depth) {
 			ids = fk_arena_alloc(e->a, s->depth * sizeof *ids);
 			if (!ids)
@@ -382,9 +385,9 @@ static int add_stacks(struct enc *e)
 		if (e->o->threads && s->nthr) {
 			for (j = 0; j < s->nthr; j++)
 				if (add_sample(e, &s->thr[j].c, ids, s->depth,
-					       &p->threads[s->thr[j].thread]) < 0)
+					       &p->threads[s->thr[j].thread], round) < 0)
 					return -1;
-		} else if (add_sample(e, &s->c, ids, s->depth, NULL) < 0) {
+		} else if (add_sample(e, &s->c, ids, s->depth, NULL, round) < 0) {
 			return -1;
 		}
 	}
@@ -580,6 +583,7 @@ static void enc_release(struct enc *e)
 	free(e->mapid);
 	free(e->mapsel);
 	free(e->smps);
+	fk_enc_rounders_release(&e->rs);
 }
 
 int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
@@ -600,6 +604,7 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 	fk_u64map_init(&e.strhash);
 	fk_u64map_init(&e.locaddr);
 	fk_u64map_init(&e.funhash);
+	fk_enc_rounders_init(&e.rs, 4);
 	e.a = fk_arena_new();
 	if (!e.a) {
 		enc_release(&e);
