@@ -32,9 +32,10 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in | $(B)
 # Test-only programs, built from tests/hook/*.c into $(B):
 #   hook-alloc-prog  allocates on command in named functions (run preloaded)
 #   hook-api-prog    links libflamekit-hook.so and drives its C API
-HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog
+#   hook-bench-prog  the workloads of bench/hook.sh (from bench/hook_bench.c)
+HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
-OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/test_hook_addr.o \
+OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o
 units: $(HOOK_TPROGS)
 
@@ -42,6 +43,12 @@ units: $(HOOK_TPROGS)
 # for stay distinct frames.
 $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
+
+$(B)/hook_bench.o: bench/hook_bench.c | $(B)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/hook-bench-prog: $(B)/hook_bench.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

@@ -33,15 +33,39 @@ struct fk_req {
 /* Only the loop thread touches these. */
 static struct fk_req *pending;
 
-static int queue_buf(struct MHD_Connection *c, unsigned status, const char *ctype,
-		     const char *disp, char *body, size_t len)
+struct mapped {
+	char *data;
+	size_t maplen;
+};
+
+static void release_mapped(void *cls)
 {
-	struct MHD_Response *resp;
+	struct mapped *m = cls;
+
+	fk_hook_buf_release(m->data, m->maplen);
+	free(m);
+}
+
+/* Queues body (malloc'd, or a mapping of maplen bytes), taking it. */
+static int queue_buf(struct MHD_Connection *c, unsigned status, const char *ctype,
+		     const char *disp, char *body, size_t len, size_t maplen)
+{
+	struct MHD_Response *resp = NULL;
+	struct mapped *m;
 	enum MHD_Result rc;
 
-	resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+	if (maplen == 0) {
+		resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+	} else if ((m = malloc(sizeof *m))) {
+		m->data = body;
+		m->maplen = maplen;
+		resp = MHD_create_response_from_buffer_with_free_callback_cls(len, body,
+									      release_mapped, m);
+		if (!resp)
+			free(m);
+	}
 	if (!resp) {
-		free(body);
+		fk_hook_buf_release(body, maplen);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
@@ -57,16 +81,19 @@ static int queue_buf(struct MHD_Connection *c, unsigned status, const char *ctyp
 int fk_http_queue(struct MHD_Connection *c, struct fk_reply *r)
 {
 	char *b = r->body;
+	size_t maplen = r->maplen;
 
 	r->body = NULL;
+	r->maplen = 0;
 	if (!b) {
 		b = malloc(1);
 		if (!b)
 			return MHD_NO;
 		r->len = 0;
+		maplen = 0;
 	}
 	return queue_buf(c, r->status, r->ctype ? r->ctype : "text/plain; charset=utf-8",
-			 r->disposition, b, r->len);
+			 r->disposition, b, r->len, maplen);
 }
 
 int fk_http_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
@@ -88,7 +115,7 @@ int fk_http_error(struct MHD_Connection *c, unsigned status, const char *fmt, ..
 	}
 	b2[n] = '\n';
 	b2[n + 1] = '\0';
-	return queue_buf(c, status, "text/plain; charset=utf-8", NULL, b2, (size_t)n + 1);
+	return queue_buf(c, status, "text/plain; charset=utf-8", NULL, b2, (size_t)n + 1, 0);
 }
 
 int fk_http_defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
@@ -172,7 +199,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 		unlink_pending(rq);
 		rq->drop(rq->ctx);
 	}
-	free(rq->reply.body);
+	fk_hook_buf_release(rq->reply.body, rq->reply.maplen);
 	free(rq);
 	*req_cls = NULL;
 }

@@ -39,11 +39,15 @@ int fk_je_lg_sample(void);
  * the previous value. Returns 0, or -1 when jemalloc cannot do it. */
 int fk_je_thread_active(int active, int *old);
 
-/* Writes a heap dump through prof.dump into a memfd and returns its bytes
- * in a new malloc'd buffer with a NUL after them. Sampling must be active.
- * The caller holds fk_je_lock (one dump and its conversion at a time in
- * the process). 0, or -1 with err. */
-int fk_je_dump(char **data, size_t *len, struct fk_err *err);
+/* Writes a heap dump through prof.dump into a memfd and maps it: *data
+ * holds *len bytes and a NUL after them, in a private mapping of *maplen
+ * bytes (no copy: the memfd's pages are mapped). Release it with
+ * fk_hook_buf_release. Sampling must be active. The caller holds fk_je_lock (one
+ * dump and its conversion at a time in the process). 0, or -1 with err. */
+int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
+
+/* Releases a buffer: munmap of maplen bytes, or free() when maplen is 0. */
+void fk_hook_buf_release(char *data, size_t maplen);
 
 /* The process-wide dump lock, and its reset in a forked child. */
 void fk_je_lock(void);
@@ -100,17 +104,19 @@ struct fk_serve_opts {
  * sentence for a 400 answer. */
 int fk_serve_check(const struct fk_serve_opts *o, const char **msg);
 
-/* Converts the raw dump dump[0..dlen) (consumed: freed by this call) into
- * fmt, symbolized with the live process's own files; returns a new
- * malloc'd buffer in *out, *outlen. o may be NULL. 0, or -1 with err. */
-int fk_serve_convert(char *dump, size_t dlen, int fmt,
+/* Converts the raw dump dump[0..dlen) (mapping of dmaplen bytes, or
+ * malloc'd when 0; consumed) into fmt, symbolized with the live process's
+ * own files; the result in *out, *outlen is released with fk_hook_buf_release
+ * and *outmaplen (the dump itself for raw). o may be NULL. 0, or -1. */
+int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 		     const struct fk_serve_opts *o, char **out, size_t *outlen,
-		     struct fk_err *err);
+		     size_t *outmaplen, struct fk_err *err);
 
 /* The growth from raw dump base to raw dump cur (both consumed) as a
  * symbolized pprof in a new buffer; 0, or -1 with err. */
-int fk_serve_delta(char *base, size_t blen, char *cur, size_t clen,
-		   char **out, size_t *outlen, struct fk_err *err);
+int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
+		   size_t clen, size_t cmaplen, char **out, size_t *outlen,
+		   struct fk_err *err);
 
 /* ---- hook_http.c / hook_routes.c / hook_guard.c: the HTTP server ---- */
 
@@ -136,13 +142,15 @@ int fk_http_timeout(struct MHD_Daemon *d);
 /* Answers deferred requests with 503, stops the daemon. NULL is a no-op. */
 void fk_http_free(struct MHD_Daemon *d);
 
-/* A response to queue. body is malloc'd and owned by the reply. */
+/* A response to queue. body is owned by the reply: malloc'd, or a
+ * mapping of maplen bytes (fk_hook_buf_release). */
 struct fk_reply {
 	unsigned status;
 	const char *ctype;         /* static string */
 	const char *disposition;   /* Content-Disposition, static, or NULL */
 	char *body;
 	size_t len;
+	size_t maplen;
 };
 
 /* Queues r (taking its body) on c. Returns MHD_YES/MHD_NO. */
@@ -197,7 +205,7 @@ unsigned long fk_hook_dumps(void);
 /* Takes the dump lock, dumps, converts to fmt, counts the dump. With
  * FK_EUNSUPP in err->code when sampling is off or jemalloc cannot. */
 int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
-		    size_t *len, struct fk_err *err);
+		    size_t *len, size_t *maplen, struct fk_err *err);
 
 /* ---- hook_loop.c: the hook's one thread ---- */
 

@@ -71,16 +71,16 @@ unsigned long fk_hook_dumps(void)
 }
 
 int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
-		    size_t *len, struct fk_err *err)
+		    size_t *len, size_t *maplen, struct fk_err *err)
 {
 	char *raw;
-	size_t rlen;
+	size_t rlen, rmap;
 	int rc;
 
 	fk_je_lock();
-	rc = fk_je_dump(&raw, &rlen, err);
+	rc = fk_je_dump(&raw, &rlen, &rmap, err);
 	if (rc == 0)
-		rc = fk_serve_convert(raw, rlen, fmt, o, out, len, err);
+		rc = fk_serve_convert(raw, rlen, rmap, fmt, o, out, len, maplen, err);
 	fk_je_unlock();
 	if (rc == 0)
 		fk_hook_note_dump();
@@ -209,7 +209,7 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	struct fk_serve_opts o = { .minwidth = -1 };
 	struct fk_err err;
 	char *out = NULL, *p;
-	size_t len = 0;
+	size_t len = 0, maplen = 0;
 	int fmt, old = 0, had = 0, rc;
 
 	fk_err_init(&err, NULL);
@@ -221,7 +221,7 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	}
 	/* This thread's own allocations while dumping stay out of the profile. */
 	had = fk_je_thread_active(0, &old) == 0;
-	rc = fk_hook_produce(fmt, &o, &out, &len, &err);
+	rc = fk_hook_produce(fmt, &o, &out, &len, &maplen, &err);
 	for (p = out; rc == 0 && len > 0;) {
 		ssize_t w = write(fd, p, len);
 
@@ -235,7 +235,7 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 		p += w;
 		len -= (size_t)w;
 	}
-	free(out);
+	fk_hook_buf_release(out, maplen);
 	if (had)
 		fk_je_thread_active(old, NULL);
 	if (rc < 0)

@@ -161,7 +161,7 @@ static int send_profile(struct MHD_Connection *c, int fmt, const struct fk_serve
 	struct fk_err err;
 
 	fk_err_init(&err, NULL);
-	if (fk_hook_produce(fmt, o, &r.body, &r.len, &err) < 0)
+	if (fk_hook_produce(fmt, o, &r.body, &r.len, &r.maplen, &err) < 0)
 		return fk_http_error(c, err.code == FK_EUNSUPP ? MHD_HTTP_SERVICE_UNAVAILABLE
 				     : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
 	if (fmt == FK_OUT_PPROF)
@@ -204,14 +204,14 @@ static int route_heap(struct MHD_Connection *c)
  * second one. */
 struct delta {
 	char *base;
-	size_t blen;
+	size_t blen, bmaplen;
 };
 
 static void delta_drop(void *ctx)
 {
 	struct delta *d = ctx;
 
-	free(d->base);
+	fk_hook_buf_release(d->base, d->bmaplen);
 	free(d);
 }
 
@@ -220,15 +220,16 @@ static void delta_finish(void *ctx, struct fk_reply *r)
 	struct delta *d = ctx;
 	struct fk_err err;
 	char *cur = NULL;
-	size_t clen = 0;
+	size_t clen = 0, cmaplen = 0;
 	int rc;
 
 	fk_err_init(&err, NULL);
 	r->ctype = "text/plain; charset=utf-8";
 	fk_je_lock();
-	rc = fk_je_dump(&cur, &clen, &err);
+	rc = fk_je_dump(&cur, &clen, &cmaplen, &err);
 	if (rc == 0) {
-		rc = fk_serve_delta(d->base, d->blen, cur, clen, &r->body, &r->len, &err);
+		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
+				    &r->body, &r->len, &err);
 		d->base = NULL;
 	}
 	fk_je_unlock();
@@ -268,7 +269,7 @@ static int route_pprof(struct fk_req *rq, struct MHD_Connection *c)
 		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	fk_err_init(&err, NULL);
 	fk_je_lock();
-	rc = fk_je_dump(&d->base, &d->blen, &err);
+	rc = fk_je_dump(&d->base, &d->blen, &d->bmaplen, &err);
 	fk_je_unlock();
 	if (rc < 0) {
 		free(d);

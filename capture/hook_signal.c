@@ -84,7 +84,7 @@ void fk_sig_dump(int fd)
 	const char *dir = getenv("FLAMEKIT_DUMP_DIR");
 	char buf[64], path[4096], tmp[4200];
 	char *data = NULL;
-	size_t len = 0;
+	size_t len = 0, maplen = 0;
 	struct fk_err err;
 	int out, rc;
 
@@ -94,7 +94,7 @@ void fk_sig_dump(int fd)
 		dir = ".";
 	fk_err_init(&err, NULL);
 	fk_je_lock();
-	rc = fk_je_dump(&data, &len, &err);
+	rc = fk_je_dump(&data, &len, &maplen, &err);
 	fk_je_unlock();
 	if (rc < 0) {
 		fprintf(stderr, "flamekit-hook: signal dump: %s\n", err.msg);
@@ -116,5 +116,5 @@ void fk_sig_dump(int fd)
 	} else {
 		fk_hook_note_dump();
 	}
-	free(data);
+	fk_hook_buf_release(data, maplen);
 }

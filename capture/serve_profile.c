@@ -156,18 +156,17 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	}
 }
 
-/* Parses dump (consumed) into a new profile. */
-static struct fk_profile *parse(char *dump, size_t dlen, const char *name,
+/* Parses dump[0..dlen) (borrowed: it must outlive the profile) into a new
+ * profile. */
+static struct fk_profile *parse(const char *dump, size_t dlen, const char *name,
 				struct fk_err *err)
 {
 	struct fk_profile *p = fk_profile_new(name);
 
 	if (!p) {
-		free(dump);
 		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		return NULL;
 	}
-	fk_profile_own(p, dump);
 	if (fk_profile_parse(p, dump, dlen, err) < 0) {
 		fk_profile_free(p);
 		return NULL;
@@ -175,46 +174,50 @@ static struct fk_profile *parse(char *dump, size_t dlen, const char *name,
 	return p;
 }
 
-int fk_serve_convert(char *dump, size_t dlen, int fmt,
+int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 		     const struct fk_serve_opts *o, char **out, size_t *outlen,
-		     struct fk_err *err)
+		     size_t *outmaplen, struct fk_err *err)
 {
 	struct fk_profile *p;
-	int rc;
+	int rc = -1;
 
+	*outmaplen = 0;
 	if (fmt == FK_OUT_RAW) {
 		/* Exactly as jemalloc wrote it. */
 		*out = dump;
 		*outlen = dlen;
+		*outmaplen = dmaplen;
 		return 0;
 	}
 	p = parse(dump, dlen, "heap", err);
-	if (!p)
-		return -1;
-	rc = emit(p, fmt, o, out, outlen, err);
+	if (p)
+		rc = emit(p, fmt, o, out, outlen, err);
 	fk_profile_free(p);
+	fk_hook_buf_release(dump, dmaplen);
 	return rc;
 }
 
-int fk_serve_delta(char *base, size_t blen, char *cur, size_t clen,
-		   char **out, size_t *outlen, struct fk_err *err)
+int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
+		   size_t clen, size_t cmaplen, char **out, size_t *outlen,
+		   struct fk_err *err)
 {
-	struct fk_profile *b, *c, *g = NULL;
+	struct fk_profile *b, *c = NULL, *g = NULL;
 	int rc = -1;
 
 	b = parse(base, blen, "base", err);
-	c = parse(cur, clen, "heap", err);
+	if (b)
+		c = parse(cur, clen, "heap", err);
 	if (b && c) {
 		g = fk_profile_new("growth");
 		if (!g)
 			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		else if (fk_profile_diff(g, b, c, 0, err) == 0)
 			rc = emit(g, FK_OUT_PPROF, NULL, out, outlen, err);
-	} else if (!b) {
-		/* c parsed or not, its buffer is owned and freed with it. */
 	}
 	fk_profile_free(g);
 	fk_profile_free(c);
 	fk_profile_free(b);
+	fk_hook_buf_release(cur, cmaplen);
+	fk_hook_buf_release(base, bmaplen);
 	return rc;
 }
