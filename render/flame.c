@@ -124,7 +124,7 @@ int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
 int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
 {
 	struct addctx a = { f, base, err };
-	size_t cap = 4 << 20, have = 0, done, total = 0;
+	size_t cap = 1 << 20, have = 0, done, total = 0;
 	uint64_t lineno = 0;
 	char *buf;
 	int rc = -1, eof = 0;

@@ -3,6 +3,7 @@
  * sort whole lines), names are interned, nodes live in one array. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "arena.h"
 #include "limits.h"
@@ -38,6 +39,30 @@ static uint64_t hash_pair(uint32_t a, uint32_t b)
 	return h ^ (h >> 31);
 }
 
+/* Big arrays are mapped directly: growing one moves page tables (mremap)
+ * instead of copying, fresh memory is already zero, and transparent huge
+ * pages cut page faults (about 10 us each in a VM) by up to 512 times. */
+void *fk_mem_grow(void *p, size_t old, size_t n)
+{
+	void *q;
+
+	if (p)
+		q = mremap(p, old, n, MREMAP_MAYMOVE);
+	else
+		q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	if (n >= ((size_t)2 << 20))
+		madvise(q, n, MADV_HUGEPAGE);
+	return q;
+}
+
+void fk_mem_free(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n);
+}
+
 static int oom(struct fk_err *err)
 {
 	return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
@@ -51,9 +76,9 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->ntabmask = 2047;
 	t->ntab = calloc(t->ntabmask + 1, sizeof *t->ntab);
 	t->capnodes = 1024;
-	t->nodes = malloc(t->capnodes * sizeof *t->nodes);
+	t->nodes = fk_mem_grow(NULL, 0, t->capnodes * sizeof *t->nodes);
 	t->ctabmask = 2047;
-	t->ctab = calloc(t->ctabmask + 1, sizeof *t->ctab);
+	t->ctab = fk_mem_grow(NULL, 0, (t->ctabmask + 1) * sizeof *t->ctab);
 	t->cappath = 64;
 	t->path = malloc(t->cappath * sizeof *t->path);
 	t->fend = malloc(t->cappath * sizeof *t->fend);
@@ -75,8 +100,8 @@ void fk_tree_release(struct fk_tree *t)
 	fk_arena_free(t->strs);
 	free(t->names);
 	free(t->ntab);
-	free(t->nodes);
-	free(t->ctab);
+	fk_mem_free(t->nodes, t->capnodes * sizeof *t->nodes);
+	fk_mem_free(t->ctab, t->ctab ? (t->ctabmask + 1) * sizeof *t->ctab : 0);
 	free(t->bself);
 	free(t->btotal);
 	free(t->vself);
@@ -141,7 +166,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 static int rehash_children(struct fk_tree *t)
 {
 	uint32_t mask = t->ctabmask * 2 + 1, i;
-	struct fk_centry *tab = calloc((size_t)mask + 1, sizeof *tab);
+	struct fk_centry *tab = fk_mem_grow(NULL, 0, ((size_t)mask + 1) * sizeof *tab);
 
 	if (!tab)
 		return -1;
@@ -151,7 +176,7 @@ static int rehash_children(struct fk_tree *t)
 			h = (h + 1) & mask;
 		tab[h] = (struct fk_centry){ t->nodes[i].parent, t->nodes[i].name, i };
 	}
-	free(t->ctab);
+	fk_mem_free(t->ctab, (t->ctabmask + 1) * sizeof *t->ctab);
 	t->ctab = tab;
 	t->ctabmask = mask;
 	return 0;
@@ -165,7 +190,8 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 	if (t->nnodes == t->capnodes) {
 		if (t->capnodes > UINT32_MAX / 4)
 			return 0;
-		nd = realloc(t->nodes, (size_t)t->capnodes * 2 * sizeof *nd);
+		nd = fk_mem_grow(t->nodes, (size_t)t->capnodes * sizeof *nd,
+				 (size_t)t->capnodes * 2 * sizeof *nd);
 		if (!nd)
 			return 0;
 		t->nodes = nd;
@@ -469,7 +495,7 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 		t->nodes[tmp[k - 1]].next = 0;
 	}
 	free(tmp);
-	free(t->ctab);
+	fk_mem_free(t->ctab, (t->ctabmask + 1) * sizeof *t->ctab);
 	t->ctab = NULL;
 	free(t->ntab);
 	t->ntab = NULL;
