@@ -2,8 +2,9 @@
 # symbolize against its peers: jeprof reads our output with no binary at
 # hand and reports what it reported on the original dumps for the fixture
 # programs' own functions (jeprof's names for them are right); to-folded
-# totals of our output equal jeprof --collapsed totals within 0.1 %; every
-# malformed dump is rejected with one line, exit 1 and no output.
+# totals of our output equal jeprof --collapsed totals within 0.1 %;
+# libdebuginfod is never loaded; every malformed dump is rejected with one
+# line, exit 1 and no output.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 B=${B:-build}
@@ -54,6 +55,13 @@ for f in python3.11 xmllint cc1; do
 		      exit !(want > 0 && d <= want * 0.001) }' >"$tmp/$f.tot"
 	ok $? "$f: folded total equals jeprof --collapsed within 0.1 % ($(cat "$tmp/$f.tot"))"
 done
+
+# Offline: libdw would load libdebuginfod (and curl) when a local search
+# fails; our own finder never does, even with DEBUGINFOD_URLS set.
+DEBUGINFOD_URLS=http://127.0.0.1:9 LD_DEBUG=files symbolize fixtures/dumps/xmllint.prof \
+	2>"$tmp/ld" >/dev/null
+! grep -q -i 'debuginfod' "$tmp/ld" && grep -q 'libdw' "$tmp/ld"
+ok $? "no libdebuginfod loaded with DEBUGINFOD_URLS set"
 
 for f in fixtures/bad/dump-*.prof; do
 	symbolize "$f" >"$tmp/out" 2>"$tmp/err"; st=$?
