@@ -394,6 +394,25 @@ static int add_stacks(struct enc *e)
 	return 0;
 }
 
+/* The build-id of mapping m: as symbolize recorded it (a symbolized profile
+ * is the authority: symbolize may have read other files, under a sysroot);
+ * for a raw profile, read from the file when it is still the mapped one
+ * (same inode), unless told not to. */
+static const char *build_id(struct enc *e, const struct fk_mapping *m)
+{
+	const char *id;
+	char hex[2 * 64 + 1];
+
+	if (m->kind != FK_MAP_FILE)
+		return NULL;
+	id = fk_profile_build_id(e->p, m->path);
+	if (id || e->p->symbolized || e->o->no_file_build_ids || m->deleted || !m->inode)
+		return id;
+	if (fk_enc_read_build_id(m->path, m->inode, hex, sizeof hex) < 0)
+		return NULL;
+	return fk_arena_strndup(e->a, hex, strlen(hex));
+}
+
 /* Chooses the Mapping list: every executable file mapping and every mapping
  * holding a location, the main binary first, then by address; sets the
  * has_* flags from what the locations carry. */
@@ -434,8 +453,7 @@ static int add_mappings(struct enc *e)
 		o->memory_limit = m->limit;
 		o->file_offset = m->offset;
 		if ((o->filename = str_ix(e, m->path)) < 0 ||
-		    (o->build_id = str_ix(e, m->kind == FK_MAP_FILE ?
-					  fk_profile_build_id(p, m->path) : NULL)) < 0)
+		    (o->build_id = str_ix(e, build_id(e, m))) < 0)
 			return -1;
 		e->mapid[mi] = (uint32_t)o->id;
 	}

@@ -15,6 +15,7 @@ struct fk_pprof_opts {
 	int64_t time_nanos;            /* Profile.time_nanos; 0 leaves it unset */
 	const char *source;            /* input name for the comment; NULL = p->source */
 	int level;                     /* gzip level 1..9; 0 = zlib's default */
+	int no_file_build_ids;         /* never read build-ids from mapped files */
 };
 
 /* Encodes p (raw or symbolized, as read by fk_profile_parse) into a new
@@ -23,7 +24,9 @@ struct fk_pprof_opts {
  * count and inuse_space/bytes (alloc_objects, alloc_space first when
  * p->has_accum), values unbiased per stack and rounded; one Location per
  * (address, resolution); Functions deduplicated; mappings from the dump's
- * maps. Returns 0, or -1 with err. */
+ * maps, with the build-ids symbolize recorded or, for a raw profile, those
+ * of the files at the mapped paths when they still have the mapped inode. Returns 0, or -1
+ * with err. */
 int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 		    unsigned char **out, size_t *outlen, struct fk_err *err);
 
