@@ -91,7 +91,9 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 			m->dw = fk_dwline_new(NULL, 0, m->mod);
 	}
 	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
-	if (n <= 0)
+	/* A nameless outermost function (artificial code) is left to the
+	 * symbol table. */
+	if (n <= 0 || (!dw[n - 1].name && !dw[n - 1].linkage))
 		return 0;
 	struct fk_frame *f = fk_arena_alloc(r->p->arena, (size_t)n * sizeof *f);
 	if (!f)
