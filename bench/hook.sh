@@ -27,23 +27,28 @@ port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 ACTIVE=prof:true,prof_active:true,lg_prof_sample:19
-echo "# $RUNS interleaved runs of $N malloc/free pairs each"
+INACTIVE=prof:true,prof_active:false,lg_prof_sample:19
+echo "# $RUNS interleaved runs of $N malloc/free pairs each; medians of process CPU seconds"
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	env LD_PRELOAD="$JE" "$PROG" loop "$N" >>"$T/plain"
 	env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$(port) "$PROG" loop "$N" >>"$T/hook_inactive"
+	env LD_PRELOAD="$JE" MALLOC_CONF=$INACTIVE "$PROG" loop "$N" >>"$T/je_inactive"
 	env LD_PRELOAD="$JE" MALLOC_CONF=$ACTIVE "$PROG" loop "$N" >>"$T/je_active"
 	env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=$ACTIVE FLAMEKIT_HTTP=127.0.0.1:$(port) "$PROG" loop "$N" >>"$T/hook_active"
 	i=$((i + 1))
 done
-p=$(median <"$T/plain"); hi=$(median <"$T/hook_inactive")
+p=$(median <"$T/plain"); hi=$(median <"$T/hook_inactive"); ji=$(median <"$T/je_inactive")
 ja=$(median <"$T/je_active"); ha=$(median <"$T/hook_active")
-printf 'plain jemalloc                 %s s\n' "$p"
-printf 'hook, sampling inactive        %s s  (%+.2f %% vs plain jemalloc; target <= 1 %%)\n' "$hi" \
+printf 'plain jemalloc                  %s s\n' "$p"
+printf 'hook, sampling inactive         %s s  (%+.2f %% vs plain jemalloc; target <= 1 %%)\n' "$hi" \
 	"$(echo "$hi $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
-printf 'jemalloc, active lg 19         %s s  (%+.2f %% vs plain: jemalloc'"'"'s own sampling)\n' "$ja" \
+printf 'jemalloc, prof on, inactive     %s s  (%+.2f %% vs plain: jemalloc'"'"'s share of the above)\n' "$ji" \
+	"$(echo "$ji $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
+printf 'jemalloc, active lg 19          %s s  (%+.2f %% vs plain: jemalloc'"'"'s own sampling)\n' "$ja" \
 	"$(echo "$ja $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
-printf 'hook, active lg 19             %s s  (%+.2f %% vs jemalloc active; target <= 2 %%)\n' "$ha" \
+printf 'hook, active lg 19              %s s  (%+.2f %% vs jemalloc active; target <= 2 %%)\n' "$ha" \
 	"$(echo "$ha $ja" | awk '{ print ($1 / $2 - 1) * 100 }')"
 
 # 3. Serving a pprof of a 16384-stack heap (every allocation sampled).

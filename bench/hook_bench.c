@@ -1,6 +1,9 @@
 /* Workloads for bench/hook.sh (libflamekit-hook's overhead):
  *   hook-bench-prog loop N     N malloc/free pairs of 16..4111 bytes over 256
- *                              live slots; prints the loop's seconds
+ *                              live slots; prints the CPU seconds the whole
+ *                              process (every thread, the hook's too) spent
+ *                              in the loop, which a busy machine skews less
+ *                              than wall time
  *   hook-bench-prog stacks B   keeps one 64-byte block on each of 2^B
  *                              distinct stacks, says "ready", waits for EOF */
 #include <stdio.h>
@@ -16,7 +19,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
