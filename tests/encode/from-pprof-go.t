@@ -7,6 +7,7 @@ import glob
 import os
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from enclib import ok, done, run, pprof_top, close  # noqa: E402
 

@@ -8,6 +8,7 @@ import glob
 import os
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from enclib import (ok, done, run, tmp, symbolize, to_pprof, read_dump,  # noqa: E402
                     pprof_raw, pprof_top, jeprof_text, close)
