@@ -123,6 +123,8 @@ const struct fk_mapping *fk_enc_map_of(const struct fk_profile *p, uint64_t addr
 char *fk_enc_profile_addr_name(char *buf, size_t size, const struct fk_profile *p,
 			       uint64_t addr);
 
+/* ---- round.c: unbiased values to integers ---- */
+
 /* Rounds v to the nearest integer, ties away from zero, clamped to the
  * int64 range; NaN gives 0. */
 int64_t fk_enc_round(double v);
