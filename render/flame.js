@@ -11,7 +11,8 @@
 	var names = meta.textContent.replace(/^\n/, "").split("\n");
 	var countname = meta.getAttribute("data-countname") || "";
 	var nametype = meta.getAttribute("data-nametype") || "";
-	var els = document.getElementById("frames").children;
+	var framesEl = document.getElementById("frames");
+	var els = framesEl.children;
 	var stride = D.diff ? 7 : 4, n = D.f.length / stride;
 	var depth = new Int32Array(n), nm = new Int32Array(n), parent = new Int32Array(n);
 	var val = new Float64Array(n), self = new Float64Array(n);
@@ -103,35 +104,67 @@
 		t.setAttribute("x", (X[i] + 3).toFixed(1));
 		t.setAttribute("y", (frameY(depth[i]) + D.frameheight / 2 + D.fontsize / 3).toFixed(1));
 	}
-	function layout() {
-		var z = state.zoom, full = D.width - 2 * D.xpad;
-		var scale = cur(z) > 0 ? full / cur(z) : 0;
-		var off = new Float64Array(n), isAnc = new Uint8Array(n), j, g, a;
-		for (a = parent[z]; a >= 0; a = parent[a])
-			isAnc[a] = 1;
-		for (j = 0; j < n; j++) {
-			g = els[j];
-			var inside = j >= z && j < end[z], anc = isAnc[j] === 1;
-			if (!inside && !anc) {
-				g.classList.add("hide");
-				continue;
-			}
-			g.classList.remove("hide");
-			g.classList.toggle("anc", anc);
-			if (anc || j === z) {
-				X[j] = D.xpad;
-				W[j] = full;
-			} else {
-				var p = parent[j];
-				X[j] = X[p] + off[p];
-				W[j] = cur(j) * scale;
-				off[p] += W[j];
-			}
-			var r = g.firstChild;
-			r.setAttribute("x", X[j].toFixed(1));
-			r.setAttribute("width", W[j].toFixed(1));
-			label(g, j);
+	// Only frames in the zoomed subtree and its ancestors are touched: the
+	// rest are hidden by one class on the group, so a zoom costs the size
+	// of what is shown, not of the whole graph.
+	var marked = [], dirty = new Uint8Array(n), dirtyList = [], ancMark = new Uint8Array(n);
+	var X0 = new Float64Array(n), W0 = new Float64Array(n);
+	function draw(j, x, w) {
+		X[j] = x;
+		W[j] = w;
+		var r = els[j].firstChild;
+		r.setAttribute("x", x.toFixed(1));
+		r.setAttribute("width", w.toFixed(1));
+		label(els[j], j);
+	}
+	function setGeom(j, x, w) {
+		if (!dirty[j]) {
+			dirty[j] = 1;
+			dirtyList.push(j);
 		}
+		draw(j, x, w);
+	}
+	function mark(j, cls) {
+		els[j].classList.add(cls);
+		marked.push(j);
+	}
+	function layout() {
+		var z = state.zoom, full = D.width - 2 * D.xpad, j, a;
+		var scale = cur(z) > 0 ? full / cur(z) : 0;
+		for (j = 0; j < marked.length; j++) {
+			els[marked[j]].classList.remove("in", "anc");
+			ancMark[marked[j]] = 0;
+		}
+		marked = [];
+		var old = dirtyList;
+		dirtyList = [];
+		for (j = 0; j < old.length; j++)
+			dirty[old[j]] = 0;
+		framesEl.classList.toggle("zoomed", z !== 0);
+		for (a = parent[z]; a >= 0; a = parent[a]) {
+			mark(a, "anc");
+			ancMark[a] = 1;
+			setGeom(a, D.xpad, full);
+		}
+		if (z !== 0 || state.vanished) {
+			var off = new Float64Array(n);
+			for (j = z; j < end[z]; j++) {
+				if (z)
+					mark(j, "in");
+				if (j === z) {
+					setGeom(j, D.xpad, full);
+				} else {
+					var p = parent[j], w = cur(j) * scale;
+					setGeom(j, X[p] + off[p], w);
+					off[p] += w;
+				}
+			}
+		}
+		// Frames drawn differently before and not now: back to the page's
+		// own geometry.
+		for (j = 0; j < old.length; j++)
+			if (!dirty[old[j]])
+				draw(old[j], X0[old[j]], W0[old[j]]);
 	}
 	function inZoom(i) {
 		var z = state.zoom;
@@ -325,7 +358,7 @@
 
 	// ---- navigation -------------------------------------------------
 	function visible(j) {
-		return !els[j].classList.contains("hide") && W[j] > 0;
+		return (inZoom(j) || ancMark[j] === 1) && W[j] > 0;
 	}
 	function neighbour(i, dir) {
 		// Nearest visible frame at the same depth to the left or right.
@@ -367,7 +400,6 @@
 	}
 
 	// ---- events -----------------------------------------------------
-	var framesEl = document.getElementById("frames");
 	framesEl.addEventListener("mousemove", function (ev) {
 		var i = indexOf(ev.target);
 		if (i >= 0)
@@ -474,8 +506,8 @@
 	// ---- start ------------------------------------------------------
 	for (i = 0; i < n; i++) {
 		var r0 = els[i].firstChild;
-		X[i] = +r0.getAttribute("x");
-		W[i] = +r0.getAttribute("width");
+		X0[i] = X[i] = +r0.getAttribute("x");
+		W0[i] = W[i] = +r0.getAttribute("width");
 	}
 	loadHash();
 	q.value = state.query;

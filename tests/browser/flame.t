@@ -56,7 +56,8 @@ const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;dee
 		await page.mouse.click(b.x + 5, b.y + b.height / 2);
 		let f = await frame("foo"), other = await frame("other");
 		ok(Math.abs(f.w - 1180) < 0.2 && f.x === 10, "click zooms the frame to full width", JSON.stringify(f));
-		ok(/hide/.test(other.cls), "zoom hides frames outside the zoomed one", other.cls);
+		const shown = await page.evaluate((i) => getComputedStyle(document.getElementById("frames").children[i]).display, other.i);
+		ok(shown === "none", "zoom hides frames outside the zoomed one", shown);
 		ok(/anc/.test((await frame("main")).cls), "zoom keeps ancestors, faded", (await frame("main")).cls);
 		ok(/#z=\d+/.test(page.url()), "zoom is kept in the URL", page.url());
 		const baz = await frame("baz");
@@ -65,6 +66,20 @@ const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;dee
 		f = await frame("foo");
 		ok(Math.abs(f.w - before.w) < 0.2 && Math.abs(f.x - before.x) < 0.2, "reset zoom restores the layout", JSON.stringify([f, before]));
 		ok(!/#z=/.test(page.url()), "reset clears the URL state", page.url());
+
+		// Zoom here, then there, then to an ancestor, then reset: every
+		// frame back where the page drew it.
+		const geom = () => page.evaluate(() => Array.from(document.querySelectorAll("#frames > g > rect"))
+			.map((r) => r.getAttribute("x") + "/" + r.getAttribute("width") + "/" + getComputedStyle(r.parentNode).display));
+		const geo0 = await geom();
+		const idx = { foo: (await frame("foo")).i, deep: (await frame("deep")).i, main: (await frame("main")).i };
+		await page.evaluate((ix) => { window.fk.zoom(ix.foo); window.fk.zoom(ix.deep); window.fk.zoom(ix.main); }, idx);
+		const gm = await page.evaluate((i) => +document.getElementById("frames").children[i].firstChild.getAttribute("width"), idx.foo);
+		ok(Math.abs(gm - 1180 * 7 / 14) < 0.2, "zoom to an ancestor after a deeper zoom", gm);
+		await page.evaluate(() => window.fk.zoom(0));
+		const geo1 = await geom();
+		ok(JSON.stringify(geo0.map((x) => x.replace(/\.0\//g, "/"))) === JSON.stringify(geo1.map((x) => x.replace(/\.0\//g, "/"))),
+		   "after several zooms, reset restores every frame", JSON.stringify([geo0, geo1]));
 
 		// Search.
 		await page.fill("#q", "foo");
