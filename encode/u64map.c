@@ -5,6 +5,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Tables of millions of addresses are probed at random: on 4 KiB pages
+ * nearly every probe is a TLB miss (costly under virtualisation), so big
+ * tables ask for transparent huge pages. */
+#define HUGE_PAGE ((size_t)2 << 20)
 
 void fk_u64map_init(struct fk_u64map *m)
 {
@@ -48,9 +54,18 @@ static int rehash(struct fk_u64map *m, size_t ncap)
 
 	if (ncap > SIZE_MAX / sizeof *ns)
 		return -1;
-	ns = malloc(ncap * sizeof *ns);
-	if (!ns)
-		return -1;
+	if (ncap * sizeof *ns >= 2 * HUGE_PAGE) {
+		void *mem;
+
+		if (posix_memalign(&mem, HUGE_PAGE, ncap * sizeof *ns) != 0)
+			return -1;
+		madvise(mem, ncap * sizeof *ns, MADV_HUGEPAGE);
+		ns = mem;
+	} else {
+		ns = malloc(ncap * sizeof *ns);
+		if (!ns)
+			return -1;
+	}
 	memset(ns, 0xff, ncap * sizeof *ns);
 	for (i = 0; i < m->cap; i++) {
 		size_t j;
