@@ -20,25 +20,7 @@ for t in "$B/to-pprof" "$B/symbolize" /usr/bin/time go bench/gen-dump; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench: missing $t" >&2; exit 1; }
 done
 
-# measure NAME COMMAND: one "wall kilobytes cpu" line per run in $tmp/NAME.
-measure() {
-	name=$1; shift
-	: >"$tmp/$name"
-	i=0
-	while [ "$i" -lt "$runs" ]; do
-		/usr/bin/time -v sh -c "$*" 2>"$tmp/time" >/dev/null
-		awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
-				for (k = 1; k <= n; k++) s = s * 60 + t[k]; wall = s }
-			/Maximum resident set size/ { rss = $2 }
-			/User time \(seconds\)|System time \(seconds\)/ { cpu += $2 }
-			END { printf "%.3f %d %.3f\n", wall, rss, cpu }' "$tmp/time" >>"$tmp/$name"
-		i=$((i + 1))
-	done
-}
-
-median() {   # column $2 of $tmp/$1
-	sort -n -k"$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
-}
+. bench/lib.sh
 
 bench/gen-dump --stacks "$nstacks" >"$tmp/synth.prof"
 "$B/symbolize" fixtures/dumps/cc1.prof >"$tmp/cc1.sym" 2>/dev/null
