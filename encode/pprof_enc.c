@@ -219,6 +219,9 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 			sym = NULL;
 	}
 	head = fk_u64map_get(&e->locaddr, addr);
+	/* Without symbols an address is one location: no need to look. */
+	if (!e->p->symbolized && head != UINT32_MAX)
+		return head + 1;
 	for (ix = head; ix != UINT32_MAX; ix = e->lb[ix].next)
 		if (same_sym(e->lb[ix].sym, sym))
 			return ix + 1;
