@@ -173,7 +173,8 @@ struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mo
 		if (any)
 			d->ncus++;
 	}
-	qsort(d->rg, d->nrg, sizeof *d->rg, cmp_rg);
+	if (d->nrg > 1)
+		qsort(d->rg, d->nrg, sizeof *d->rg, cmp_rg);
 	uint64_t maxhi = 0;
 	for (size_t i = 0; i < d->nrg; i++) {
 		if (d->rg[i].hi > maxhi)
@@ -272,7 +273,8 @@ static int build(struct cu *c)
 	c->built = -1;
 	if (walk(c, &c->die, 0) != 0)
 		return -1;
-	qsort(c->subs, c->nsubs, sizeof *c->subs, cmp_sub);
+	if (c->nsubs > 1)
+		qsort(c->subs, c->nsubs, sizeof *c->subs, cmp_sub);
 	c->built = 1;
 	return 0;
 }

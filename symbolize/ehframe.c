@@ -100,7 +100,8 @@ static struct ehtab *load(Dwfl_Module *mod)
 		}
 		/* The table is sorted by definition; sort anyway so a bad file
 		 * cannot break the binary search. */
-		qsort(t->starts, n, sizeof *t->starts, cmp_u64);
+		if (n > 1)
+			qsort(t->starts, n, sizeof *t->starts, cmp_u64);
 		t->n = n;
 		return t;
 	}

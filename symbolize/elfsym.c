@@ -80,7 +80,8 @@ int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
 		v[n].rank = GELF_ST_BIND(sym.st_info);
 		n++;
 	}
-	qsort(v, n, sizeof *v, cmp_func);
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_func);
 	/* Keep one entry per [lo, hi): the preferred alias. Ranks are
 	 * computed only where aliases share a range. */
 	size_t k = 0;

@@ -48,7 +48,8 @@ int fk_modmap_init(struct fk_symctx *c)
 	}
 	for (size_t j = 0; j < c->nmods; j++)
 		c->bypath[j] = &c->mods[j];
-	qsort(c->bypath, c->nmods, sizeof *c->bypath, cmp_path);
+	if (c->nmods > 1)
+		qsort(c->bypath, c->nmods, sizeof *c->bypath, cmp_path);
 	return 0;
 }
 

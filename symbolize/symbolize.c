@@ -287,7 +287,8 @@ static int collect(struct run *r)
 	}
 	/* Resolve in address order: modules are visited in turn, and
 	 * warnings come out in a deterministic order. */
-	qsort(r->raddr, r->n, sizeof *r->raddr, cmp_u64);
+	if (r->n > 1)
+		qsort(r->raddr, r->n, sizeof *r->raddr, cmp_u64);
 	fk_addrset_release(&r->index);
 	for (size_t i = 0; i < r->n; i++)
 		if (fk_addrset_put(&r->index, r->raddr[i], (uint32_t)i, NULL) < 0)
@@ -376,7 +377,8 @@ static int store(struct run *r)
 		free(v);
 		return nomem(r);
 	}
-	qsort(v, n, sizeof *v, cmp_keyed);
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_keyed);
 	struct fk_sym *syms = malloc((n ? n : 1) * sizeof *syms);
 	if (!syms) {
 		free(v);
