@@ -51,6 +51,8 @@
 			end[parent[i]] = end[i];
 	}
 
+	var hlOn = new Uint8Array(n);
+	var X0 = new Float64Array(n), W0 = new Float64Array(n);
 	var state = { zoom: 0, query: "", icase: true, vanished: false, sel: -1, matches: [], mpos: -1 };
 	var X = new Float64Array(n), W = new Float64Array(n);
 
@@ -87,84 +89,88 @@
 	}
 	function label(g, i) {
 		var w = W[i], chars = Math.floor(w / (D.fontsize * D.fontwidth));
-		var t = g.lastChild && g.lastChild.tagName === "text" ? g.lastChild : null;
-		if (chars < 3) {
-			if (t)
-				t.textContent = "";
+		if (chars < 3)
 			return;
-		}
-		if (!t) {
-			t = document.createElementNS(NS, "text");
-			g.appendChild(t);
-		}
+		var t = document.createElementNS(NS, "text");
 		var s = names[nm[i]], a = Array.from(s);
 		if (a.length > chars)
 			s = a.slice(0, chars - 2).join("") + "..";
 		t.textContent = s;
 		t.setAttribute("x", (X[i] + 3).toFixed(1));
 		t.setAttribute("y", (frameY(depth[i]) + D.frameheight / 2 + D.fontsize / 3).toFixed(1));
+		g.appendChild(t);
 	}
-	// Only frames in the zoomed subtree and its ancestors are touched: the
-	// rest are hidden by one class on the group, so a zoom costs the size
-	// of what is shown, not of the whole graph.
-	var marked = [], dirty = new Uint8Array(n), dirtyList = [], ancMark = new Uint8Array(n);
-	var X0 = new Float64Array(n), W0 = new Float64Array(n);
-	function draw(j, x, w) {
+	// The page's own frames are never changed (restyling 100k elements
+	// costs seconds): a zoomed or switched view is drawn over them in a
+	// group of its own, holding only the frames it shows.
+	var view = svg.insertBefore(document.createElementNS(NS, "g"), framesEl.nextSibling);
+	view.setAttribute("id", "view");
+	var shown = [], inView = new Int32Array(n).fill(-1);
+	function elOf(j) {
+		return inView[j] >= 0 ? view.children[inView[j] + 1] : els[j];
+	}
+	function rectOf(e) {
+		return e.tagName === "rect" ? e : e.firstChild;
+	}
+	function classes(e, j) {
+		e.classList.toggle("hl", hlOn[j] === 1);
+		e.classList.toggle("sel", state.sel === j);
+	}
+	function show(j, x, w, anc) {
 		X[j] = x;
 		W[j] = w;
-		var r = els[j].firstChild;
+		var g = document.createElementNS(NS, "g"), r = document.createElementNS(NS, "rect");
+		g.setAttribute("class", rectOf(els[j]).getAttribute("class") || els[j].getAttribute("class"));
+		if (anc)
+			g.classList.add("anc");
+		classes(g, j);
+		g.setAttribute("data-i", j);
 		r.setAttribute("x", x.toFixed(1));
+		r.setAttribute("y", frameY(depth[j]).toFixed(1));
 		r.setAttribute("width", w.toFixed(1));
-		label(els[j], j);
-	}
-	function setGeom(j, x, w) {
-		if (!dirty[j]) {
-			dirty[j] = 1;
-			dirtyList.push(j);
-		}
-		draw(j, x, w);
-	}
-	function mark(j, cls) {
-		els[j].classList.add(cls);
-		marked.push(j);
+		g.appendChild(r);
+		label(g, j);
+		inView[j] = shown.length;
+		shown.push(j);
+		view.appendChild(g);
 	}
 	function layout() {
 		var z = state.zoom, full = D.width - 2 * D.xpad, j, a;
 		var scale = cur(z) > 0 ? full / cur(z) : 0;
-		for (j = 0; j < marked.length; j++) {
-			els[marked[j]].classList.remove("in", "anc");
-			ancMark[marked[j]] = 0;
+		for (j = 0; j < shown.length; j++) {
+			inView[shown[j]] = -1;
+			X[shown[j]] = X0[shown[j]];
+			W[shown[j]] = W0[shown[j]];
 		}
-		marked = [];
-		var old = dirtyList;
-		dirtyList = [];
-		for (j = 0; j < old.length; j++)
-			dirty[old[j]] = 0;
-		framesEl.classList.toggle("zoomed", z !== 0);
-		for (a = parent[z]; a >= 0; a = parent[a]) {
-			mark(a, "anc");
-			ancMark[a] = 1;
-			setGeom(a, D.xpad, full);
-		}
-		if (z !== 0 || state.vanished) {
-			var off = new Float64Array(n);
-			for (j = z; j < end[z]; j++) {
-				if (z)
-					mark(j, "in");
-				if (j === z) {
-					setGeom(j, D.xpad, full);
-				} else {
-					var p = parent[j], w = cur(j) * scale;
-					setGeom(j, X[p] + off[p], w);
-					off[p] += w;
-				}
+		shown = [];
+		view.textContent = "";
+		if (z === 0 && !state.vanished)
+			return;
+		var bg = document.createElementNS(NS, "rect");
+		bg.setAttribute("class", "bg");
+		bg.setAttribute("x", 0);
+		bg.setAttribute("y", D.ypad1 - 2);
+		bg.setAttribute("width", D.width);
+		bg.setAttribute("height", D.height - D.ypad1 - D.ypad2 + 4);
+		view.appendChild(bg);
+		var anc = [];
+		for (a = parent[z]; a >= 0; a = parent[a])
+			anc.push(a);
+		for (j = anc.length - 1; j >= 0; j--)
+			show(anc[j], D.xpad, full, true);
+		var off = new Float64Array(n);
+		for (j = z; j < end[z]; j++) {
+			if (j === z) {
+				show(j, D.xpad, full, false);
+			} else {
+				var p = parent[j], w = cur(j) * scale;
+				if (w > 0 || !D.diff)
+					show(j, X[p] + off[p], w, false);
+				else
+					X[j] = W[j] = 0;
+				off[p] += w;
 			}
 		}
-		// Frames drawn differently before and not now: back to the page's
-		// own geometry.
-		for (j = 0; j < old.length; j++)
-			if (!dirty[old[j]])
-				draw(old[j], X0[old[j]], W0[old[j]]);
 	}
 	function inZoom(i) {
 		var z = state.zoom;
@@ -251,11 +257,12 @@
 		tip.setAttribute("display", "none");
 		details.textContent = " ";
 	}
-	function indexOf(g) {
-		var f = document.getElementById("frames");
-		while (g && g.parentNode !== f)
-			g = g.parentNode;
-		return g ? Array.prototype.indexOf.call(els, g) : -1;
+	function indexOf(e) {
+		while (e && e.parentNode !== framesEl && e.parentNode !== view)
+			e = e.parentNode;
+		if (!e || (e.parentNode === view && !e.hasAttribute("data-i")))
+			return -1;
+		return e.parentNode === view ? +e.getAttribute("data-i") : e.__fk;
 	}
 
 	// ---- state ------------------------------------------------------
@@ -293,13 +300,13 @@
 		}
 	}
 	function select(i) {
-		if (state.sel >= 0)
-			els[state.sel].classList.remove("sel");
+		var old = state.sel;
 		state.sel = i;
+		if (old >= 0)
+			classes(elOf(old), old);
 		if (i >= 0) {
-			els[i].classList.add("sel");
-			var r = els[i].firstChild;
-			showTip(i, { x: +r.getAttribute("x") + 4, y: +r.getAttribute("y") + D.frameheight / 2 });
+			classes(elOf(i), i);
+			showTip(i, { x: X[i] + 4, y: frameY(depth[i]) + D.frameheight / 2 });
 		}
 	}
 	function zoom(i) {
@@ -312,7 +319,6 @@
 	}
 
 	// ---- search -----------------------------------------------------
-	var hlOn = new Uint8Array(n);
 	function search(move) {
 		var re = null, j;
 		q.classList.remove("bad");
@@ -330,8 +336,10 @@
 		for (j = 0; j < n; j++) {
 			var on = re && !isMore[j] && hit[nm[j]] ? 1 : 0;
 			if (on !== hlOn[j]) {
-				els[j].classList.toggle("hl", !!on);
 				hlOn[j] = on;
+				els[j].classList.toggle("hl", !!on);
+				if (inView[j] >= 0)
+					classes(elOf(j), j);
 			}
 			if (on && inZoom(j)) {
 				m.push(j);
@@ -358,7 +366,7 @@
 
 	// ---- navigation -------------------------------------------------
 	function visible(j) {
-		return (inZoom(j) || ancMark[j] === 1) && W[j] > 0;
+		return (state.zoom === 0 && !state.vanished || inView[j] >= 0) && W[j] > 0;
 	}
 	function neighbour(i, dir) {
 		// Nearest visible frame at the same depth to the left or right.
@@ -400,13 +408,14 @@
 	}
 
 	// ---- events -----------------------------------------------------
-	framesEl.addEventListener("mousemove", function (ev) {
+	svg.addEventListener("mousemove", function (ev) {
 		var i = indexOf(ev.target);
 		if (i >= 0)
 			showTip(i, toUser(ev));
+		else if (tip.getAttribute("display") !== "none" && state.sel < 0)
+			hideTip();
 	});
-	framesEl.addEventListener("mouseleave", hideTip);
-	framesEl.addEventListener("click", function (ev) {
+	svg.addEventListener("click", function (ev) {
 		var i = indexOf(ev.target);
 		if (i >= 0) {
 			select(i);
@@ -505,9 +514,10 @@
 
 	// ---- start ------------------------------------------------------
 	for (i = 0; i < n; i++) {
-		var r0 = els[i].firstChild;
+		var r0 = rectOf(els[i]);
 		X0[i] = X[i] = +r0.getAttribute("x");
 		W0[i] = W[i] = +r0.getAttribute("width");
+		els[i].__fk = i;
 	}
 	loadHash();
 	q.value = state.query;
@@ -519,7 +529,10 @@
 		layout();
 	reset.disabled = state.zoom === 0;
 	search(false);
-	window.fk = { state: state, zoom: zoom, names: names, n: n, search: function (s, cs) {
+	window.fk = { state: state, zoom: zoom, names: names, n: n, el: elOf,
+		geom: function (i) {
+			return { x: X[i], w: W[i], shown: visible(i) };
+		}, search: function (s, cs) {
 		q.value = state.query = s;
 		state.icase = !cs;
 		caseBox.checked = !!cs;

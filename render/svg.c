@@ -327,12 +327,8 @@ static int write_frames(const struct emit *e, const struct geom *g,
 		char cls[8];
 
 		frame_class(e, f, maxd, cls);
-		if (fk_buf_adds(b, "<g class=\"") < 0 || fk_buf_adds(b, cls) < 0 ||
-		    fk_buf_adds(b, "\"><rect x=\"") < 0 || fk_buf_add_fix1(b, x0) < 0 ||
-		    fk_buf_adds(b, "\" y=\"") < 0 || fk_buf_add_fix1(b, y) < 0 ||
-		    fk_buf_adds(b, "\" width=\"") < 0 || fk_buf_add_fix1(b, x1 - x0) < 0 ||
-		    fk_buf_adds(b, "\"/>") < 0)
-			return -1;
+		/* A frame with a label is a <g> holding the rect and the text; one
+		 * without is a bare rect (half the elements of a big graph). */
 		if (chars >= 3) {
 			size_t len = strlen(nm);
 			cut = fk_utf8_prefix(nm, len, chars, &nchars);
@@ -343,6 +339,20 @@ static int write_frames(const struct emit *e, const struct geom *g,
 			    (cut < len && fk_buf_add(lab, "..", 2) < 0) ||
 			    fk_buf_add(lab, "", 1) < 0)
 				return -1;
+			if (fk_buf_adds(b, "<g class=\"") < 0 || fk_buf_adds(b, cls) < 0 ||
+			    fk_buf_adds(b, "\"><rect") < 0)
+				return -1;
+		} else {
+			if (fk_buf_adds(b, "<rect class=\"") < 0 || fk_buf_adds(b, cls) < 0 ||
+			    fk_buf_adds(b, "\"") < 0)
+				return -1;
+		}
+		if (fk_buf_adds(b, " x=\"") < 0 || fk_buf_add_fix1(b, x0) < 0 ||
+		    fk_buf_adds(b, "\" y=\"") < 0 || fk_buf_add_fix1(b, y) < 0 ||
+		    fk_buf_adds(b, "\" width=\"") < 0 || fk_buf_add_fix1(b, x1 - x0) < 0 ||
+		    fk_buf_adds(b, "\"/>") < 0)
+			return -1;
+		if (chars >= 3) {
 			if (fk_buf_adds(b, "<text x=\"") < 0 || fk_buf_add_fix1(b, x0 + 30) < 0 ||
 			    fk_buf_adds(b, "\" y=\"") < 0 ||
 			    fk_buf_add_fix1(b, y + tenths(g->fh / 2 + g->fs / 3)) < 0 ||
@@ -352,11 +362,11 @@ static int write_frames(const struct emit *e, const struct geom *g,
 			    xmlTextWriterWriteString(w, BAD_CAST lab->p) < 0)
 				return -1;
 			b->len = 0;
-			if (fk_buf_adds(b, "</text>") < 0)
+			if (fk_buf_adds(b, "</text></g>\n") < 0)
 				return -1;
-		}
-		if (fk_buf_adds(b, "</g>\n") < 0)
+		} else if (fk_buf_adds(b, "\n") < 0) {
 			return -1;
+		}
 		if (b->len > 60000) {
 			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
 				return -1;
@@ -493,7 +503,8 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	b.len = 0;
 	BC(fk_palette_css(&b, o->colors, e.diff));
-	snprintf(num, sizeof num, "#frames rect{height:%.10gpx}\n", g.fh > 1 ? g.fh - 1 : g.fh);
+	snprintf(num, sizeof num, "#frames rect,#view g rect{height:%.10gpx}\n",
+		 g.fh > 1 ? g.fh - 1 : g.fh);
 	BC(fk_buf_adds(&b, num));
 	BC(fk_buf_add(&b, "", 1));
 	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b.p));

@@ -45,9 +45,9 @@ const svg = render(Buffer.from(folded, "latin1"), ["--title", opt, "--subtitle",
 		ok(payloads.every((p) => names.includes(p)), "hostile names survive as text in the name table",
 		   payloads.filter((p) => !names.includes(p)).join(" | "));
 		// Hover every frame, search for each payload, copy a stack.
-		const n = await page.locator("#frames > g").count();
+		const n = await page.locator("#frames > *").count();
 		for (let i = 0; i < n; i++) {
-			const b = await page.locator("#frames > g").nth(i).locator("rect").boundingBox();
+			const b = await page.locator("#frames > *").nth(i).boundingBox();
 			if (b && b.width > 1)
 				await page.mouse.move(b.x + 1, b.y + b.height / 2);
 		}
