@@ -1,0 +1,107 @@
+#!/bin/sh
+# Cross-check with the real peer, jeprof (libjemalloc-dev), on every dump in
+# fixtures/dumps:
+#  1. the unbiased totals that `jeprof-raw --check --stats` prints (objects,
+#     bytes; alloc_objects, alloc_bytes when the dump has accumulated values)
+#     equal the `Total:` of `jeprof --text` within 0.1 % (or 1, since jeprof
+#     truncates its totals to integers with %d);
+#  2. `jeprof --text --show_bytes` on what `jeprof-raw DUMP` writes equals
+#     `jeprof --text --show_bytes` on the original dump, line for line.
+#  3. so does `jeprof --collapsed` (every stack with its value, sorted).
+# jeprof is given the dump's main program (the first MAPPED_LIBRARIES path),
+# or its copy under fixtures/sysroot when it is not installed, and stand-in
+# nm/objdump/addr2line/c++filt that print nothing (--tools): names never
+# change totals, bare addresses compare stacks more strictly than names do,
+# and jeprof's own symbolizing (about 8 s on cc1.prof) is skipped.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+B=${B:-build}
+case "$B" in /*) ;; *) B=$top/$B ;; esac
+raw=$B/jeprof-raw
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; }
+
+mkdir "$tmp/tools"
+for t in nm objdump addr2line c++filt otool; do
+	printf '#!/bin/sh\nexit 0\n' >"$tmp/tools/$t"; chmod +x "$tmp/tools/$t"
+done
+jp() { jeprof --tools="$tmp/tools/" "$@" 2>/dev/null; }
+
+command -v jeprof >/dev/null || { echo "not ok 1 - jeprof (libjemalloc-dev) is not installed"; exit 1; }
+[ -x "$raw" ] || { echo "not ok 1 - $raw is not built"; exit 1; }
+
+# near A B: A and B (decimal numbers) agree within 0.1 %, or within 1.
+near() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		d = a - b; if (d < 0) d = -d
+		m = (b < 0 ? -b : b) * 0.001; if (m < 1) m = 1
+		exit !(d <= m) }'
+}
+
+# stat FILE KEY: the value of "KEY: N" in a --stats output.
+stat() { sed -n "s/^$2: *//p" "$1" | head -n 1; }
+
+# total OUT: the number of jeprof's "Total: N unit" line.
+total() { sed -n 's/^Total: *\([0-9.]*\).*/\1/p' "$1" | head -n 1; }
+
+for d in fixtures/dumps/*.prof; do
+	name=$(basename "$d" .prof)
+	prog=$(sed -n '/^MAPPED_LIBRARIES:$/{n;p;q}' "$d" | awk '{print $6}')
+	[ -e "$prog" ] || prog=fixtures/sysroot$prog
+	if [ ! -e "$prog" ]; then
+		notok "$name: its program $prog is neither installed nor in fixtures/sysroot"
+		continue
+	fi
+
+	if ! "$raw" --check --stats "$d" 2>"$tmp/stats"; then
+		notok "$name: jeprof-raw --check --stats failed: $(head -n 1 "$tmp/stats")"
+		continue
+	fi
+	jp --text --show_bytes "$prog" "$d" >"$tmp/space"
+	jp --text --inuse_objects "$prog" "$d" >"$tmp/objects"
+	for pair in "bytes space" "objects objects"; do
+		set -- $pair
+		ours=$(stat "$tmp/stats" "$1"); theirs=$(total "$tmp/$2")
+		if [ -n "$ours" ] && [ -n "$theirs" ] && near "$ours" "$theirs"; then
+			ok "$name: in-use $1 $ours = jeprof Total $theirs"
+		else
+			notok "$name: in-use $1 '$ours' differs from jeprof Total '$theirs'"
+		fi
+	done
+	# Accumulated values (prof_accum:true), when the dump has any.
+	if [ -n "$(stat "$tmp/stats" alloc_bytes)" ]; then
+		jp --text --alloc_space --show_bytes "$prog" "$d" >"$tmp/aspace"
+		jp --text --alloc_objects "$prog" "$d" >"$tmp/aobjects"
+		for pair in "alloc_bytes aspace" "alloc_objects aobjects"; do
+			set -- $pair
+			ours=$(stat "$tmp/stats" "$1"); theirs=$(total "$tmp/$2")
+			if [ -n "$theirs" ] && near "$ours" "$theirs"; then
+				ok "$name: $1 $ours = jeprof Total $theirs"
+			else
+				notok "$name: $1 '$ours' differs from jeprof Total '$theirs'"
+			fi
+		done
+	fi
+
+	# What jeprof-raw writes reads the same in jeprof as the original.
+	if ! "$raw" "$d" >"$tmp/rewritten.prof" 2>"$tmp/err"; then
+		notok "$name: jeprof-raw failed: $(head -n 1 "$tmp/err")"
+		continue
+	fi
+	jp --text --show_bytes "$prog" "$tmp/rewritten.prof" >"$tmp/space2"
+	if [ -s "$tmp/space" ] && cmp -s "$tmp/space" "$tmp/space2"; then
+		ok "$name: jeprof --text reads jeprof-raw's output as the original"
+	else
+		notok "$name: jeprof --text differs on jeprof-raw's output: $(diff "$tmp/space" "$tmp/space2" | sed -n 2p)"
+	fi
+	jp --collapsed "$prog" "$d" | LC_ALL=C sort >"$tmp/coll"
+	jp --collapsed "$prog" "$tmp/rewritten.prof" | LC_ALL=C sort >"$tmp/coll2"
+	if [ -s "$tmp/coll" ] && cmp -s "$tmp/coll" "$tmp/coll2"; then
+		ok "$name: jeprof --collapsed reads jeprof-raw's output as the original"
+	else
+		notok "$name: jeprof --collapsed differs on jeprof-raw's output: $(diff "$tmp/coll" "$tmp/coll2" | sed -n 2p | cut -c1-200)"
+	fi
+done
+[ "$n" -gt 0 ] || { echo "not ok 1 - no dumps in fixtures/dumps"; exit 1; }
