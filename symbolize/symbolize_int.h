@@ -33,6 +33,7 @@ int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod);
  * innermost when symbols nest), or NULL. */
 const struct fk_func *fk_functab_find(const struct fk_functab *t, uint64_t addr);
 
+/* Frees the table (names stay libdwfl's) and empties it. */
 void fk_functab_release(struct fk_functab *t);
 
 /* ---- addrset.c: address -> index hash map ---- */
@@ -50,6 +51,7 @@ int fk_addrset_put(struct fk_addrset *s, uint64_t key, uint32_t val, uint32_t *o
 /* Stores the value of key in *val: 0, or -1 when absent. */
 int fk_addrset_get(const struct fk_addrset *s, uint64_t key, uint32_t *val);
 
+/* Frees the map's storage and empties it. */
 void fk_addrset_release(struct fk_addrset *s);
 
 /* ---- symname.c: raw symbol names to display and system names ---- */
@@ -101,6 +103,8 @@ int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
 int fk_dwline_src(struct fk_dwline *d, uint64_t addr, const char **file,
 		  uint32_t *line);
 
+/* Frees the index and, when it opened the file itself, the file. NULL is a
+ * no-op. */
 void fk_dwline_free(struct fk_dwline *d);
 
 /* ---- ehframe.c ---- */
@@ -112,6 +116,7 @@ void fk_dwline_free(struct fk_dwline *d);
 int fk_ehframe_func_start(Dwfl_Module *mod, void **cfi, uint64_t addr,
 			  uint64_t *start);
 
+/* Frees a table cached by fk_ehframe_func_start. NULL is a no-op. */
 void fk_ehframe_release(void *cfi);
 
 /* ---- debugfind.c: offline debug-file finder for libdwfl ---- */
@@ -181,6 +186,7 @@ int fk_modmap_addr(const struct fk_smod *m, uint64_t fileoff, uint64_t *addr);
 /* Converts a module address of m to a file offset; 0 or -1. */
 int fk_modmap_fileoff(const struct fk_smod *m, uint64_t addr, uint64_t *off);
 
+/* Closes every module of c and frees the module list. */
 void fk_modmap_release(struct fk_symctx *c);
 
 #endif
