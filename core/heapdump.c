@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "grow.h"
 #include "limits.h"
 #include "maps.h"
 #include "num.h"
@@ -136,6 +137,7 @@ static int thread_index(struct reader *r, uint64_t id, const char *name,
 {
 	struct fk_profile *p = r->p;
 	size_t j;
+	void *grown;
 
 	if ((p->nthreads + 1) * 2 > r->tcap) {
 		size_t ncap = r->tcap ? r->tcap * 2 : 64, i;
@@ -179,15 +181,10 @@ static int thread_index(struct reader *r, uint64_t id, const char *name,
 	if (p->nthreads == FK_MAX_THREADS)
 		return fk_err_set(r->err, FK_ELIMIT, r->lineno, "more than %d threads",
 				  FK_MAX_THREADS);
-	if (p->nthreads == r->thread_cap) {
-		size_t ncap = r->thread_cap ? r->thread_cap * 2 : 16;
-		struct fk_thread *nt = realloc(p->threads, ncap * sizeof *nt);
-
-		if (!nt)
-			return nomem(r);
-		p->threads = nt;
-		r->thread_cap = ncap;
-	}
+	grown = fk_grow(p->threads, &r->thread_cap, p->nthreads, sizeof *p->threads, 16);
+	if (!grown)
+		return nomem(r);
+	p->threads = grown;
 	p->threads[p->nthreads].id = id;
 	p->threads[p->nthreads].name = NULL;
 	if (name) {
@@ -207,6 +204,7 @@ static int thread_line(struct reader *r, const char *s, const char *end, int hea
 	const char *line = s, *colon = memchr(s, ':', (size_t)(end - s));
 	struct fk_counts c;
 	uint64_t id = 0;
+	void *grown;
 	int star;
 
 	if (!colon)
@@ -238,15 +236,10 @@ static int thread_line(struct reader *r, const char *s, const char *end, int hea
 		return syntax(r, header ? "thread line before the header totals line" :
 			      "thread line before the stack's 't*:' line",
 			      line, (size_t)(end - line));
-	if (r->sn == r->scap) {
-		size_t ncap = r->scap ? r->scap * 2 : 16;
-		struct fk_tcounts *ns = realloc(r->scratch, ncap * sizeof *ns);
-
-		if (!ns)
-			return nomem(r);
-		r->scratch = ns;
-		r->scap = ncap;
-	}
+	grown = fk_grow(r->scratch, &r->scap, r->sn, sizeof *r->scratch, 16);
+	if (!grown)
+		return nomem(r);
+	r->scratch = grown;
 	if (thread_index(r, id, s < end ? s + 1 : NULL, s < end ? (size_t)(end - s - 1) : 0,
 			 &r->scratch[r->sn].thread) < 0)
 		return -1;
@@ -285,19 +278,15 @@ static struct fk_tcounts *take_threads(struct reader *r, int check_dups)
 static int push_stack(struct reader *r)
 {
 	struct fk_profile *p = r->p;
+	void *grown;
 
 	if (p->nstacks == FK_MAX_STACKS)
 		return fk_err_set(r->err, FK_ELIMIT, r->lineno, "more than %d stacks",
 				  FK_MAX_STACKS);
-	if (p->nstacks == r->stack_cap) {
-		size_t ncap = r->stack_cap ? r->stack_cap * 2 : 256;
-		struct fk_stack *ns = realloc(p->stacks, ncap * sizeof *ns);
-
-		if (!ns)
-			return nomem(r);
-		p->stacks = ns;
-		r->stack_cap = ncap;
-	}
+	grown = fk_grow(p->stacks, &r->stack_cap, p->nstacks, sizeof *p->stacks, 256);
+	if (!grown)
+		return nomem(r);
+	p->stacks = grown;
 	p->stacks[p->nstacks++] = r->st;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "limits.h"
 #include "num.h"
 #include "strtab.h"
@@ -99,6 +100,7 @@ int fk_maps_parse(struct fk_profile *p, const char *s, size_t n,
 	const char *end = s + n;
 	uint64_t lineno = first_line;
 	size_t cap = p->nmaps;
+	void *grown;
 
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -114,15 +116,10 @@ int fk_maps_parse(struct fk_profile *p, const char *s, size_t n,
 			if (p->nmaps == FK_MAX_MAPPINGS)
 				return fk_err_set(err, FK_ELIMIT, lineno,
 						  "more than %d mappings", FK_MAX_MAPPINGS);
-			if (p->nmaps == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				struct fk_mapping *nm = realloc(p->maps, ncap * sizeof *nm);
-
-				if (!nm)
-					return fk_err_set(err, FK_ENOMEM, lineno, "out of memory");
-				p->maps = nm;
-				cap = ncap;
-			}
+			grown = fk_grow(p->maps, &cap, p->nmaps, sizeof *p->maps, 64);
+			if (!grown)
+				return fk_err_set(err, FK_ENOMEM, lineno, "out of memory");
+			p->maps = grown;
 			if (fk_maps_parse_line(p, s, len, lineno, &p->maps[p->nmaps], err) < 0)
 				return -1;
 			p->nmaps++;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "grow.h"
 #include "heapdump.h"
 #include "io.h"
 #include "limits.h"
@@ -54,16 +55,12 @@ static int add_pending(struct sreader *r, uint64_t key, struct fk_frame *fr,
 		       uint32_t nframes, int placeholder, int prio)
 {
 	struct pending *pd;
+	void *grown;
 
-	if (r->n == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 256;
-		struct pending *nv = realloc(r->v, ncap * sizeof *nv);
-
-		if (!nv)
-			return nomem(r);
-		r->v = nv;
-		r->cap = ncap;
-	}
+	grown = fk_grow(r->v, &r->cap, r->n, sizeof *r->v, 256);
+	if (!grown)
+		return nomem(r);
+	r->v = grown;
 	pd = &r->v[r->n++];
 	memset(pd, 0, sizeof *pd);
 	pd->sym.key = key;
@@ -188,21 +185,17 @@ static int build_id_line(struct sreader *r, const char *s, const char *end)
 	const char *tab = memchr(s, '\t', (size_t)(end - s)), *q;
 	struct fk_profile *p = r->p;
 	struct fk_module *m;
+	void *grown;
 
 	if (!tab || tab == s || tab + 1 == end)
 		return syntax(r, "bad =build-id line", s, (size_t)(end - s));
 	for (q = s; q < tab; q++)
 		if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')))
 			return syntax(r, "bad build-id", s, (size_t)(tab - s));
-	if (p->nmodules == r->modcap) {
-		size_t ncap = r->modcap ? r->modcap * 2 : 16;
-		struct fk_module *nm = realloc(p->modules, ncap * sizeof *nm);
-
-		if (!nm)
-			return nomem(r);
-		p->modules = nm;
-		r->modcap = ncap;
-	}
+	grown = fk_grow(p->modules, &r->modcap, p->nmodules, sizeof *p->modules, 16);
+	if (!grown)
+		return nomem(r);
+	p->modules = grown;
 	m = &p->modules[p->nmodules];
 	m->build_id = intern(r, s, (size_t)(tab - s));
 	m->path = intern(r, tab + 1, (size_t)(end - tab - 1));
