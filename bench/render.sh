@@ -28,7 +28,7 @@ while [ "$i" -lt "$runs" ]; do
 	i=$((i + 1))
 done
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-frames=$(grep -c '^<g class' "$work/out.svg")
+frames=$(grep -c '^<g class=\|^<rect class=' "$work/out.svg")
 size=$(stat -c %s "$work/out.svg")
 echo "runs: $runs"
 echo "wall s (median): $(cut -d' ' -f1 "$work/times" | median)"
