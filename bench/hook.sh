@@ -6,7 +6,8 @@
 #     with the same MALLOC_CONF and no hook (target: at most 2 %);
 #  3. the time to serve a pprof of a heap with 16384 distinct stacks
 #     (target: at most 300 ms), and the host's peak RSS meanwhile.
-# Runs are interleaved; medians are printed. Usage (from the top of the
+# Runs are interleaved (the hook serving a unix socket, so no helper runs
+# between them); medians are printed with the [min .. max] of the runs. Usage (from the top of the
 # tree, after make): B=build bench/hook.sh [RUNS] [LOOP_N]
 set -eu
 B=${B:-build}
@@ -25,6 +26,7 @@ for f in "$HOOK" "$PROG" "$JE"; do
 done
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+spread() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "[%s .. %s]", v[1], v[NR] }'; }
 
 ACTIVE=prof:true,prof_active:true,lg_prof_sample:19
 INACTIVE=prof:true,prof_active:false,lg_prof_sample:19
@@ -33,23 +35,23 @@ echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	env LD_PRELOAD="$JE" "$PROG" loop "$N" >>"$T/plain"
-	env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$(port) "$PROG" loop "$N" >>"$T/hook_inactive"
+	env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP="unix:$T/s" "$PROG" loop "$N" >>"$T/hook_inactive"
 	env LD_PRELOAD="$JE" MALLOC_CONF=$INACTIVE "$PROG" loop "$N" >>"$T/je_inactive"
 	env LD_PRELOAD="$JE" MALLOC_CONF=$ACTIVE "$PROG" loop "$N" >>"$T/je_active"
-	env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=$ACTIVE FLAMEKIT_HTTP=127.0.0.1:$(port) "$PROG" loop "$N" >>"$T/hook_active"
+	env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=$ACTIVE FLAMEKIT_HTTP="unix:$T/s" "$PROG" loop "$N" >>"$T/hook_active"
 	i=$((i + 1))
 done
 p=$(median <"$T/plain"); hi=$(median <"$T/hook_inactive"); ji=$(median <"$T/je_inactive")
 ja=$(median <"$T/je_active"); ha=$(median <"$T/hook_active")
-printf 'plain jemalloc                  %s s\n' "$p"
-printf 'hook, sampling inactive         %s s  (%+.2f %% vs plain jemalloc; target <= 1 %%)\n' "$hi" \
-	"$(echo "$hi $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
-printf 'jemalloc, prof on, inactive     %s s  (%+.2f %% vs plain: jemalloc'"'"'s share of the above)\n' "$ji" \
-	"$(echo "$ji $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
-printf 'jemalloc, active lg 19          %s s  (%+.2f %% vs plain: jemalloc'"'"'s own sampling)\n' "$ja" \
-	"$(echo "$ja $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
-printf 'hook, active lg 19              %s s  (%+.2f %% vs jemalloc active; target <= 2 %%)\n' "$ha" \
-	"$(echo "$ha $ja" | awk '{ print ($1 / $2 - 1) * 100 }')"
+printf 'plain jemalloc                  %s s %s\n' "$p" "$(spread "$T/plain")"
+printf 'hook, sampling inactive         %s s %s  (%+.2f %% vs plain jemalloc; target <= 1 %%)\n' "$hi" \
+	"$(spread "$T/hook_inactive")" "$(echo "$hi $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
+printf 'jemalloc, prof on, inactive     %s s %s  (%+.2f %% vs plain: jemalloc'"'"'s share of the above)\n' "$ji" \
+	"$(spread "$T/je_inactive")" "$(echo "$ji $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
+printf 'jemalloc, active lg 19          %s s %s  (%+.2f %% vs plain: jemalloc'"'"'s own sampling)\n' "$ja" \
+	"$(spread "$T/je_active")" "$(echo "$ja $p" | awk '{ print ($1 / $2 - 1) * 100 }')"
+printf 'hook, active lg 19              %s s %s  (%+.2f %% vs jemalloc active; target <= 2 %%)\n' "$ha" \
+	"$(spread "$T/hook_active")" "$(echo "$ha $ja" | awk '{ print ($1 / $2 - 1) * 100 }')"
 
 # 3. Serving a pprof of a 16384-stack heap (every allocation sampled).
 pt=$(port)
