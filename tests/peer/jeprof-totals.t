@@ -48,7 +48,9 @@ total() { sed -n 's/^Total: *\([0-9.]*\).*/\1/p' "$1" | head -n 1; }
 
 for d in fixtures/dumps/*.prof; do
 	name=$(basename "$d" .prof)
-	prog=$(sed -n '/^MAPPED_LIBRARIES:$/{n;p;q}' "$d" | awk '{print $6}')
+	# The first maps path; paths may hold spaces (fk-odd.prof).
+	prog=$(sed -n '/^MAPPED_LIBRARIES:$/{n;p;q}' "$d" |
+		sed -E 's/^([^ ]+ +){5}//; s/ \(deleted\)$//')
 	[ -e "$prog" ] || prog=fixtures/sysroot$prog
 	if [ ! -e "$prog" ]; then
 		notok "$name: its program $prog is neither installed nor in fixtures/sysroot"
