@@ -171,7 +171,7 @@ const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;dee
 		await page.screenshot({ path: shot });
 		const ps = pngStats(fs.readFileSync(shot));
 		ok(ps.colours >= 6 && ps.nonWhite > 0.05, "screenshot is not blank", JSON.stringify(ps));
-		console.log("# screenshot: " + shot);
+		console.log("# screenshot: " + shot + (process.env.FK_SHOT_DIR || process.env.FK_KEEP ? "" : " (removed at exit; set FK_SHOT_DIR to keep it)"));
 		ok(errors.length === 0, "no script errors during the session", errors.join("; "));
 
 		// Differential graph: vanished stacks appear with the switch.

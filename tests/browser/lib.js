@@ -8,6 +8,7 @@ const path = require("path");
 const { chromium } = require("playwright-core");
 
 let n = 0, failed = 0;
+const tmpdirs = [];
 function ok(cond, what, why) {
 	n++;
 	if (cond) console.log(`ok ${n} - ${what}`);
@@ -39,6 +40,7 @@ async function launch() {
 function render(folded, args, name) {
 	const { execFileSync } = require("child_process");
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-svg-"));
+	tmpdirs.push(dir);
 	const inp = path.join(dir, "in.folded"), out = path.join(dir, (name || "g") + ".svg");
 	fs.writeFileSync(inp, folded);
 	const bin = process.env.B ? path.join(process.env.B, "render-flame") : "render-flame";
@@ -48,6 +50,9 @@ function render(folded, args, name) {
 
 function done() {
 	console.log(`# ${n - failed} of ${n} browser checks passed`);
+	if (!process.env.FK_KEEP)
+		for (const d of tmpdirs)
+			fs.rmSync(d, { recursive: true, force: true });
 	process.exit(failed ? 1 : 0);
 }
 

@@ -173,6 +173,28 @@ int main(void)
 	T_OK(rc == -1 && outlen == 0, "nothing written on a bad line");
 	T_EQ_INT(err.line, 2, "error at line 2");
 	free(out);
+	/* Reading a file in pieces: lines across the 1 MiB buffer, a line
+	 * longer than the buffer, line numbers counted across pieces. */
+	{
+		FILE *tf = tmpfile();
+		struct fk_flame *fl;
+		int i;
+		for (i = 0; i < 40000; i++)
+			fprintf(tf, "main;frame_%05d;leaf %d\n", i % 5000, i % 7);
+		fputs("main;", tf);
+		for (i = 0; i < 300000; i++)
+			fputs("longname", tf);
+		fputs(" 5\nmain;after 1\nmain;bad\n", tf);
+		fflush(tf);
+		rewind(tf);
+		fl = fk_flame_new(&o, &err);
+		fk_err_init(&err, "tmp");
+		rc = fk_flame_add_fd(fl, fileno(tf), 0, &err);
+		T_OK(rc == -1 && err.line == 40003, "line number across 1 MiB pieces (%llu: %s)",
+		     (unsigned long long)err.line, err.msg);
+		fk_flame_free(fl);
+		fclose(tf);
+	}
 	o.colors = "nope";
 	T_OK(fk_flame_new(&o, &err) == NULL, "unknown palette refused");
 	return T_DONE();
