@@ -137,6 +137,17 @@ static int route_settings(struct MHD_Connection *c, const char *method)
 	return settings_json(c, MHD_HTTP_OK);
 }
 
+/* The request's Host header when it is a plain host[:port], for messages. */
+static const char *host_for_msg(struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+
+	if (!h || !*h || strlen(h) > 100 ||
+	    strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:[]-") != strlen(h))
+		return "HOST";
+	return h;
+}
+
 /* 409 unless sampling is on; -1 when it is. */
 static int need_active(struct MHD_Connection *c)
 {
@@ -150,8 +161,8 @@ static int need_active(struct MHD_Connection *c)
 		return fk_http_error(c, MHD_HTTP_CONFLICT,
 				     "sampling is not active: turn it on with "
 				     "curl -X POST -H 'X-Flamekit: 1' "
-				     "'http://HOST/internal/heap/settings?enabled=true', "
-				     "let the program run, then fetch again");
+				     "'http://%s/internal/heap/settings?enabled=true', "
+				     "let the program run, then fetch again", host_for_msg(c));
 	return -1;
 }
 

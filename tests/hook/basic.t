@@ -19,7 +19,7 @@ check "settings is JSON" sh -c "printf '%s' '$s' | python3 -c 'import json,sys; 
 
 b=$(cu "$U/internal/heap?format=raw")
 is "heap while inactive is 409" "$(code)" 409
-like "409 says how to turn sampling on" "$b" 'enabled=true'
+like "409 says how to turn sampling on, with this address" "$b" "curl -X POST -H 'X-Flamekit: 1' 'http://127.0.0.1:$port/internal/heap/settings\\?enabled=true'"
 cu "$U/internal/heap" >/dev/null
 is "default format while inactive is 409" "$(code)" 409
 
@@ -123,3 +123,12 @@ check "host exits cleanly (unix)" stop_host
 "$B/jeprof-raw" "unix:$sock" >/dev/null 2>"$T/ujr.err"; st=$?
 is "jeprof-raw on a dead socket exits 1" "$st" 1
 like "and says why" "$(cat "$T/ujr.err")" "unix:$sock: cannot connect"
+
+# IPv6 loopback.
+port=$(free_port)
+start_host "[::1]:$port"
+check "[::1] serves" wait_http -g "http://[::1]:$port/"
+like "settings over [::1]" "$(cu -g "http://[::1]:$port/internal/heap/settings")" '"enabled":false'
+"$B/jeprof-raw" "http://[::1]:$port" >/dev/null 2>"$T/v6.err"
+like "jeprof-raw http://[::1]:PORT reaches the hook" "$(cat "$T/v6.err")" "HTTP 409: .*'http://\\[::1\\]:$port/internal"
+check "host exits cleanly ([::1])" stop_host
