@@ -4,7 +4,7 @@
  * and write commands to its stdin, one a line; it answers each on stdout:
  *   grow N     keep N more 64 KiB blocks, allocated in hog_grow_cache
  *   churn S    two threads malloc/free in churn_worker for S seconds
- *   fork       fork a child that lives 3 s more (it must not serve)
+ *   fork       fork a child that lives 6 s more (it must not serve)
  *   free       release the blocks kept so far
  *   quit       exit 0 (also at end of input) */
 #include <pthread.h>
@@ -109,7 +109,7 @@ int main(void)
 
 			if (pid == 0) {
 				/* Outlives the parent; must hold no server socket. */
-				sleep(3);
+				sleep(6);
 				_exit(0);
 			}
 			printf("forked %ld\n", (long)pid);
