@@ -106,7 +106,30 @@ like "index lists the endpoints" "$b" '/debug/pprof/heap'
 curl -s -I --max-time 10 "$U/internal/heap/settings" >"$T/head"
 check "HEAD works" grep -q '^HTTP/1.1 200' "$T/head"
 
+cu "$U/debug/pprof/heap?seconds=x" >/dev/null
+is "seconds=x is 400" "$(code)" 400
+cu "$U/debug/pprof/heap?seconds=3601" >/dev/null
+is "seconds over an hour is 400" "$(code)" 400
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=true" >/dev/null
+cu "$U/debug/pprof/heap?seconds=0" >"$T/d0"
+is "seconds=0 answers at once" "$(code)" 200
+check "seconds=0 is a pprof" gzip -t "$T/d0"
+# A delta request still waiting when the program exits is answered (503),
+# and the program's exit is not held up by it.
+curl -s -o "$T/late" -w '%{http_code}' --max-time 30 "$U/debug/pprof/heap?seconds=20" >"$T/late.code" &
+lp=$!
+sleep 1
+t0=$(date +%s)
 check "host exits cleanly with the server running" stop_host
+wait $lp
+check "exit with a pending delta took under 5 s" [ $(( $(date +%s) - t0 )) -lt 5 ]
+is "the pending delta request got 503" "$(cat "$T/late.code")" 503
+like "and was told why" "$(cat "$T/late")" 'server is stopping'
+
+nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ { print $3 }' | sed 's/@.*//' | sort >"$T/syms"
+is "the library exports only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")" \
+	"fk_hook_dump fk_hook_set_active fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
+like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib -lflamekit-hook *$'
 check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
 
 # The same over a unix socket.
