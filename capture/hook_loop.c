@@ -28,6 +28,7 @@ static void *loop_main(void *arg)
 	int epfd = L.d ? fk_http_poll_fd(L.d) : -1;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "flamekit-hook");
 	fk_je_thread_active(0, NULL);
 	for (;;) {
 		struct pollfd pf[3];

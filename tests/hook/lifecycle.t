@@ -73,6 +73,7 @@ PIDS="$PIDS $child"
 cu "$U/internal/heap/settings" >/dev/null
 is "parent still serves after fork" "$(code)" 200
 is "forked child runs one thread" "$(ls /proc/$child/task 2>/dev/null | wc -l)" 1
+check "the parent's server thread is named flamekit-hook" grep -qx flamekit-hook /proc/$HOST_PID/task/*/comm
 stop_host
 check "child still alive after the parent exits" kill -0 "$child"
 curl -s -o /dev/null --max-time 3 "$U/" ; st=$?
