@@ -72,6 +72,12 @@ is "delta: $SITE on top" "$top" "$SITE"
 total=$(sed -n 's/^Showing nodes.* of \([0-9.]*[kMG]*B\) total$/\1/p' "$T/top4")
 like "delta total is the 6.5 MB grown, not the 26 MB held ($total)" "$total" '^([5-9]|1[0-2])\.[0-9]+MB$'
 
+( sleep 0.5; echo "grow 100" >&3 ) &
+go tool pprof -seconds 2 -top "$U/debug/pprof/heap" >"$T/top5" 2>&1
+check "go tool pprof -seconds 2 URL asks for ?seconds=2" grep -q 'heap?seconds=2' "$T/top5"
+top=$(awk '/flat%/ { getline; print $NF; exit }' "$T/top5")
+is "go tool pprof -seconds: $SITE on top of the growth" "$top" "$SITE"
+
 cu "$U/internal/heap?format=nonsense" >/dev/null
 is "unknown format is 400" "$(code)" 400
 s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false")
