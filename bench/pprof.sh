@@ -30,13 +30,13 @@ echo "load average before: $load"
 printf '%-28s %8s %8s %10s %10s %10s %6s\n' input "wall s" "cpu s" "peak KB" "ours B" "go B" ratio
 for input in synth.prof cc1.sym; do
 	"$B/to-pprof" -o "$tmp/$input.pb.gz" "$tmp/$input"
-	measure "$input" "'$B/to-pprof' -o '$tmp/out.pb.gz' '$tmp/$input'"
+	measure "t-$input" "'$B/to-pprof' -o '$tmp/out.pb.gz' '$tmp/$input'"
 	go tool pprof -proto -symbolize=none "$tmp/$input.pb.gz" >"$tmp/go.pb.gz" 2>/dev/null
 	ours=$(wc -c <"$tmp/$input.pb.gz")
 	theirs=$(wc -c <"$tmp/go.pb.gz")
 	stacks=$(grep -c '^@' "$tmp/$input" || true)
 	printf '%-28s %8s %8s %10s %10s %10s %6s\n' "$input ($stacks stacks)" \
-		"$(median "$input" 1)" "$(median "$input" 3)" "$(median "$input" 2)" \
+		"$(median "t-$input" 1)" "$(median "t-$input" 3)" "$(median "t-$input" 2)" \
 		"$ours" "$theirs" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.3f", a / b }')"
 done
 echo "runs: $runs each"
