@@ -21,8 +21,8 @@ const char fk_pprof_allocator_regex[] =
 	"|operator new.*|operator delete.*|tc_.*"
 	"|libjemalloc\\.so[.0-9]*\\+0x[0-9a-f]+";
 
-/* Uncompressed size above which the default gzip level drops to 1. */
-#define BIG_PLAIN ((size_t)16 << 20)
+/* Uncompressed size above which the default gzip level drops to 3. */
+#define BIG_PLAIN ((size_t)4 << 20)
 
 typedef Perftools__Profiles__Location Loc;
 typedef Perftools__Profiles__Function Fun;
@@ -646,10 +646,10 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 	}
 	perftools__profiles__profile__pack(&msg, plain);
 	enc_release(&e);
-	/* zlib's default level costs about 50 ns a byte; past 16 MiB (millions
-	 * of distinct addresses) level 1 keeps to-pprof within its time at a
-	 * few % of size. */
-	rc = fk_gz_compress(plain, n, e.o->level ? e.o->level : n > BIG_PLAIN ? 1 : 6,
+	/* zlib's level 6 is a third of to-pprof's time on a 100k-stack dump;
+	 * past 4 MiB, level 3 (zlib's fast strategy) saves most of it for 1-5 %
+	 * of size (measured in bench/README.md). */
+	rc = fk_gz_compress(plain, n, e.o->level ? e.o->level : n > BIG_PLAIN ? 3 : 6,
 			    out, outlen, err);
 	free(plain);
 	return rc;
