@@ -175,22 +175,26 @@ def check(path):
 
 def fresh_dump(tmp):
     """A dump taken now, of python3 under Debian's jemalloc, so the check
-    also holds for whatever versions of the files this machine has."""
+    also holds for whatever versions of the files this machine has. The
+    program dumps itself (mallctl "prof.dump") while its data is live."""
     import glob
     env = dict(os.environ, PYTHONMALLOC="malloc",
                LD_PRELOAD="/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
-               MALLOC_CONF="prof:true,prof_active:true,prof_final:true,"
-                           "lg_prof_sample:12,prof_prefix:%s/py" % tmp)
+               MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:10")
+    out = tmp + "/py.heap"
     subprocess.run(["/usr/bin/python3", "-c",
-                    "import json, re, xml.dom.minidom as m\n"
+                    "import ctypes, json, re, sys, xml.dom.minidom as m\n"
                     "d = [{'k': str(i) * 5, 'v': list(range(i % 40))} for i in range(20000)]\n"
-                    "s = json.dumps(d); json.loads(s)\n"
-                    "m.parseString('<a>' + '<b c=\"1\">x</b>' * 3000 + '</a>')\n"
-                    "print(len(re.findall('[0-9]+', s)))"],
+                    "s = json.dumps(d); e = json.loads(s)\n"
+                    "x = m.parseString('<a>' + '<b c=\"1\">x</b>' * 3000 + '</a>')\n"
+                    "r = re.findall('[0-9]+', s)\n"
+                    "p = ctypes.c_char_p(sys.argv[1].encode())\n"
+                    "ctypes.CDLL(None).mallctl(b'prof.dump', None, None,\n"
+                    "    ctypes.byref(p), ctypes.c_size_t(ctypes.sizeof(p)))\n", out],
                    env=env, stdout=subprocess.DEVNULL, check=False)
-    got = glob.glob(tmp + "/py.*.heap")
+    got = glob.glob(out)
     ok(len(got) == 1, "python3: a fresh dump was taken")
-    return got[:1]
+    return got
 
 
 extra = os.environ.get("FK_ACCURACY_DUMPS", "").split()
