@@ -109,19 +109,11 @@
 	function elOf(j) {
 		return inView[j] >= 0 ? view.children[inView[j] + 1] : els[j];
 	}
-	function rectOf(e) {
-		return e.tagName === "rect" ? e : e.firstChild;
-	}
-	// Class strings are set whole: classList costs about 7 times more per
-	// element the first time (measured on a 100k-frame page).
-	// The few distinct strings are built once (no garbage per frame).
-	var clsNames = [], clsIdx = new Int32Array(n), clsMemo = [];
+	// A view frame takes the class of the page's frame (its colour), read
+	// only for the frames shown: the page's own elements are never touched.
 	function classes(e, j) {
-		var f = (e.parentNode === view && ancOf[j] ? 1 : 0) | (hlOn[j] === 1 ? 2 : 0) | (state.sel === j ? 4 : 0);
-		var k = clsIdx[j] * 8 + f, c = clsMemo[k];
-		if (c === undefined)
-			c = clsMemo[k] = clsNames[clsIdx[j]] + (f & 1 ? " anc" : "") + (f & 2 ? " hl" : "") + (f & 4 ? " sel" : "");
-		e.setAttribute("class", c);
+		var c = els[j].getAttribute("class") || "";
+		e.setAttribute("class", ancOf[j] ? c + " anc" : c);
 	}
 	function show(j, x, w, anc) {
 		X[j] = x;
@@ -262,12 +254,28 @@
 		tip.setAttribute("display", "none");
 		details.textContent = " ";
 	}
-	function indexOf(e) {
+	// The frame under an event: a view frame says which it is; a page
+	// frame is found from the point (row, then binary search on x), so no
+	// script object is ever made for the page's 100k elements.
+	function indexOf(e, pt) {
 		while (e && e.parentNode !== framesEl && e.parentNode !== view)
 			e = e.parentNode;
 		if (!e || (e.parentNode === view && !e.hasAttribute("data-i")))
 			return -1;
-		return e.parentNode === view ? +e.getAttribute("data-i") : e.__fk;
+		if (e.parentNode === view)
+			return +e.getAttribute("data-i");
+		var d = Math.floor(D.inverted ? (pt.y - D.ypad1) / D.frameheight : (D.height - D.ypad2 - pt.y) / D.frameheight);
+		var row = byDepth[d], lo = 0, hi = row ? row.length - 1 : -1, k = -1;
+		while (lo <= hi) {
+			var mid = (lo + hi) >> 1;
+			if (X0[row[mid]] <= pt.x + 0.05) {
+				k = mid;
+				lo = mid + 1;
+			} else {
+				hi = mid - 1;
+			}
+		}
+		return k >= 0 && pt.x <= X0[row[k]] + W0[row[k]] + 0.05 ? row[k] : -1;
 	}
 
 	// ---- state ------------------------------------------------------
@@ -304,15 +312,25 @@
 				state.vanished = v === "1";
 		}
 	}
-	function select(i) {
-		var old = state.sel;
-		state.sel = i;
-		if (old >= 0)
-			classes(elOf(old), old);
-		if (i >= 0) {
-			classes(elOf(i), i);
-			showTip(i, { x: X[i] + 4, y: frameY(depth[i]) + D.frameheight / 2 });
+	var selr = el(NS, "rect", { id: "selr", display: "none" }, null);
+	svg.insertBefore(selr, tip);
+	function drawSel() {
+		var i = state.sel;
+		if (i < 0 || !visible(i)) {
+			selr.setAttribute("display", "none");
+			return;
 		}
+		selr.setAttribute("display", "inline");
+		selr.setAttribute("x", X[i].toFixed(1));
+		selr.setAttribute("y", frameY(depth[i]).toFixed(1));
+		selr.setAttribute("width", W[i].toFixed(1));
+		selr.setAttribute("height", D.frameheight > 1 ? D.frameheight - 1 : D.frameheight);
+	}
+	function select(i) {
+		state.sel = i;
+		drawSel();
+		if (i >= 0)
+			showTip(i, { x: X[i] + 4, y: frameY(depth[i]) + D.frameheight / 2 });
 	}
 	function zoom(i) {
 		hideTip();
@@ -320,10 +338,64 @@
 		layout();
 		reset.disabled = i === 0;
 		search(false);
+		drawSel();
 		saveHash();
 	}
 
 	// ---- search -----------------------------------------------------
+	// Matches are painted in a layer of their own, one path a row (adjacent
+	// narrow matches merged), so a search creates a few elements instead of
+	// touching every matching frame; labels of matches are drawn on top.
+	var hlv = svg.insertBefore(document.createElementNS(NS, "g"), view.nextSibling);
+	hlv.setAttribute("id", "hlv");
+	function paintMatches() {
+		var rows = [], runX0 = [], runX1 = [], j, d, k, m = state.matches;
+		var all = state.zoom === 0 && !state.vanished, h = (D.frameheight > 1 ? D.frameheight - 1 : D.frameheight).toFixed(1);
+		hlv.textContent = "";
+		var ys = [];
+		for (d = 0; d < byDepth.length; d++)
+			ys.push(frameY(d));
+		function flush(dd, seam) {
+			if (runX1[dd] === undefined || runX1[dd] <= runX0[dd])
+				return;
+			var w = Math.round((runX1[dd] - runX0[dd] - (seam && runX1[dd] - runX0[dd] > 2 ? 0.5 : 0)) * 10) / 10;
+			(rows[dd] = rows[dd] || []).push("M", Math.round(runX0[dd] * 10) / 10, ",", ys[dd], "h", w, "v", h, "h", -w, "z");
+			runX1[dd] = undefined;
+		}
+		var ancestors = [];
+		for (j = parent[state.zoom]; j >= 0; j = parent[j])
+			if (hlOn[j])
+				ancestors.push(j);
+		m = ancestors.concat(m);
+		for (k = 0; k < m.length; k++) {
+			j = m[k];
+			if (!(all || inView[j] >= 0) || W[j] <= 0)
+				continue;
+			d = depth[j];
+			if (W[j] < 3 && runX1[d] !== undefined && X[j] <= runX1[d] + 0.05) {
+				runX1[d] = Math.max(runX1[d], X[j] + W[j]);
+			} else {
+				// A wide frame keeps a seam at its right edge.
+				flush(d, true);
+				runX0[d] = X[j];
+				runX1[d] = X[j] + W[j];
+				if (W[j] >= 3)
+					flush(d, true);
+			}
+		}
+		for (d = 0; d < runX1.length; d++)
+			flush(d, false);
+		for (d = 0; d < rows.length; d++) {
+			if (!rows[d])
+				continue;
+			var p = document.createElementNS(NS, "path");
+			p.setAttribute("d", rows[d].join(""));
+			hlv.appendChild(p);
+		}
+		for (k = 0; k < m.length; k++)
+			if ((all || inView[m[k]] >= 0) && W[m[k]] > 0)
+				label(hlv, m[k]);
+	}
 	function search(move) {
 		var re = null, j;
 		q.classList.remove("bad");
@@ -340,12 +412,7 @@
 				hit[j] = re.test(names[j]) ? 1 : 0;
 		for (j = 0; j < n; j++) {
 			var on = re && !isMore[j] && hit[nm[j]] ? 1 : 0;
-			if (on !== hlOn[j]) {
-				hlOn[j] = on;
-				classes(els[j], j);
-				if (inView[j] >= 0)
-					classes(elOf(j), j);
-			}
+			hlOn[j] = on;
 			if (on && inZoom(j)) {
 				m.push(j);
 				// Count a match once: not again for matches inside it.
@@ -358,6 +425,7 @@
 		state.matches = m;
 		if (!move)
 			state.mpos = -1;
+		paintMatches();
 		matched.textContent = re ? "Matched: " + pct(sum, cur(z)) + " (" + m.length + " frames)" : " ";
 		saveHash();
 	}
@@ -414,14 +482,14 @@
 
 	// ---- events -----------------------------------------------------
 	svg.addEventListener("mousemove", function (ev) {
-		var i = indexOf(ev.target);
+		var pt = toUser(ev), i = indexOf(ev.target, pt);
 		if (i >= 0)
-			showTip(i, toUser(ev));
+			showTip(i, pt);
 		else if (tip.getAttribute("display") !== "none" && state.sel < 0)
 			hideTip();
 	});
 	svg.addEventListener("click", function (ev) {
-		var i = indexOf(ev.target);
+		var i = indexOf(ev.target, toUser(ev));
 		if (i >= 0) {
 			select(i);
 			zoom(i);
@@ -518,17 +586,19 @@
 	window.addEventListener("resize", fit);
 
 	// ---- start ------------------------------------------------------
+	// The page's own geometry, computed as render-flame drew it.
+	var byDepth = [], off0 = new Float64Array(n), sc0 = val[0] > 0 ? (D.width - 2 * D.xpad) / val[0] : 0;
 	for (i = 0; i < n; i++) {
-		var r0 = rectOf(els[i]);
-		X0[i] = X[i] = +r0.getAttribute("x");
-		W0[i] = W[i] = +r0.getAttribute("width");
-		els[i].__fk = i;
-		var c0 = els[i].getAttribute("class"), ci = clsNames.indexOf(c0);
-		if (ci < 0) {
-			ci = clsNames.length;
-			clsNames.push(c0);
+		if (i === 0) {
+			X0[i] = D.xpad;
+		} else {
+			X0[i] = X0[parent[i]] + off0[parent[i]];
+			off0[parent[i]] += val[i] * sc0;
 		}
-		clsIdx[i] = ci;
+		W0[i] = val[i] * sc0;
+		X[i] = X0[i];
+		W[i] = W0[i];
+		(byDepth[depth[i]] = byDepth[depth[i]] || []).push(i);
 	}
 	loadHash();
 	q.value = state.query;

@@ -87,7 +87,13 @@ const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;dee
 		await page.fill("#q", "foo");
 		let m = await page.textContent("#matched");
 		ok(m === "Matched: 71.43% (2 frames)", "regex search reports matched % and count", m);
-		ok(/hl/.test((await frame("foo::bar")).cls), "matching frames are highlighted", (await frame("foo::bar")).cls);
+		const hl = await page.evaluate(() => Array.from(document.querySelectorAll("#hlv path")).map((p) => p.getAttribute("d")));
+		const foox = (await frame("foo")).x, barx = (await frame("foo::bar")).x;
+		const starts = hl.length === 1 ? Array.from(hl[0].matchAll(/M([0-9.]+),/g)).map((x) => +x[1]) : [];
+		ok(starts.length === 2 && Math.abs(starts[0] - foox) < 0.1 && Math.abs(starts[1] - barx) < 0.1,
+		   "matching frames are highlighted, one path a row", JSON.stringify([hl, foox, barx]));
+		const hlt = await page.evaluate(() => Array.from(document.querySelectorAll("#hlv text")).map((t) => t.textContent));
+		ok(hlt.join(",") === "foo,foo::bar", "labels of matches stay readable", hlt.join(","));
 		await page.fill("#q", "^ba");
 		m = await page.textContent("#matched");
 		ok(m === "Matched: 14.29% (1 frames)", "search matches names only, anchored regex", m);
