@@ -523,6 +523,13 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 		X(text_el(w, &tmp, "subtitle", NULL, g.W / 2, g.fs * 4, "middle", o->subtitle));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
+	if (total == 0 && vtotal == 0) {
+		/* flamegraph.pl refuses such input; an empty profile is still a
+		 * profile (the hook may serve one), so say so on the page. */
+		X(text_el(w, &tmp, "empty", NULL, g.W / 2, frame_y(&g, 0) + g.fh * 0.75, "middle",
+			  "no stack has a value"));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
 	X(text_el(w, &tmp, "details", NULL, XPAD, g.H - g.ypad2 / 2, NULL, " "));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(text_el(w, &tmp, "matched", NULL, g.W - XPAD, g.H - g.ypad2 / 2, "end", " "));

@@ -1,0 +1,1 @@
+render-flame fixtures/folded/empty.folded | sh tests/golden/render/strip-assets
