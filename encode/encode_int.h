@@ -85,6 +85,43 @@ void fk_foldacc_begin(struct fk_foldacc *acc);
  * FK_MAX_FOLDED_LINE). */
 int fk_foldacc_frame(struct fk_foldacc *acc, const char *name, struct fk_err *err);
 
+/* Appends n bytes of already escaped frames s (one or more joined by ';',
+ * as fk_foldacc_escape makes them) to the current stack. Returns 0, or -1
+ * with err as fk_foldacc_frame. */
+int fk_foldacc_frames(struct fk_foldacc *acc, const char *s, size_t n, struct fk_err *err);
+
+/* Writes name[0..n) escaped as fk_foldacc_frame would into dst (n bytes
+ * of room). */
+void fk_foldacc_escape(char *dst, const char *name, size_t n);
+
+/* A cache of escaped frame text by a 64-bit key: encoders meet the same
+ * address in thousands of stacks and name it once. */
+struct fk_namecache {
+	struct fk_u64map ix;           /* key -> entry */
+	size_t *off, *len;             /* entries, into pool */
+	size_t n, cap;
+	char *pool;
+	size_t poollen, poolcap;
+};
+
+/* Prepares an empty cache. */
+void fk_namecache_init(struct fk_namecache *c);
+
+/* Frees the cache. */
+void fk_namecache_release(struct fk_namecache *c);
+
+/* Returns the cached text of key (*n bytes; valid until the next add), or
+ * NULL when absent. */
+const char *fk_namecache_get(const struct fk_namecache *c, uint64_t key, size_t *n);
+
+/* Starts the text of key: returns room for at most n more bytes at its end
+ * (NULL when out of memory); call fk_namecache_commit with the bytes used. */
+char *fk_namecache_room(struct fk_namecache *c, size_t n);
+
+/* Makes the used bytes written into the room the text of key (absent until
+ * now). Returns 0, or -1 (out of memory). */
+int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used);
+
 /* Ends the current stack and adds value to the total of its line (equal
  * lines merge). A stack with no frames is named FK_ENC_NO_STACK. Returns 0,
  * or -1 with err (out of memory, or overflow of the total). */

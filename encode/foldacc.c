@@ -71,19 +71,10 @@ static int reserve(char **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-int fk_foldacc_frame(struct fk_foldacc *acc, const char *name, struct fk_err *err)
+void fk_foldacc_escape(char *dst, const char *name, size_t n)
 {
-	size_t n = strlen(name), i;
-	char *d;
+	size_t i;
 
-	if (n > FK_MAX_FOLDED_LINE - acc->curlen - 1 || acc->curlen >= FK_MAX_FOLDED_LINE)
-		return fk_err_set(err, FK_ELIMIT, 0, "folded line longer than %zu bytes",
-				  (size_t)FK_MAX_FOLDED_LINE);
-	if (reserve(&acc->cur, &acc->curcap, acc->curlen + n + 1) < 0)
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	d = acc->cur + acc->curlen;
-	if (acc->curframes++)
-		*d++ = ';';
 	/* The escaping rule of fk_folded_put_frame (core/folded.c), applied
 	 * into memory because lines are merged before they are written. */
 	for (i = 0; i < n; i++) {
@@ -93,9 +84,46 @@ int fk_foldacc_frame(struct fk_foldacc *acc, const char *name, struct fk_err *er
 			c = ':';
 		else if (c < 0x20 || c == 0x7f)
 			c = ' ';
-		*d++ = (char)c;
+		dst[i] = (char)c;
 	}
-	acc->curlen = (size_t)(d - acc->cur);
+}
+
+/* Makes room for a separator and n bytes; returns where they go, or NULL
+ * with err. */
+static char *append(struct fk_foldacc *acc, size_t n, struct fk_err *err)
+{
+	char *d;
+
+	if (n > FK_MAX_FOLDED_LINE - acc->curlen - 1 || acc->curlen >= FK_MAX_FOLDED_LINE)
+		return fk_err_set(err, FK_ELIMIT, 0, "folded line longer than %zu bytes",
+				  (size_t)FK_MAX_FOLDED_LINE), NULL;
+	if (reserve(&acc->cur, &acc->curcap, acc->curlen + n + 1) < 0)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory"), NULL;
+	d = acc->cur + acc->curlen;
+	if (acc->curframes++)
+		*d++ = ';';
+	acc->curlen = (size_t)(d - acc->cur) + n;
+	return d;
+}
+
+int fk_foldacc_frame(struct fk_foldacc *acc, const char *name, struct fk_err *err)
+{
+	size_t n = strlen(name);
+	char *d = append(acc, n, err);
+
+	if (!d)
+		return -1;
+	fk_foldacc_escape(d, name, n);
+	return 0;
+}
+
+int fk_foldacc_frames(struct fk_foldacc *acc, const char *s, size_t n, struct fk_err *err)
+{
+	char *d = append(acc, n, err);
+
+	if (!d)
+		return -1;
+	memcpy(d, s, n);
 	return 0;
 }
 
@@ -167,13 +195,15 @@ int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 }
 
 /* glibc's qsort_r (with a context argument), since the hook may encode
- * in several threads at once. */
-static int cmp_ent(const void *a, const void *b, void *ctx)
+ * in several threads at once. Indices are sorted, not the entries, so the
+ * sort moves 4 bytes an element. */
+static int cmp_ix(const void *a, const void *b, void *ctx)
 {
-	const struct entry *x = a, *y = b;
-	const char *pool = ctx;
+	const struct fk_foldacc *acc = ctx;
+	const struct entry *x = &acc->ents[*(const uint32_t *)a];
+	const struct entry *y = &acc->ents[*(const uint32_t *)b];
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(pool + x->off, pool + y->off, n);
+	int c = memcmp(acc->pool + x->off, acc->pool + y->off, n);
 
 	if (c)
 		return c;
@@ -182,23 +212,84 @@ static int cmp_ent(const void *a, const void *b, void *ctx)
 
 int fk_foldacc_write(struct fk_foldacc *acc, FILE *out, struct fk_err *err)
 {
+	uint32_t *order;
 	size_t i;
 
+	order = malloc((acc->nents ? acc->nents : 1) * sizeof *order);
+	if (!order)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	for (i = 0; i < acc->nents; i++)
+		order[i] = (uint32_t)i;
 	if (acc->nents)
-		qsort_r(acc->ents, acc->nents, sizeof *acc->ents, cmp_ent, acc->pool);
-	/* The table's indices are stale once sorted; drop it. */
-	free(acc->tab);
-	acc->tab = NULL;
-	acc->tabcap = 0;
+		qsort_r(order, acc->nents, sizeof *order, cmp_ix, acc);
 	for (i = 0; i < acc->nents; i++) {
-		const struct entry *e = &acc->ents[i];
+		const struct entry *e = &acc->ents[order[i]];
 
 		if (e->value == 0)
 			continue;
 		fwrite(acc->pool + e->off, 1, e->len, out);
 		fprintf(out, " %lld\n", (long long)e->value);
 	}
+	free(order);
 	if (ferror(out))
 		return fk_err_set(err, FK_EIO, 0, "write error");
+	return 0;
+}
+
+void fk_namecache_init(struct fk_namecache *c)
+{
+	memset(c, 0, sizeof *c);
+	fk_u64map_init(&c->ix);
+}
+
+void fk_namecache_release(struct fk_namecache *c)
+{
+	fk_u64map_release(&c->ix);
+	free(c->off);
+	free(c->len);
+	free(c->pool);
+	memset(c, 0, sizeof *c);
+}
+
+const char *fk_namecache_get(const struct fk_namecache *c, uint64_t key, size_t *n)
+{
+	uint32_t i = fk_u64map_get(&c->ix, key);
+
+	if (i == UINT32_MAX)
+		return NULL;
+	*n = c->len[i];
+	return c->pool + c->off[i];
+}
+
+char *fk_namecache_room(struct fk_namecache *c, size_t n)
+{
+	if (n > SIZE_MAX - c->poollen || reserve(&c->pool, &c->poolcap, c->poollen + n) < 0)
+		return NULL;
+	return c->pool + c->poollen;
+}
+
+int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used)
+{	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		size_t *no, *nl;
+
+		if (ncap >= UINT32_MAX)
+			return -1;
+		no = realloc(c->off, ncap * sizeof *no);
+		if (!no)
+			return -1;
+		c->off = no;
+		nl = realloc(c->len, ncap * sizeof *nl);
+		if (!nl)
+			return -1;
+		c->len = nl;
+		c->cap = ncap;
+	}
+	c->off[c->n] = c->poollen;
+	c->len[c->n] = used;
+	c->poollen += used;
+	if (fk_u64map_put(&c->ix, key, (uint32_t)c->n) < 0)
+		return -1;
+	c->n++;
 	return 0;
 }

@@ -20,39 +20,88 @@ static int64_t pick(const struct fk_profile *p, const struct fk_folded_opts *o,
 	return fk_enc_round_next(r, x);
 }
 
+/* The display name of frame f: its name, else its system name, as
+ * from-pprof falls back; NULL when it has neither. */
+static const char *frame_name(const struct fk_frame *f)
+{
+	if (f->name && *f->name)
+		return f->name;
+	if (f->sysname && *f->sysname)
+		return f->sysname;
+	return NULL;
+}
+
+/* Makes the escaped text of frame i of s (its inline chain, caller first,
+ * or its address name) the cache entry ck. */
+static int name_frame(const struct fk_profile *p, struct fk_namecache *cache,
+		      const struct fk_stack *s, uint32_t i, uint64_t ck)
+{
+	const struct fk_sym *sym = p->symbolized ? fk_profile_sym(p, fk_stack_key(s, i)) : NULL;
+	size_t total = 0, used = 0;
+	uint32_t j;
+	char buf[64], *d;
+
+	for (j = 0; sym && j < sym->nframes; j++) {
+		const char *name = frame_name(&sym->frames[j]);
+
+		if (name)
+			total += strlen(name) + 1;
+	}
+	if (total == 0) {
+		/* No named frame: the address stands for the function. */
+		fk_enc_profile_addr_name(buf, sizeof buf, p, s->addrs[i]);
+		total = strlen(buf);
+		if (!(d = fk_namecache_room(cache, total)))
+			return -1;
+		memcpy(d, buf, total);
+		return fk_namecache_commit(cache, ck, total);
+	}
+	if (!(d = fk_namecache_room(cache, total)))
+		return -1;
+	/* frames[0] is innermost: write the outermost caller first. */
+	for (j = sym->nframes; j-- > 0;) {
+		const char *name = frame_name(&sym->frames[j]);
+		size_t n;
+
+		if (!name)
+			continue;
+		if (used)
+			d[used++] = ';';
+		n = strlen(name);
+		fk_foldacc_escape(d + used, name, n);
+		used += n;
+	}
+	return fk_namecache_commit(cache, ck, used);
+}
+
 /* Appends the frames of stack s, root first, to the current line. */
 static int add_frames(const struct fk_profile *p, struct fk_foldacc *acc,
-		      const struct fk_stack *s, struct fk_err *err)
+		      struct fk_namecache *cache, const struct fk_stack *s,
+		      struct fk_err *err)
 {
-	uint32_t i, j;
-	char buf[64];
+	uint32_t i;
 
 	for (i = s->depth; i-- > 0;) {
-		const struct fk_sym *sym = p->symbolized ? fk_profile_sym(p, fk_stack_key(s, i)) : NULL;
-		int named = 0;
+		/* A caller's key is its address - 1, the leaf's the address:
+		 * the low bit keeps the two apart. */
+		uint64_t ck = fk_stack_key(s, i) << 1 | (i == 0);
+		const char *text;
+		size_t n;
 
-		/* frames[0] is innermost: write the outermost caller first. A
-		 * frame without a name falls back as in from-pprof: system
-		 * name, else the address. */
-		for (j = sym ? sym->nframes : 0; j-- > 0;) {
-			const struct fk_frame *f = &sym->frames[j];
-			const char *name = f->name && *f->name ? f->name :
-					   f->sysname && *f->sysname ? f->sysname : NULL;
-
-			if (!name)
-				continue;
-			if (fk_foldacc_frame(acc, name, err) < 0)
-				return -1;
-			named = 1;
+		text = fk_namecache_get(cache, ck, &n);
+		if (!text) {
+			if (name_frame(p, cache, s, i, ck) < 0)
+				return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+			text = fk_namecache_get(cache, ck, &n);
 		}
-		if (!named && fk_foldacc_frame(acc, fk_enc_profile_addr_name(buf, sizeof buf, p,
-								s->addrs[i]), err) < 0)
+		if (fk_foldacc_frames(acc, text, n, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 static int add_thread(const struct fk_profile *p, struct fk_foldacc *acc,
+		      struct fk_namecache *cache,
 		      const struct fk_stack *s, const struct fk_tcounts *t,
 		      const struct fk_folded_opts *o, struct fk_enc_rounder *r,
 		      struct fk_err *err)
@@ -68,7 +117,7 @@ static int add_thread(const struct fk_profile *p, struct fk_foldacc *acc,
 	else
 		snprintf(root, sizeof root, "[thread %" PRIu64 "]", th->id);
 	fk_foldacc_begin(acc);
-	if (fk_foldacc_frame(acc, root, err) < 0 || add_frames(p, acc, s, err) < 0)
+	if (fk_foldacc_frame(acc, root, err) < 0 || add_frames(p, acc, cache, s, err) < 0)
 		return -1;
 	return fk_foldacc_end(acc, v, err);
 }
@@ -79,6 +128,7 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	static const struct fk_folded_opts defaults;
 	struct fk_foldacc *acc;
 	struct fk_enc_rounders rs;
+	struct fk_namecache cache;
 	size_t i;
 	int rc = 0;
 
@@ -91,6 +141,7 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	if (!acc)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	fk_enc_rounders_init(&rs, 1);
+	fk_namecache_init(&cache);
 	for (i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct fk_stack *s = &p->stacks[i];
 		struct fk_enc_rounder *r = fk_enc_rounders_of(&rs, p, s);
@@ -103,14 +154,14 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 		}
 		if (o->threads && s->nthr) {
 			for (j = 0; j < s->nthr && rc == 0; j++)
-				rc = add_thread(p, acc, s, &s->thr[j], o, r, err);
+				rc = add_thread(p, acc, &cache, s, &s->thr[j], o, r, err);
 			continue;
 		}
 		v = pick(p, o, &s->c, r);
 		if (v == 0)
 			continue;
 		fk_foldacc_begin(acc);
-		rc = add_frames(p, acc, s, err);
+		rc = add_frames(p, acc, &cache, s, err);
 		if (rc == 0)
 			rc = fk_foldacc_end(acc, v, err);
 	}
@@ -118,5 +169,6 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 		rc = fk_foldacc_write(acc, out, err);
 	fk_foldacc_free(acc);
 	fk_enc_rounders_release(&rs);
+	fk_namecache_release(&cache);
 	return rc;
 }

@@ -3,6 +3,8 @@
 #include "pprof_dec.h"
 #include "encode_int.h"
 
+#include <string.h>
+
 /* The name of line j of location l: its function's name, else its
  * system name, else the location's address name. */
 static const char *line_name(const struct fk_pprof *pp,
@@ -31,29 +33,61 @@ static const char *addr_name(const struct fk_pprof *pp,
 				m->file_offset, l->address);
 }
 
-static int add_sample(const struct fk_pprof *pp, struct fk_foldacc *acc,
-		      const Perftools__Profiles__Sample *s, int64_t v,
-		      struct fk_err *err)
+/* Makes the escaped text of location id (its lines outermost first, or
+ * its address name) the cache entry of id. */
+static int name_location(const struct fk_pprof *pp, struct fk_namecache *cache, uint64_t id)
 {
-	size_t i, j;
-	char buf[64];
+	const Perftools__Profiles__Location *l =
+		pp->msg->location[fk_u64map_get(&pp->locix, id)];
+	size_t total = 0, used = 0, j;
+	char buf[64], *d;
+	const char *name;
+
+	for (j = 0; j < l->n_line; j++)
+		if ((name = line_name(pp, l->line[j])) != NULL)
+			total += strlen(name) + 1;
+	if (total == 0) {
+		name = addr_name(pp, l, buf, sizeof buf);
+		total = strlen(name);
+		if (!(d = fk_namecache_room(cache, total)))
+			return -1;
+		memcpy(d, name, total);
+		return fk_namecache_commit(cache, id, total);
+	}
+	if (!(d = fk_namecache_room(cache, total)))
+		return -1;
+	for (j = l->n_line; j-- > 0;) {
+		size_t n;
+
+		if (!(name = line_name(pp, l->line[j])))
+			continue;
+		if (used)
+			d[used++] = ';';
+		n = strlen(name);
+		fk_foldacc_escape(d + used, name, n);
+		used += n;
+	}
+	return fk_namecache_commit(cache, id, used);
+}
+
+static int add_sample(const struct fk_pprof *pp, struct fk_foldacc *acc,
+		      struct fk_namecache *cache, const Perftools__Profiles__Sample *s,
+		      int64_t v, struct fk_err *err)
+{
+	size_t i;
 
 	fk_foldacc_begin(acc);
 	for (i = s->n_location_id; i-- > 0;) {
-		const Perftools__Profiles__Location *l =
-			pp->msg->location[fk_u64map_get(&pp->locix, s->location_id[i])];
-		int named = 0;
+		const char *text;
+		size_t n;
 
-		for (j = l->n_line; j-- > 0;) {
-			const char *name = line_name(pp, l->line[j]);
-
-			if (!name)
-				continue;
-			if (fk_foldacc_frame(acc, name, err) < 0)
-				return -1;
-			named = 1;
+		text = fk_namecache_get(cache, s->location_id[i], &n);
+		if (!text) {
+			if (name_location(pp, cache, s->location_id[i]) < 0)
+				return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+			text = fk_namecache_get(cache, s->location_id[i], &n);
 		}
-		if (!named && fk_foldacc_frame(acc, addr_name(pp, l, buf, sizeof buf), err) < 0)
+		if (fk_foldacc_frames(acc, text, n, err) < 0)
 			return -1;
 	}
 	return fk_foldacc_end(acc, v, err);
@@ -63,19 +97,22 @@ int fk_pprof_folded_write(const struct fk_pprof *pp, size_t ti, FILE *out,
 			  struct fk_err *err)
 {
 	struct fk_foldacc *acc = fk_foldacc_new();
+	struct fk_namecache cache;
 	size_t i;
 	int rc = 0;
 
 	if (!acc)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	fk_namecache_init(&cache);
 	for (i = 0; i < pp->msg->n_sample && rc == 0; i++) {
 		const Perftools__Profiles__Sample *s = pp->msg->sample[i];
 
 		if (ti < s->n_value && s->value[ti] != 0)
-			rc = add_sample(pp, acc, s, s->value[ti], err);
+			rc = add_sample(pp, acc, &cache, s, s->value[ti], err);
 	}
 	if (rc == 0)
 		rc = fk_foldacc_write(acc, out, err);
 	fk_foldacc_free(acc);
+	fk_namecache_release(&cache);
 	return rc;
 }
