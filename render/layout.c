@@ -216,12 +216,14 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 	uint64_t h;
 	uint32_t id;
 
-	if (t->flamechart) {
-		id = t->nodes[parent].child;
-		if (id && t->nodes[id].name == name)
-			return id;
+	/* The newest child first: it is the one a flame chart merges with,
+	 * and often the one wanted on unsorted input too (a cached line,
+	 * where the table probe is a cache miss). */
+	id = t->nodes[parent].child;
+	if (id && t->nodes[id].name == name)
+		return id;
+	if (t->flamechart)
 		return new_node(t, parent, name);
-	}
 	h = hash_pair(parent, name) & t->ctabmask;
 	while ((id = t->ctab[h].id) != 0) {
 		if (t->ctab[h].parent == parent && t->ctab[h].name == name)
