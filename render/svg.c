@@ -200,6 +200,14 @@ static void frame_class(const struct emit *e, const struct efr *f, int64_t maxd,
 	}
 }
 
+/* libxml2 reports its own errors on stderr; the library reports through
+ * fk_err only, so they are silenced while the writer runs. */
+static void quiet(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
 static int wr_cb(void *ctx, const char *buf, int len)
 {
 	FILE *fp = ctx;
@@ -424,8 +432,10 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	xmlOutputBufferPtr ob = NULL;
 	xmlTextWriterPtr w = NULL;
 	char num[64];
+	xmlGenericErrorFunc old_err = NULL;
+	void *old_ctx = NULL;
 	int64_t total, vtotal;
-	int rc = -1, i;
+	int rc = -1, i, saved = 0;
 
 	memset(&e, 0, sizeof e);
 	e.t = t;
@@ -454,6 +464,10 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 		goto nomem;
 	g.H = g.ypad1 + (e.maxdepth + 1) * g.fh + g.ypad2;
 
+	old_err = xmlGenericError;
+	old_ctx = xmlGenericErrorContext;
+	saved = 1;
+	xmlSetGenericErrorFunc(NULL, quiet);
 	ob = xmlOutputBufferCreateIO(wr_cb, NULL, out, NULL);
 	if (!ob || !(w = xmlNewTextWriter(ob))) {
 		if (ob)
@@ -604,6 +618,8 @@ fail:
 out:
 	if (w)
 		xmlFreeTextWriter(w);
+	if (saved)
+		xmlSetGenericErrorFunc(old_ctx, old_err);
 	fk_mem_free(e.fr, e.capfr * sizeof *e.fr);
 	free(e.nameidx);
 	free(e.nameoff);

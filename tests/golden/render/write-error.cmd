@@ -1,0 +1,1 @@
+render-flame fixtures/folded/merge.folded > /dev/full
