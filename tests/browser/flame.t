@@ -180,6 +180,27 @@ const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;dee
 		console.log("# screenshot: " + shot + (process.env.FK_SHOT_DIR || process.env.FK_KEEP ? "" : " (removed at exit; set FK_SHOT_DIR to keep it)"));
 		ok(errors.length === 0, "no script errors during the session", errors.join("; "));
 
+		// Icicle: hover finds frames by row from the top; Up goes to the parent.
+		const isvg = render(sample, ["--inverted", "--width", "1000"], "icicle");
+		const p4 = await ctx.newPage();
+		await p4.goto("file://" + isvg);
+		await p4.waitForFunction(() => window.fk);
+		const ib = await p4.evaluate(() => {
+			const D = JSON.parse(document.getElementById("fkdata").textContent);
+			for (let i = 0; i < window.fk.n; i++)
+				if (window.fk.names[D.f[i * 4 + 1]] === "baz")
+					return window.fk.el(i).getBoundingClientRect().toJSON();
+			return null;
+		});
+		await p4.mouse.move(ib.x + 3, ib.y + ib.height / 2);
+		const itip = await p4.evaluate(() => document.querySelector(".tip text").textContent);
+		ok(itip === "baz", "icicle: hover names the frame under the mouse", itip);
+		await p4.mouse.click(ib.x + 3, ib.y + ib.height / 2);
+		await p4.keyboard.press("ArrowUp");
+		const isel = await p4.evaluate(() => window.fk.names[JSON.parse(document.getElementById("fkdata").textContent).f[window.fk.state.sel * 4 + 1]]);
+		ok(isel === "foo", "icicle: Up moves to the parent", isel);
+		await p4.close();
+
 		// Differential graph: vanished stacks appear with the switch.
 		const dsvg = render(fx("diff-new.folded"), ["--diff", path.join(top, "fixtures/folded/diff-base.folded")], "diff");
 		const p3 = await ctx.newPage();
