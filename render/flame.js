@@ -126,6 +126,7 @@
 		r.setAttribute("x", x.toFixed(1));
 		r.setAttribute("y", frameY(depth[j]).toFixed(1));
 		r.setAttribute("width", w.toFixed(1));
+		r.setAttribute("height", D.frameheight > 1 ? D.frameheight - 1 : D.frameheight);
 		g.appendChild(r);
 		label(g, j);
 		inView[j] = shown.length;

@@ -313,6 +313,11 @@ static int write_frames(const struct emit *e, const struct geom *g,
 	int64_t maxd = 0;
 	double chw = g->fs * FONTWIDTH;
 	size_t i;
+	char rh[32];
+
+	/* The height is an attribute, not CSS, so renderers without SVG 2
+	 * geometry properties draw the frames too. */
+	snprintf(rh, sizeof rh, "%.10g", g->fh > 1 ? g->fh - 1 : g->fh);
 
 	if (e->diff) {
 		for (i = 1; i < e->nfr; i++) {
@@ -358,6 +363,7 @@ static int write_frames(const struct emit *e, const struct geom *g,
 		if (fk_buf_adds(b, " x=\"") < 0 || fk_buf_add_fix1(b, x0) < 0 ||
 		    fk_buf_adds(b, "\" y=\"") < 0 || fk_buf_add_fix1(b, y) < 0 ||
 		    fk_buf_adds(b, "\" width=\"") < 0 || fk_buf_add_fix1(b, x1 - x0) < 0 ||
+		    fk_buf_adds(b, "\" height=\"") < 0 || fk_buf_adds(b, rh) < 0 ||
 		    fk_buf_adds(b, "\"/>") < 0)
 			return -1;
 		if (chars >= 3) {
@@ -517,9 +523,6 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	b.len = 0;
 	BC(fk_palette_css(&b, o->colors, e.diff));
-	snprintf(num, sizeof num, "#frames rect,#view g rect{height:%.10gpx}\n",
-		 g.fh > 1 ? g.fh - 1 : g.fh);
-	BC(fk_buf_adds(&b, num));
 	BC(fk_buf_add(&b, "", 1));
 	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b.p));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
