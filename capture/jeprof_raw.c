@@ -35,24 +35,21 @@ static int is_url(const char *s)
 /* Reads and parses one operand: a file, "-", or a hook URL. */
 static struct fk_profile *load(const char *name)
 {
-	struct fk_profile *p = fk_profile_new(name);
+	struct fk_profile *p;
 	struct fk_err err;
 	char *data;
 	size_t len;
-	int rc;
 
+	if (!is_url(name))
+		return fk_cli_load(name);
+	p = fk_profile_new(name);
 	if (!p)
 		fk_die("out of memory");
 	fk_err_init(&err, p->source);
-	if (is_url(name)) {
-		if (fk_fetch(name, &data, &len, &err) < 0)
-			fk_die_err(&err);
-		fk_profile_own(p, data);
-		rc = fk_profile_parse(p, data, len, &err);
-	} else {
-		rc = fk_profile_load(p, name, &err);
-	}
-	if (rc < 0)
+	if (fk_fetch(name, &data, &len, &err) < 0)
+		fk_die_err(&err);
+	fk_profile_own(p, data);
+	if (fk_profile_parse(p, data, len, &err) < 0)
 		fk_die_err(&err);
 	return p;
 }
@@ -135,14 +132,9 @@ int main(int argc, char **argv)
 	if (stats)
 		print_stats(growth ? growth : p);
 	if (!check) {
+		fk_cli_open_out(&out, outpath);
 		fk_err_init(&err, outpath ? outpath : "stdout");
-		if (fk_out_open(&out, outpath, &err) < 0)
-			fk_die_err(&err);
-		if (fk_heapdump_write(growth ? growth : p, out.fp, &err) < 0 ||
-		    fk_out_commit(&out, &err) < 0) {
-			fk_out_abort(&out);
-			fk_die_err(&err);
-		}
+		fk_cli_commit_out(&out, fk_heapdump_write(growth ? growth : p, out.fp, &err), &err);
 	}
 	fk_profile_free(growth);
 	fk_profile_free(base);

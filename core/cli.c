@@ -1,6 +1,10 @@
 /* The tools' shared main-side helpers (see cli.h). */
 #include "cli.h"
 
+#include "io.h"
+#include "profile.h"
+#include "symprof.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,4 +82,41 @@ void *fk_xrealloc(void *p, size_t n)
 	if (!p)
 		fk_die("out of memory");
 	return p;
+}
+
+struct fk_profile *fk_cli_load(const char *path)
+{
+	struct fk_profile *p = fk_profile_new(path ? path : "-");
+	struct fk_err err;
+
+	if (!p)
+		fk_die("out of memory");
+	fk_err_init(&err, p->source);
+	if (fk_profile_load(p, path, &err) < 0)
+		fk_die_err(&err);
+	return p;
+}
+
+void fk_cli_open_out(struct fk_out *out, const char *path)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, path && strcmp(path, "-") ? path : "stdout");
+	if (fk_out_open(out, path, &err) < 0)
+		fk_die_err(&err);
+}
+
+void fk_cli_commit_out(struct fk_out *out, int rc, struct fk_err *err)
+{
+	struct fk_err werr;
+
+	if (rc < 0) {
+		fk_out_abort(out);
+		fk_die_err(err);
+	}
+	fk_err_init(&werr, out->path ? out->path : "stdout");
+	if (fk_out_commit(out, &werr) < 0) {
+		fk_out_abort(out);
+		fk_die_err(&werr);
+	}
 }

@@ -29,6 +29,23 @@ void fk_die_err(const struct fk_err *err) __attribute__((noreturn));
 /* Prints "PROG VERSION" on stdout and exits 0. */
 void fk_print_version(void) __attribute__((noreturn));
 
+struct fk_out;
+struct fk_profile;
+
+/* Reads and parses a raw or symbolized profile from path ("-" or NULL =
+ * stdin), mapping regular files; prints the error and exits 1 on failure.
+ * The caller frees the result with fk_profile_free. */
+struct fk_profile *fk_cli_load(const char *path);
+
+/* Opens the all-or-nothing output (io.h) for path (NULL or "-" = stdout);
+ * exits 1 on failure. */
+void fk_cli_open_out(struct fk_out *out, const char *path);
+
+/* Finishes out after a writer returned rc (0, or -1 with err, which names
+ * what the writer was given): commits, or removes the partial file, prints
+ * the error (a failed commit names the output) and exits 1. */
+void fk_cli_commit_out(struct fk_out *out, int rc, struct fk_err *err);
+
 /* Allocation that dies with a message when out of memory. */
 void *fk_xmalloc(size_t n);
 void *fk_xrealloc(void *p, size_t n);

@@ -36,7 +36,9 @@ int fk_read_all(const char *path, char **data, size_t *len, struct fk_err *err)
 				return fk_err_set(err, FK_ELIMIT, 0,
 						  "input larger than %zu bytes", FK_MAX_INPUT);
 			}
-			cap = (size_t)st.st_size + 1;
+			/* Room for the NUL and for the read that sees EOF, so
+			 * an exactly sized file is never grown. */
+			cap = (size_t)st.st_size + 2;
 		}
 	}
 	buf = malloc(cap);

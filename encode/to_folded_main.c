@@ -47,8 +47,6 @@ int main(int argc, char **argv)
 	struct fk_err err;
 	struct fk_profile *p;
 	struct fk_out out;
-	char *data;
-	size_t len;
 
 	fk_cli_init(argv[0]);
 	memset(&fo, 0, sizeof fo);
@@ -78,21 +76,10 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		path = argv[optind];
 
-	fk_err_init(&err, path);
-	if (fk_read_all(path, &data, &len, &err) < 0)
-		fk_die_err(&err);
-	p = fk_profile_new(path);
-	if (!p)
-		fk_die("out of memory");
-	fk_profile_own(p, data);
-	if (fk_profile_parse(p, data, len, &err) < 0)
-		fk_die_err(&err);
-	if (fk_out_open(&out, outpath, &err) < 0)
-		fk_die_err(&err);
-	if (fk_folded_write(p, &fo, out.fp, &err) < 0 || fk_out_commit(&out, &err) < 0) {
-		fk_out_abort(&out);
-		fk_die_err(&err);
-	}
+	p = fk_cli_load(path);
+	fk_cli_open_out(&out, outpath);
+	fk_err_init(&err, p->source);
+	fk_cli_commit_out(&out, fk_folded_write(p, &fo, out.fp, &err), &err);
 	fk_profile_free(p);
 	return 0;
 }

@@ -44,8 +44,7 @@ int main(int argc, char **argv)
 	struct fk_profile *p;
 	struct fk_out out;
 	struct fk_err err;
-	char *data;
-	size_t len, ndirs = 0;
+	size_t ndirs = 0;
 	int c;
 
 	fk_cli_init(argv[0]);
@@ -68,22 +67,13 @@ int main(int argc, char **argv)
 	so.debug_dirs = dirs;
 	so.ndebug_dirs = ndirs;
 	in = optind < argc ? argv[optind] : "-";
-	p = fk_profile_new(in);
-	if (!p)
-		fk_die("out of memory");
+	p = fk_cli_load(in);
 	fk_err_init(&err, p->source);
-	if (fk_read_all(in, &data, &len, &err) < 0)
+	if (fk_symbolize(p, &so, &err) < 0)
 		fk_die_err(&err);
-	fk_profile_own(p, data);
-	if (fk_profile_parse(p, data, len, &err) < 0 || fk_symbolize(p, &so, &err) < 0)
-		fk_die_err(&err);
-	fk_err_init(&err, outpath ? outpath : "stdout");
-	if (fk_out_open(&out, outpath, &err) < 0)
-		fk_die_err(&err);
-	if (fk_symprof_write(p, out.fp, &err) < 0 || fk_out_commit(&out, &err) < 0) {
-		fk_out_abort(&out);
-		fk_die_err(&err);
-	}
+	fk_cli_open_out(&out, outpath);
+	fk_err_init(&err, p->source);
+	fk_cli_commit_out(&out, fk_symprof_write(p, out.fp, &err), &err);
 	fk_profile_free(p);
 	free(dirs);
 	return 0;
