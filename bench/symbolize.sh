@@ -22,33 +22,17 @@ for t in "$B/symbolize" "$B/to-folded" /usr/bin/time jeprof "$prog"; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench: missing $t" >&2; exit 1; }
 done
 
-# measure NAME RUNS COMMAND: one "wall kilobytes cpu" line per run in $tmp/NAME.
-measure() {
-	name=$1 n=$2; shift 2
-	: >"$tmp/$name"
-	i=0
-	while [ "$i" -lt "$n" ]; do
-		/usr/bin/time -v sh -c "$*" 2>"$tmp/time" >/dev/null
-		awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
-				for (k = 1; k <= n; k++) s = s * 60 + t[k]; wall = s }
-			/Maximum resident set size/ { rss = $2 }
-			/User time \(seconds\)|System time \(seconds\)/ { cpu += $2 }
-			END { printf "%.3f %d %.3f\n", wall, rss, cpu }' "$tmp/time" >>"$tmp/$name"
-		i=$((i + 1))
-	done
-}
-
-median() {   # column of $tmp/NAME
-	sort -n -k"$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
-}
+. bench/lib.sh
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 # Warm the page cache (the files symbolize and jeprof read) once.
 "$B/symbolize" "$dump" 2>/dev/null | "$B/to-folded" >/dev/null
 
-measure sym "$runs" "'$B/symbolize' '$dump' 2>/dev/null"
-measure pipe "$runs" "'$B/symbolize' '$dump' 2>/dev/null | '$B/to-folded'"
-measure jeprof "$jruns" "jeprof --collapsed '$prog' '$dump' 2>/dev/null"
+measure sym "'$B/symbolize' '$dump' 2>/dev/null"
+measure pipe "'$B/symbolize' '$dump' 2>/dev/null | '$B/to-folded'"
+saved=$runs; runs=$jruns
+measure jeprof "jeprof --collapsed '$prog' '$dump' 2>/dev/null"
+runs=$saved
 
 stacks=$(grep -c '^@' "$dump")
 addrs=$(grep '^@' "$dump" | tr ' ' '\n' | grep -c '^0x' || true)
