@@ -1,16 +1,18 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
 SYM_SRC := addrset.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c debugfind.c \
-           allocframes.c symbolize.c
+           allocframes.c zsect.c modpool.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a
 PROGS   += $(B)/symbolize
 
 # What a program linking libfksym.a adds to its link line (the hook too):
-# libdw/libelf, and libstdc++ for __cxa_demangle.
-SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -lstdc++
-SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev)
+# libdw/libelf, libstdc++ for __cxa_demangle, zlib for zsect.c, threads for
+# modpool.c.
+SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -lstdc++ \
+             $(call pkg,zlib,--libs,zlib1g-dev) -pthread
+SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,zlib,--cflags,zlib1g-dev)
 
 $(SYM_OBJ) $(B)/symbolize_main.o: CPPFLAGS += $(SYM_CFLAGS)
 

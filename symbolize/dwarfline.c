@@ -51,6 +51,8 @@ struct fk_dwline {
 	Dwarf *dw;
 	Elf *elf;                      /* our own handle, or NULL (libdwfl's) */
 	int fd;
+	struct fk_zsect *z;            /* compressed sections lookups read */
+	size_t nz;
 	uint64_t bias;                 /* module address = DWARF address + bias */
 	struct cu *cus;
 	size_t ncus;
@@ -102,47 +104,112 @@ static int wanted(const char *name)
 	return 0;
 }
 
-/* Opens path privately and hides the debug sections lookups never read
- * (as SHT_NOBITS, which libdw skips) before libdw sees the file. */
-static Dwarf *open_dwarf(struct fk_dwline *d, const char *path)
+/* Remembers a compressed section for inflating; 0 or -1 (ENOMEM). */
+static int add_zsect(struct fk_dwline *d, Elf_Scn *scn, size_t *cap)
 {
-	size_t shstrndx;
+	struct fk_zsect z;
+	if (!fk_zsect_find(d->elf, scn, &z))
+		return 0;
+	if (grow((void **)&d->z, cap, d->nz + 1, sizeof *d->z) != 0)
+		return -1;
+	d->z[d->nz++] = z;
+	return 0;
+}
+
+/* Opens path privately, hides the debug sections lookups never read (as
+ * SHT_NOBITS, which libdw skips) and lists the compressed ones it reads. */
+struct fk_dwline *fk_dwline_open(const char *path, uint64_t bias)
+{
+	size_t shstrndx, zcap = 0;
+	struct fk_dwline *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->bias = bias;
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0)
-		return NULL;
+		goto fail;
 	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF ||
 	    elf_getshdrstrndx(d->elf, &shstrndx) != 0)
-		return NULL;
+		goto fail;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(d->elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *name;
 		if (!gelf_getshdr(scn, &sh) ||
-		    !(name = elf_strptr(d->elf, shstrndx, sh.sh_name)) || wanted(name))
+		    !(name = elf_strptr(d->elf, shstrndx, sh.sh_name)))
 			continue;
+		if (wanted(name)) {
+			if (strncmp(name, ".debug_", 7) == 0 &&
+			    add_zsect(d, scn, &zcap) != 0)
+				goto fail;
+			continue;
+		}
 		sh.sh_type = SHT_NOBITS;
 		gelf_update_shdr(scn, &sh);
 	}
-	return dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	return d;
+fail:
+	fk_dwline_free(d);
+	return NULL;
+}
+
+size_t fk_dwline_nsections(const struct fk_dwline *d)
+{
+	return d->nz;
+}
+
+size_t fk_dwline_section_size(const struct fk_dwline *d, size_t i)
+{
+	return d->z[i].dstlen;
+}
+
+void fk_dwline_inflate(struct fk_dwline *d, size_t i)
+{
+	fk_zsect_inflate(&d->z[i]);
+}
+
+static int index_units(struct fk_dwline *d);
+
+int fk_dwline_begin(struct fk_dwline *d)
+{
+	/* A section that could not be inflated here is left to libdw. */
+	for (size_t i = 0; i < d->nz; i++) {
+		fk_zsect_inflate(&d->z[i]);
+		fk_zsect_install(d->elf, &d->z[i]);
+	}
+	d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	return d->dw ? index_units(d) : -1;
 }
 
 struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mod)
 {
+	if (path) {
+		struct fk_dwline *d = fk_dwline_open(path, bias);
+		if (d && fk_dwline_begin(d) != 0) {
+			fk_dwline_free(d);
+			d = NULL;
+		}
+		return d;
+	}
 	struct fk_dwline *d = calloc(1, sizeof *d);
 	if (!d)
 		return NULL;
 	d->fd = -1;
 	Dwarf_Addr dwbias = bias;
-	Dwarf *dw = path ? open_dwarf(d, path) : dwfl_module_getdwarf(mod, &dwbias);
-	if (!dw) {
+	d->dw = dwfl_module_getdwarf(mod, &dwbias);
+	d->bias = dwbias;
+	if (!d->dw || index_units(d) != 0) {
 		fk_dwline_free(d);
 		return NULL;
 	}
-	if (!path)
-		d->elf = NULL;
-	d->dw = dw;
-	d->bias = dwbias;
+	return d;
+}
+
+/* Builds the sorted table of unit address ranges; 0 or -1 (ENOMEM). */
+static int index_units(struct fk_dwline *d)
+{
+	Dwarf *dw = d->dw;
 	size_t cucap = 0, rgcap = 0;
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
@@ -155,7 +222,7 @@ struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mo
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
 		if (grow((void **)&d->cus, &cucap, d->ncus + 1, sizeof *d->cus) != 0)
-			goto fail;
+			return -1;
 		struct cu *c = &d->cus[d->ncus];
 		memset(c, 0, sizeof *c);
 		c->die = cudie;
@@ -166,7 +233,7 @@ struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mo
 			if (hi <= lo)
 				continue;
 			if (grow((void **)&d->rg, &rgcap, d->nrg + 1, sizeof *d->rg) != 0)
-				goto fail;
+				return -1;
 			d->rg[d->nrg++] = (struct curange){ lo, hi, 0, (uint32_t)d->ncus };
 			any = 1;
 		}
@@ -181,10 +248,7 @@ struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mo
 			maxhi = d->rg[i].hi;
 		d->rg[i].maxhi = maxhi;
 	}
-	return d;
-fail:
-	fk_dwline_free(d);
-	return NULL;
+	return 0;
 }
 
 static int attr_u32(Dwarf_Die *die, unsigned name, uint32_t *out)
@@ -422,6 +486,9 @@ void fk_dwline_free(struct fk_dwline *d)
 		dwarf_end(d->dw);
 		elf_end(d->elf);
 	}
+	for (size_t i = 0; i < d->nz; i++)
+		fk_zsect_release(&d->z[i]);
+	free(d->z);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);

@@ -339,6 +339,7 @@ void fk_modmap_release(struct fk_symctx *c)
 		struct fk_smod *s = &c->mods[i];
 		fk_functab_release(&s->funcs);
 		fk_dwline_free(s->dw);
+		fk_dwline_free(s->dw_opened);
 		fk_ehframe_release(s->cfi);
 		dwfl_end(s->dwfl);
 		free(s->loads);

@@ -81,15 +81,7 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 		      struct res *out)
 {
 	struct fk_dwframe dw[FK_MAX_INLINE];
-	if (!m->dw_tried) {
-		m->dw_tried = 1;
-		/* The symbol table search finds the debug file, if any. */
-		dwfl_module_getsymtab(m->mod);
-		m->dw = fk_dwline_new(m->debug_path ? m->debug_path : m->file,
-				      m->bias, NULL);
-		if (!m->dw && !m->debug_path)
-			m->dw = fk_dwline_new(NULL, 0, m->mod);
-	}
+	fk_smod_load_dwarf(m);
 	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
 	/* A nameless outermost function (artificial code) is left to the
 	 * symbol table. */
@@ -124,11 +116,8 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 static int from_symtab(struct run *r, struct fk_smod *m, uint64_t addr,
 		       struct res *out)
 {
-	if (!m->funcs_built) {
-		m->funcs_built = 1;
-		if (fk_functab_build(&m->funcs, m->mod) != 0)
-			return nomem(r);
-	}
+	if (fk_smod_load_funcs(m) != 0)
+		return nomem(r);
 	const struct fk_func *fn = fk_functab_find(&m->funcs, addr);
 	if (!fn)
 		return 0;
@@ -195,6 +184,28 @@ static int check_code(struct run *r)
 		}
 	}
 	return 0;
+}
+
+/* Builds the tables of the modules the addresses fall in, on a few
+ * threads, before resolving (which interns names, on this thread alone). */
+static int prepare(struct run *r)
+{
+	struct fk_modaddr *v = malloc((r->n ? r->n : 1) * sizeof *v);
+	if (!v)
+		return nomem(r);
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct fk_mapping *mp = fk_profile_map_of(r->p, r->raddr[i]);
+		if (!mp || mp->kind != FK_MAP_FILE)
+			continue;
+		struct fk_smod *m = fk_modmap_module(&r->c, mp);
+		uint64_t off = r->raddr[i] - mp->start + mp->offset;
+		if (m && m->state == 1 && fk_modmap_addr(m, off, &v[n].addr) == 0)
+			v[n++].mod = m;
+	}
+	int rc = fk_modpool_prepare(v, n);
+	free(v);
+	return rc == 0 ? 0 : nomem(r);
 }
 
 static int resolve_file(struct run *r, const struct fk_mapping *mp,
@@ -293,7 +304,7 @@ static int collect(struct run *r)
 	for (size_t i = 0; i < r->n; i++)
 		if (fk_addrset_put(&r->index, r->raddr[i], (uint32_t)i, NULL) < 0)
 			return nomem(r);
-	if (check_code(r) != 0)
+	if (check_code(r) != 0 || prepare(r) != 0)
 		return -1;
 	r->res = calloc(r->n ? r->n : 1, sizeof *r->res);
 	if (!r->res)

@@ -93,6 +93,18 @@ struct fk_dwframe {
  * unit headers until a lookup. */
 struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mod);
 
+/* The steps of fk_dwline_new for a file path, so that its compressed
+ * sections can be inflated on several threads: open lists them, inflate
+ * (safe on distinct sections at once, touching nothing else) inflates one,
+ * begin inflates what is left and opens the DWARF; 0, or -1 when the file
+ * has no DWARF (free it then). open returns NULL when the file is not an
+ * ELF file (or out of memory). */
+struct fk_dwline *fk_dwline_open(const char *path, uint64_t bias);
+size_t fk_dwline_nsections(const struct fk_dwline *d);
+size_t fk_dwline_section_size(const struct fk_dwline *d, size_t i);
+void fk_dwline_inflate(struct fk_dwline *d, size_t i);
+int fk_dwline_begin(struct fk_dwline *d);
+
 /* Writes the inline chain holding module address addr into out (at most max
  * frames, innermost first) and returns the count; 0 when no subprogram of
  * the DWARF covers addr. Strings live as long as the module. */
@@ -106,6 +118,32 @@ int fk_dwline_src(struct fk_dwline *d, uint64_t addr, const char **file,
 /* Frees the index and, when it opened the file itself, the file. NULL is a
  * no-op. */
 void fk_dwline_free(struct fk_dwline *d);
+
+/* ---- zsect.c: zlib-compressed ELF sections inflated by us ---- */
+struct fk_zsect {
+	size_t ndx;                    /* section index */
+	const unsigned char *src;      /* the zlib stream, in the file's image */
+	size_t srclen;
+	unsigned char *dst;            /* the inflated bytes (malloc'd), or NULL */
+	size_t dstlen;
+	uint64_t align;
+	int done;                      /* 0 not tried, 1 inflated, -1 failed */
+};
+
+/* Fills z for scn when it is a zlib-compressed section of e in the host's
+ * byte order and returns 1; 0 otherwise (libelf then inflates it). */
+int fk_zsect_find(Elf *e, Elf_Scn *scn, struct fk_zsect *z);
+
+/* Inflates z once (done 1, or -1 when the stream is bad or out of
+ * memory). Touches only z: distinct sections may be inflated at once. */
+void fk_zsect_inflate(struct fk_zsect *z);
+
+/* Gives e the inflated bytes of z as its uncompressed section (they stay
+ * z's: release z after ending e). 0, or -1 (section left compressed). */
+int fk_zsect_install(Elf *e, struct fk_zsect *z);
+
+/* Frees the inflated bytes. */
+void fk_zsect_release(struct fk_zsect *z);
 
 /* ---- ehframe.c ---- */
 
@@ -152,6 +190,8 @@ struct fk_smod {
 	int funcs_built;
 	struct fk_dwline *dw;
 	int dw_tried;
+	struct fk_dwline *dw_opened;   /* opened, not begun (modpool.c) */
+	int dw_open_tried;
 	void *cfi;
 };
 
@@ -188,5 +228,27 @@ int fk_modmap_fileoff(const struct fk_smod *m, uint64_t addr, uint64_t *off);
 
 /* Closes every module of c and frees the module list. */
 void fk_modmap_release(struct fk_symctx *c);
+
+/* ---- modpool.c: prepares modules on a few threads before resolving ---- */
+
+/* An address to resolve in a usable module (a module address). */
+struct fk_modaddr {
+	struct fk_smod *mod;
+	uint64_t addr;
+};
+
+/* Finds m's debug file and opens its DWARF index (m->dw, NULL without
+ * DWARF), once. */
+void fk_smod_load_dwarf(struct fk_smod *m);
+
+/* Builds m's symbol table once; 0, or -1 when out of memory (then it is
+ * tried again at the next call). */
+int fk_smod_load_funcs(struct fk_smod *m);
+
+/* Builds, on up to as many threads as CPUs (at most 4), everything that
+ * resolving the addresses will need of their modules: DWARF index, unit
+ * tables, symbol table, unwind table; each module on one thread. Touches
+ * nothing but the modules. 0, or -1 when out of memory (nothing done). */
+int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs);
 
 #endif
