@@ -91,39 +91,104 @@ nomem:
 	return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
 }
 
+/* Reads a stream (a pipe, a terminal) into anonymous memory grown with
+ * mremap, so growing never copies what was read, on transparent huge pages
+ * where allowed. The mapping is trimmed to whole pages of the data, so
+ * munmap(*data, *len) releases all of it. */
+static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
+{
+	size_t cap = (size_t)1 << 20, n = 0, page = (size_t)sysconf(_SC_PAGESIZE), keep;
+	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			void *nb;
+
+			if (cap > FK_MAX_INPUT) {
+				munmap(buf, cap);
+				return fk_err_set(err, FK_ELIMIT, 0,
+						  "input larger than %zu bytes", FK_MAX_INPUT);
+			}
+			nb = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
+			if (nb == MAP_FAILED) {
+				munmap(buf, cap);
+				return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
+			}
+			buf = nb;
+			cap *= 2;
+#ifdef MADV_HUGEPAGE
+			madvise(buf, cap, MADV_HUGEPAGE);
+#endif
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			munmap(buf, cap);
+			return fk_err_set(err, FK_EIO, 0, "read error: %s", strerror(e));
+		}
+		n += (size_t)r;
+	}
+	keep = n ? (n + page - 1) / page * page : page;
+	if (keep < cap)
+		munmap(buf + keep, cap - keep);
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
 int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
 		 struct fk_err *err)
 {
+	int is_stdin = !path || strcmp(path, "-") == 0, fd, rc;
 	struct stat st;
 	void *m;
-	int fd;
 
-	*mapped = 0;
-	if (!path || strcmp(path, "-") == 0)
-		return fk_read_all(path, data, len, err);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	*mapped = 1;
+	fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fk_err_set(err, FK_EIO, 0, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-	    (uint64_t)st.st_size > FK_MAX_INPUT) {
-		close(fd);
-		return fk_read_all(path, data, len, err);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (!is_stdin)
+			close(fd);
+		return fk_err_set(err, FK_EIO, 0, "is a directory");
 	}
-	/* Populated at once: the file is about to be read front to back. */
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return fk_read_all(path, data, len, err);
-	*data = m;
-	*len = (size_t)st.st_size;
-	*mapped = 1;
-	return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= FK_MAX_INPUT) {
+		/* Populated at once: the file is about to be read front to back. */
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (m != MAP_FAILED) {
+			if (!is_stdin)
+				close(fd);
+			*data = m;
+			*len = (size_t)st.st_size;
+			return 0;
+		}
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > FK_MAX_INPUT) {
+		if (!is_stdin)
+			close(fd);
+		return fk_err_set(err, FK_ELIMIT, 0, "input larger than %zu bytes", FK_MAX_INPUT);
+	}
+	rc = read_stream(fd, data, len, err);
+	if (!is_stdin)
+		close(fd);
+	return rc;
 }
 
 void fk_release_input(char *data, size_t len, int mapped)
 {
+	/* A mapping of empty input still holds one page. */
 	if (mapped)
-		munmap(data, len);
+		munmap(data, len ? len : 1);
 	else
 		free(data);
 }

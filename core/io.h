@@ -13,8 +13,9 @@
 int fk_read_all(const char *path, char **data, size_t *len, struct fk_err *err);
 
 /* Like fk_read_all, but a regular file is mapped read-only instead of
- * copied (no NUL after the data then); *mapped says which happened. Release
- * with fk_release_input. Used for big inputs the parsers take as (ptr, len). */
+ * copied, and a stream is read into memory that grows without copying; no
+ * NUL follows the data. *mapped says how to release it (fk_release_input).
+ * Used for big inputs the parsers take as (ptr, len). */
 int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
 		 struct fk_err *err);
 
