@@ -109,15 +109,13 @@ int main(int argc, char **argv)
 		case 's': stats = 1; break;
 		case 'b': basepath = optarg; break;
 		case 'n': keep_negative = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
+		case 'h': fk_usage(usage, stdout, 0);
 		case 'V': fk_print_version();
-		default: fputs(usage, stderr); return 2;
+		default: fk_usage(usage, stderr, 2);
 		}
 	}
-	if (argc - optind > 1 || (keep_negative && !basepath) || (check && outpath)) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	if (argc - optind > 1 || (keep_negative && !basepath) || (check && outpath))
+		fk_usage(usage, stderr, 2);
 	in = optind < argc ? argv[optind] : "-";
 	p = load(in);
 	if (basepath) {

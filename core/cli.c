@@ -61,6 +61,12 @@ void fk_die_err(const struct fk_err *err)
 	exit(1);
 }
 
+void fk_usage(const char *text, FILE *fp, int status)
+{
+	fputs(text, fp);
+	exit(status);
+}
+
 void fk_print_version(void)
 {
 	printf("%s (flamekit) %s\n", fk_progname, FK_VERSION);

@@ -5,6 +5,7 @@
 #define FK_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -25,6 +26,10 @@ void fk_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 
 /* Prints err like fk_warn_err and exits with status 1. */
 void fk_die_err(const struct fk_err *err) __attribute__((noreturn));
+
+/* Prints a tool's usage text on fp (stdout for --help, stderr for bad
+ * usage) and exits with status (0 or 2). */
+void fk_usage(const char *text, FILE *fp, int status) __attribute__((noreturn));
 
 /* Prints "PROG VERSION" on stdout and exits 0. */
 void fk_print_version(void) __attribute__((noreturn));

@@ -17,12 +17,6 @@ static const char usage_text[] =
 	"  -h, --help              print this help and exit\n"
 	"      --version           print the version and exit\n";
 
-static void usage(FILE *fp, int status)
-{
-	fputs(usage_text, fp);
-	exit(status);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -47,13 +41,13 @@ int main(int argc, char **argv)
 		case 's': type = optarg; break;
 		case 'l': list = 1; break;
 		case 'o': outpath = optarg; break;
-		case 'h': usage(stdout, 0); break;
+		case 'h': fk_usage(usage_text, stdout, 0); break;
 		case 'V': fk_print_version();
-		default: usage(stderr, 2);
+		default: fk_usage(usage_text, stderr, 2);
 		}
 	}
 	if (argc - optind > 1)
-		usage(stderr, 2);
+		fk_usage(usage_text, stderr, 2);
 	if (optind < argc)
 		path = argv[optind];
 

@@ -23,12 +23,6 @@ static const char usage_text[] =
 	"  -h, --help                 print this help and exit\n"
 	"      --version              print the version and exit\n";
 
-static void usage(FILE *fp, int status)
-{
-	fputs(usage_text, fp);
-	exit(status);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -59,20 +53,20 @@ int main(int argc, char **argv)
 				fo.value = FK_FOLDED_OBJECTS;
 			} else {
 				fk_warn("bad --value '%s' (bytes or objects)", optarg);
-				usage(stderr, 2);
+				fk_usage(usage_text, stderr, 2);
 			}
 			break;
 		case 'i': fo.alloc = 0; break;
 		case 'a': fo.alloc = 1; break;
 		case 't': fo.threads = 1; break;
 		case 'o': outpath = optarg; break;
-		case 'h': usage(stdout, 0); break;
+		case 'h': fk_usage(usage_text, stdout, 0); break;
 		case 'V': fk_print_version();
-		default: usage(stderr, 2);
+		default: fk_usage(usage_text, stderr, 2);
 		}
 	}
 	if (argc - optind > 1)
-		usage(stderr, 2);
+		fk_usage(usage_text, stderr, 2);
 	if (optind < argc)
 		path = argv[optind];
 

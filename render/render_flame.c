@@ -45,14 +45,6 @@ static const char usage_text[] =
 	"  -h, --help            print this help and exit\n"
 	"      --version         print the version and exit\n";
 
-static void usage(FILE *fp, int status) __attribute__((noreturn));
-
-static void usage(FILE *fp, int status)
-{
-	fputs(usage_text, fp);
-	exit(status);
-}
-
 static void bad_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
@@ -65,7 +57,7 @@ static void bad_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	usage(stderr, 2);
+	fk_usage(usage_text, stderr, 2);
 }
 
 /* A strict decimal number for a size option. */
@@ -191,9 +183,9 @@ int main(int argc, char **argv)
 		case O_DIFF: base = optarg; break;
 		case O_NEGATE: o.negate = 1; break;
 		case O_SKIPBAD: o.skip_bad = 1; break;
-		case 'h': usage(stdout, 0); break;
+		case 'h': fk_usage(usage_text, stdout, 0); break;
 		case O_VERSION: fk_print_version(); break;
-		default: usage(stderr, 2);
+		default: fk_usage(usage_text, stderr, 2);
 		}
 	}
 	if (o.width > 0 && (o.width < 100 || o.width > 100000))

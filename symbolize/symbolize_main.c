@@ -54,15 +54,14 @@ int main(int argc, char **argv)
 		case 'd': dirs[ndirs++] = optarg; break;
 		case 'k': so.keep_allocator_frames = 1; break;
 		case 'o': outpath = optarg; break;
-		case 'h': fputs(usage, stdout); free(dirs); return 0;
+		case 'h': free(dirs); fk_usage(usage, stdout, 0);
 		case 'V': free(dirs); fk_print_version();
-		default: fputs(usage, stderr); free(dirs); return 2;
+		default: free(dirs); fk_usage(usage, stderr, 2);
 		}
 	}
 	if (argc - optind > 1) {
-		fputs(usage, stderr);
 		free(dirs);
-		return 2;
+		fk_usage(usage, stderr, 2);
 	}
 	so.debug_dirs = dirs;
 	so.ndebug_dirs = ndirs;
