@@ -35,6 +35,9 @@ PROGS :=
 LIBS  :=
 OBJS  :=
 
+# The fragments below define rules; `make` alone must still mean `make all`.
+.DEFAULT_GOAL := all
+
 include core/build.mk
 include symbolize/build.mk
 include encode/build.mk
