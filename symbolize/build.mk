@@ -8,11 +8,11 @@ LIBS    += $(B)/libfksym.a
 PROGS   += $(B)/symbolize
 
 # What a program linking libfksym.a adds to its link line (the hook too):
-# libdw/libelf, libstdc++ for __cxa_demangle, zlib for zsect.c, threads for
-# modpool.c.
+# libdw/libelf, libstdc++ for __cxa_demangle, libdeflate for zsect.c, threads
+# for modpool.c.
 SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -lstdc++ \
-             $(call pkg,zlib,--libs,zlib1g-dev) -pthread
-SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,zlib,--cflags,zlib1g-dev)
+             $(call pkg,libdeflate,--libs,libdeflate-dev) -pthread
+SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev)
 
 $(SYM_OBJ) $(B)/symbolize_main.o: CPPFLAGS += $(SYM_CFLAGS)
 

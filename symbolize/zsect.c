@@ -1,14 +1,14 @@
 /* Compressed ELF sections (SHF_COMPRESSED with ELFCOMPRESS_ZLIB, gABI
  * "Section Compression") inflated here rather than by libelf, so that the
  * sections of one debug file can be inflated on different threads before
- * libdw opens the file. Inflating touches nothing but the section's own
- * record and reads the file's image; installing the bytes in the ELF handle
- * is done by the handle's owner. */
+ * libdw opens the file, and with libdeflate, which inflates a whole buffer
+ * of known size twice as fast as zlib's streaming inflate. Inflating
+ * touches nothing but the section's own record and reads the file's image;
+ * installing the bytes in the ELF handle is done by the handle's owner. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "symbolize_int.h"
 
@@ -54,75 +54,22 @@ int fk_zsect_find(Elf *e, Elf_Scn *scn, struct fk_zsect *z)
 	return 1;
 }
 
-#define HUGE ((size_t)2 << 20)
-
-/* Room for n inflated bytes. Large sections get transparent huge pages
- * where the system allows them: a few faults instead of one a page. */
-static unsigned char *alloc(size_t n)
-{
-	if (n < HUGE)
-		return malloc(n);
-	size_t len = (n + HUGE - 1) / HUGE * HUGE;
-	unsigned char *p = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	/* Align to a huge page and give back the slack. */
-	size_t lead = (HUGE - (uintptr_t)p % HUGE) % HUGE;
-	if (lead)
-		munmap(p, lead);
-	if (HUGE - lead)
-		munmap(p + lead + len, HUGE - lead);
-	madvise(p + lead, len, MADV_HUGEPAGE);
-	return p + lead;
-}
-
-static void unalloc(unsigned char *p, size_t n)
-{
-	if (n < HUGE)
-		free(p);
-	else
-		munmap(p, (n + HUGE - 1) / HUGE * HUGE);
-}
-
 void fk_zsect_inflate(struct fk_zsect *z)
 {
 	if (z->done)
 		return;
 	z->done = -1;
-	unsigned char *dst = alloc(z->dstlen);
-	if (!dst)
-		return;
-	z_stream s;
-	memset(&s, 0, sizeof s);
-	if (inflateInit(&s) != Z_OK) {
-		unalloc(dst, z->dstlen);
-		return;
+	unsigned char *dst = malloc(z->dstlen);
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	/* The stream must fill exactly the size the header announces. */
+	if (dst && d && libdeflate_zlib_decompress(d, z->src, z->srclen, dst,
+						   z->dstlen, NULL) == LIBDEFLATE_SUCCESS) {
+		z->dst = dst;
+		z->done = 1;
+	} else {
+		free(dst);
 	}
-	s.next_in = (unsigned char *)z->src;
-	s.avail_in = (uInt)z->srclen;
-	size_t out = 0;
-	int rc = Z_OK;
-	/* avail_out is 32 bits: feed the output in chunks. */
-	while (rc == Z_OK && out < z->dstlen) {
-		size_t chunk = z->dstlen - out;
-		if (chunk > (size_t)1 << 30)
-			chunk = (size_t)1 << 30;
-		s.next_out = dst + out;
-		s.avail_out = (uInt)chunk;
-		rc = inflate(&s, Z_FINISH);
-		out += chunk - s.avail_out;
-		if (rc == Z_BUF_ERROR && s.avail_out == 0)
-			rc = Z_OK;
-	}
-	inflateEnd(&s);
-	/* The stream must end exactly at the size the header announces. */
-	if (rc != Z_STREAM_END || out != z->dstlen) {
-		unalloc(dst, z->dstlen);
-		return;
-	}
-	z->dst = dst;
-	z->done = 1;
+	libdeflate_free_decompressor(d);
 }
 
 int fk_zsect_install(Elf *e, struct fk_zsect *z)
@@ -151,8 +98,7 @@ int fk_zsect_install(Elf *e, struct fk_zsect *z)
 
 void fk_zsect_release(struct fk_zsect *z)
 {
-	if (z->dst)
-		unalloc(z->dst, z->dstlen);
+	free(z->dst);
 	z->dst = NULL;
 	z->done = 0;
 }
