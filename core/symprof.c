@@ -358,19 +358,22 @@ int fk_profile_load(struct fk_profile *p, const char *path, struct fk_err *err)
 }
 
 /* Writes name with control bytes as spaces; for jeprof's "--"-separated
- * list, a "--" inside a name is broken up so the list stays parseable. */
+ * list, a "--" inside a name is broken up so the list stays parseable.
+ * Plain runs go out whole: names are most of a symbolized profile. */
 static void put_name(FILE *out, const char *s, int jeprof)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (;;) {
+		const char *run = s;
+		unsigned char c;
 
-		if (c < 0x20 || c == 0x7f)
-			c = ' ';
-		if (jeprof && c == '-' && s[1] == '-') {
-			fputs("- ", out);
-			continue;
-		}
-		fputc(c, out);
+		while ((c = (unsigned char)*s) >= 0x20 && c != 0x7f &&
+		       !(jeprof && c == '-' && s[1] == '-'))
+			s++;
+		fwrite_unlocked(run, 1, (size_t)(s - run), out);
+		if (!c)
+			return;
+		fputs_unlocked(c == '-' ? "- " : " ", out);
+		s++;
 	}
 }
 
