@@ -97,11 +97,14 @@ nomem:
  * munmap(*data, *len) releases all of it. */
 static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 {
-	size_t cap = (size_t)1 << 20, n = 0, page = (size_t)sysconf(_SC_PAGESIZE), keep;
+	size_t cap = (size_t)2 << 20, n = 0, page = (size_t)sysconf(_SC_PAGESIZE), keep;
 	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (buf == MAP_FAILED)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
+#ifdef MADV_HUGEPAGE
+	madvise(buf, cap, MADV_HUGEPAGE);
+#endif
 	for (;;) {
 		ssize_t r;
 
