@@ -21,6 +21,9 @@ const char *fk_progname = "flamekit";
 #define HEAP_STEP ((size_t)64 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* The blocks tune_heap() skips, kept for the life of the process. */
+static void *volatile held[2];
+
 /* A tool is short-lived and touches most of what it allocates once, so
  * the cost of memory is the cost of faulting it in: one fault per 4 KiB
  * page by default, one per 2 MiB on huge pages (on the virtual machines
@@ -39,13 +42,14 @@ static void tune_heap(void)
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t lo = ((uintptr_t)sbrk(0) + page - 1) & ~(page - 1);
 	/* More than the heap holds now: glibc extends it by HEAP_STEP. Both
-	 * blocks are kept (volatile: not elided), untouched. */
-	char *volatile skip = malloc(HUGE_PAGE);
+	 * blocks are kept, untouched (static, so not reported as leaks). */
+	char *skip = malloc(HUGE_PAGE);
 	if (!skip)
 		return;
+	held[0] = skip;
 	size_t gap = (HUGE_PAGE - ((uintptr_t)skip + HUGE_PAGE) % HUGE_PAGE) % HUGE_PAGE;
-	char *volatile pad = gap > 256 ? malloc(gap - 64) : NULL;
-	(void)pad;
+	if (gap > 256)
+		held[1] = malloc(gap - 64);
 	uintptr_t hi = (uintptr_t)sbrk(0) & ~(page - 1);
 #ifdef MADV_HUGEPAGE
 	if (hi > lo)
