@@ -1,0 +1,1 @@
+sed '/^7ffff7fbf000-7ffff7fc0000 rw-p .*libfkshared.so$/a 7ffff7fc0000-7ffff7fc1000 ---p 00002000 fe:00 1132322                    /opt/fk/lib/libfkshared.so' fixtures/dumps/fk-basic.prof | symbolize --sysroot fixtures/sysroot | grep '^=sym 0x00007ffff7fb'
