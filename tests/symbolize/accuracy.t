@@ -6,6 +6,8 @@
 # outermost function symbolize names must be that symbol (any alias at the
 # same start, after removing version and clone suffixes), for at least 99 %
 # of them; and an address in no symbol must never get a plain name.
+# Besides the committed dumps, two are taken when the test runs (python3
+# and clang, with this machine's versions of their files).
 # FK_ACCURACY_DUMPS="a.prof b.prof" checks other dumps taken on this machine.
 import bisect
 import os
@@ -194,6 +196,23 @@ def fresh_dump(tmp):
                    env=env, stdout=subprocess.DEVNULL, check=False)
     got = glob.glob(out)
     ok(len(got) == 1, "python3: a fresh dump was taken")
+    return got + clang_dump(tmp)
+
+
+def clang_dump(tmp):
+    """A dump of clang (scripts/install-deps installs it) checking a C file:
+    most of its frames are in libclang-cpp and libLLVM-14.so.1, whose
+    loader leaves a one-page PROT_NONE hole between its segments."""
+    import glob
+    env = dict(os.environ,
+               LD_PRELOAD="/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+               MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:10,"
+                           "prof_final:true,prof_prefix:" + tmp + "/clang")
+    subprocess.run(["clang", "-fsyntax-only", "-D_GNU_SOURCE", "-I", TOP + "/core",
+                    TOP + "/core/heapdump.c"], env=env, stdout=subprocess.DEVNULL,
+                   check=False)
+    got = glob.glob(tmp + "/clang.*.heap")
+    ok(len(got) == 1, "clang: a fresh dump was taken")
     return got
 
 
