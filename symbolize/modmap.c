@@ -97,6 +97,18 @@ static const GElf_Phdr *load_of(const struct fk_smod *s, uint64_t off)
 	return NULL;
 }
 
+/* The executable PT_LOAD an executable mapping starting at file offset off
+ * maps: the loader maps a segment from the page holding its p_offset, and
+ * that page may end a segment before it (lld lays segments out back to
+ * back in the file, not page-aligned). */
+static const GElf_Phdr *exec_load_of(const struct fk_smod *s, uint64_t off)
+{
+	for (size_t i = 0; i < s->nloads; i++)
+		if ((s->loads[i].p_flags & PF_X) && holds(&s->loads[i], off, 0))
+			return &s->loads[i];
+	return NULL;
+}
+
 int fk_modmap_in_code(const struct fk_smod *s, uint64_t fileoff)
 {
 	for (size_t i = 0; i < s->nloads; i++)
@@ -155,8 +167,8 @@ static int check_maps(const struct fk_smod *s, const struct fk_profile *p,
 			if (pass == 0) {
 				if (!exec || have)
 					continue;
-				const GElf_Phdr *ph = load_of(s, m->offset);
-				if (!ph || !(ph->p_flags & PF_X)) {
+				const GElf_Phdr *ph = exec_load_of(s, m->offset);
+				if (!ph) {
 					snprintf(why, n, "the dump's executable mapping at "
 						 "file offset 0x%llx is in no executable "
 						 "segment of the file",
