@@ -217,15 +217,21 @@ static int index_units(struct fk_dwline *d)
 	Dwarf_Die cudie, subdie;
 	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
 		cu = next;
-		if (type != DW_UT_compile && type != DW_UT_skeleton)
-			continue;
-		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
+		/* A skeleton unit (split DWARF, -gsplit-dwarf) holds the
+		 * ranges; its split unit in the .dwo file, which libdw finds
+		 * by DW_AT_dwo_name, holds the subprograms. A skeleton whose
+		 * .dwo is missing is indexed as it is: it gives lines only. */
+		int tag = dwarf_tag(&cudie);
+		if (type == DW_UT_compile ? tag != DW_TAG_compile_unit :
+		    type == DW_UT_skeleton ? tag != DW_TAG_skeleton_unit : 1)
 			continue;
 		if (grow((void **)&d->cus, &cucap, d->ncus + 1, sizeof *d->cus) != 0)
 			return -1;
 		struct cu *c = &d->cus[d->ncus];
 		memset(c, 0, sizeof *c);
 		c->die = cudie;
+		if (type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
+			c->die = subdie;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		int any = 0;
@@ -382,11 +388,13 @@ static const char *str_attr(Dwarf_Die *die, unsigned name)
 	return dwarf_formstring(&a);
 }
 
-static void names(struct fk_dwline *d, Dwarf_Off off, struct fk_dwframe *f)
+/* The names of the DIE at off in c's unit, which is in the .dwo file's
+ * DWARF for a split unit, not in the module's. */
+static void names(struct cu *c, Dwarf_Off off, struct fk_dwframe *f)
 {
 	Dwarf_Die die;
 	f->name = f->linkage = NULL;
-	if (!dwarf_offdie(d->dw, off, &die))
+	if (!dwarf_offdie(dwarf_cu_getdwarf(c->die.cu), off, &die))
 		return;
 	f->name = str_attr(&die, DW_AT_name);
 	f->linkage = str_attr(&die, DW_AT_linkage_name);
@@ -449,7 +457,7 @@ int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
 	 * outer frame the call site recorded on the frame inside it. */
 	for (int k = 0; k < n; k++) {
 		const struct ent *e = chain[n - 1 - k];
-		names(d, e->die, &out[k]);
+		names(c, e->die, &out[k]);
 		if (k == 0) {
 			line_of(c, a, &out[k].file, &out[k].line);
 		} else {
