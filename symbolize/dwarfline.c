@@ -58,6 +58,7 @@ struct fk_dwline {
 	size_t ncus;
 	struct curange *rg;
 	size_t nrg;
+	const char *missing_dwo;       /* a skeleton's .dwo libdw did not find */
 };
 
 static int cmp_rg(const void *a, const void *b)
@@ -206,6 +207,16 @@ struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mo
 	return d;
 }
 
+/* A skeleton unit's DW_AT_dwo_name (DWARF 5; DW_AT_GNU_dwo_name before). */
+static const char *dwo_name(Dwarf_Die *skel)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+	if (dwarf_attr(skel, DW_AT_dwo_name, &a) || dwarf_attr(skel, DW_AT_GNU_dwo_name, &a))
+		s = dwarf_formstring(&a);
+	return s ? s : "?";
+}
+
 /* Builds the sorted table of unit address ranges; 0 or -1 (ENOMEM). */
 static int index_units(struct fk_dwline *d)
 {
@@ -232,6 +243,8 @@ static int index_units(struct fk_dwline *d)
 		c->die = cudie;
 		if (type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
 			c->die = subdie;
+		else if (type == DW_UT_skeleton && !d->missing_dwo)
+			d->missing_dwo = dwo_name(&cudie);
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		int any = 0;
@@ -467,6 +480,11 @@ int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
 		}
 	}
 	return n;
+}
+
+const char *fk_dwline_missing_dwo(const struct fk_dwline *d)
+{
+	return d->missing_dwo;
 }
 
 int fk_dwline_src(struct fk_dwline *d, uint64_t addr, const char **file,

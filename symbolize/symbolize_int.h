@@ -111,6 +111,10 @@ int fk_dwline_begin(struct fk_dwline *d);
 int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
 		     struct fk_dwframe *out, int max);
 
+/* The DW_AT_dwo_name of a split-DWARF skeleton unit whose .dwo file libdw
+ * did not find (the first one), or NULL: those units give lines only. */
+const char *fk_dwline_missing_dwo(const struct fk_dwline *d);
+
 /* Source file:line of addr from the line table alone; 0 or -1. */
 int fk_dwline_src(struct fk_dwline *d, uint64_t addr, const char **file,
 		  uint32_t *line);
@@ -190,6 +194,7 @@ struct fk_smod {
 	int funcs_built;
 	struct fk_dwline *dw;
 	int dw_tried;
+	int dwo_warned;                /* missing .dwo reported (symbolize.c) */
 	struct fk_dwline *dw_opened;   /* opened, not begun (modpool.c) */
 	int dw_open_tried;
 	void *cfi;

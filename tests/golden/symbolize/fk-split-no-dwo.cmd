@@ -1,0 +1,1 @@
+d=$(mktemp -d) && mkdir -p "$d/opt/fk/bin" && cp fixtures/sysroot/opt/fk/bin/fk-split "$d/opt/fk/bin/" && symbolize --sysroot "$d" fixtures/dumps/fk-split.prof 2>"$d/err" | grep '^=sym.*fk-inline.c'; grep 'split DWARF' "$d/err"; rm -rf "$d"
