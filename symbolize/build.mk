@@ -1,7 +1,7 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
-SYM_SRC := addrset.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c debugfind.c \
-           allocframes.c zsect.c modpool.c symbolize.c
+SYM_SRC := addrset.c modmap.c elfsym.c symname.c rustsym.c dwarfline.c ehframe.c \
+           debugfind.c allocframes.c zsect.c modpool.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a
@@ -32,3 +32,16 @@ $(B)/test_symbolize: $(B)/test_symbolize.o $(B)/libfksym.a $(B)/libfkcore.a
 FUZZ += fuzz_symprof
 $(B)/fuzz_symprof: $(B)/fuzz_symprof.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
+
+# Unit tests of the Rust demangler and the Rust rules (tests/unit/test_rustsym.c).
+UNIT += $(B)/test_rustsym
+OBJS += $(B)/test_rustsym.o
+$(B)/test_rustsym.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
+$(B)/test_rustsym: $(B)/test_rustsym.o $(B)/libfksym.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
+
+# libFuzzer target for the Rust demangler.
+FUZZ += fuzz_rustsym
+$(B)/fuzz_rustsym.o: CPPFLAGS += $(SYM_CFLAGS)
+$(B)/fuzz_rustsym: $(B)/fuzz_rustsym.o $(B)/rustsym.o
+	$(FUZZ_LINK)

@@ -98,9 +98,11 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 	if (!f)
 		return nomem(r);
 	for (int i = 0; i < n; i++) {
-		/* A linkage name matters only when mangled; for C it is an asm
-		 * label at best (glibc's __GI___libc_malloc). */
-		if (dw[i].linkage && strncmp(dw[i].linkage, "_Z", 2) != 0 && dw[i].name)
+		/* A linkage name matters only when mangled (C++ and legacy
+		 * Rust "_Z", Rust v0 "_R"); for C it is an asm label at best
+		 * (glibc's __GI___libc_malloc). */
+		if (dw[i].linkage && strncmp(dw[i].linkage, "_Z", 2) != 0 &&
+		    strncmp(dw[i].linkage, "_R", 2) != 0 && dw[i].name)
 			dw[i].linkage = NULL;
 		const char *raw = dw[i].linkage ? dw[i].linkage : dw[i].name;
 		if (!raw)

@@ -1,6 +1,7 @@
 /* Symbol names as ELF symbol tables hold them, turned into the names people
  * compare and merge: version suffixes (GNU symbol versioning) and compiler
- * clone suffixes removed, Itanium C++ ABI names demangled. */
+ * clone suffixes removed, Rust (rustsym.c) and Itanium C++ ABI names
+ * demangled. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +40,12 @@ static int is_clone_word(const char *s, size_t n)
 size_t fk_symname_baselen(const char *raw, size_t len)
 {
 	len = fk_symname_syslen(raw, len);
+	/* A legacy Rust name's elements hold dots ("core..clone..Clone"):
+	 * clone suffixes can only follow its closing "E". */
+	size_t from = fk_symname_rust_legacylen(raw, len);
 	/* Find the first ".word" with a known clone word after position 0;
 	 * everything from there is clone decoration. */
-	for (size_t i = 1; i < len; i++) {
+	for (size_t i = from ? from : 1; i < len; i++) {
 		if (raw[i] != '.')
 			continue;
 		size_t j = i + 1;
@@ -55,6 +59,11 @@ size_t fk_symname_baselen(const char *raw, size_t len)
 
 char *fk_symname_demangle(const char *raw, size_t len)
 {
+	/* Rust first: its legacy names are valid Itanium names too, which
+	 * __cxa_demangle shows with their hash and "$LT$"-style escapes. */
+	char *rust = fk_symname_rust(raw, len);
+	if (rust)
+		return rust;
 	/* Itanium names start with _Z; some toolchains add an underscore. */
 	if (len < 3 || !(memcmp(raw, "_Z", 2) == 0 || memcmp(raw, "__Z", 3) == 0))
 		return NULL;
