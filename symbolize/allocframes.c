@@ -1,8 +1,9 @@
 /* Which frames belong to the allocator rather than to the program: every
  * frame of a libjemalloc mapping (Debian's is stripped, so its frames have
  * no trustworthy names), the allocation entry points of C, C++ and
- * jemalloc's own API, and jemalloc's internals for a statically linked
- * jemalloc (jeprof 5.3.1's list, src/jeprof.in, extended). */
+ * jemalloc's own API, jemalloc's internals for a statically linked
+ * jemalloc (jeprof 5.3.1's list, src/jeprof.in, extended), and Rust's
+ * allocation path from its collections down to malloc. */
 #include <string.h>
 
 #include "symbolize_int.h"
@@ -24,6 +25,48 @@ static const char *const entry_points[] = {
 	"__libc_valloc", "__libc_pvalloc", "__posix_memalign",
 };
 
+/* Rust's way to malloc, whose every frame is the allocator's rather than
+ * the program's (the program's call is the Vec, String, Box or HashMap
+ * method it made, or its own function when that was inlined):
+ * - the shims rustc generates, which call the #[global_allocator]
+ *   (__rg_*) or the default System allocator (__rdl_*); since Rust 1.88
+ *   they are v0 names under the pseudo-crate "__rustc";
+ * - the alloc crate's allocation functions, the Global allocator, and
+ *   RawVec, the private buffer under Vec, String and VecDeque that grows
+ *   them (alloc::raw_vec::finish_grow, RawVecInner::try_allocate_in);
+ * - the System allocator's unix implementation, wherever the standard
+ *   library kept it over the years.
+ * As the display names of both manglings: v0 "<alloc::alloc::Global as
+ * core::alloc::Allocator>::allocate", "<alloc::raw_vec::RawVecInner>::
+ * grow_one", legacy "alloc::raw_vec::RawVecInner<A>::grow_one". */
+static const char *const rust_shims[] = {
+	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc",
+	"__rdl_alloc", "__rdl_alloc_zeroed", "__rdl_realloc",
+	"__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
+};
+
+static const char *const rust_prefixes[] = {
+	"alloc::alloc::", "<alloc::alloc::", "alloc::raw_vec::", "<alloc::raw_vec::",
+	"std::sys::alloc::", "std::sys::pal::unix::alloc::", "std::sys::unix::alloc::",
+};
+
+/* Methods of an allocator trait implementation, whatever the allocator
+ * (a #[global_allocator] such as tikv-jemallocator's, System, bumpalo):
+ * "<X as core::alloc::global::GlobalAlloc>::alloc", legacy
+ * "x::<impl core::alloc::global::GlobalAlloc for x::X>::alloc".
+ * Deallocation is never on an allocation's stack. */
+static const struct {
+	const char *trait, *method;
+} rust_trait_methods[] = {
+	{ "core::alloc::global::GlobalAlloc", "alloc" },
+	{ "core::alloc::global::GlobalAlloc", "alloc_zeroed" },
+	{ "core::alloc::global::GlobalAlloc", "realloc" },
+	{ "core::alloc::Allocator", "allocate" },
+	{ "core::alloc::Allocator", "allocate_zeroed" },
+	{ "core::alloc::Allocator", "grow" },
+	{ "core::alloc::Allocator", "grow_zeroed" },
+};
+
 /* Prefixes under which jemalloc exports its API (configure
  * --with-jemalloc-prefix, Rust's tikv-jemallocator). */
 static const char *const prefixes[] = { "je_", "_rjem_", "_rjem_je_", "tc_" };
@@ -31,6 +74,39 @@ static const char *const prefixes[] = { "je_", "_rjem_", "_rjem_je_", "tc_" };
 static int starts(const char *s, const char *pre)
 {
 	return strncmp(s, pre, strlen(pre)) == 0;
+}
+
+static int ends(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && memcmp(s + n - m, suf, m) == 0;
+}
+
+static int is_rust_alloc(const char *name)
+{
+	const char *shim = starts(name, "__rustc::") ? name + strlen("__rustc::") : name;
+	for (size_t i = 0; i < sizeof rust_shims / sizeof rust_shims[0]; i++)
+		if (strcmp(shim, rust_shims[i]) == 0)
+			return 1;
+	for (size_t i = 0; i < sizeof rust_prefixes / sizeof rust_prefixes[0]; i++)
+		if (starts(name, rust_prefixes[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof rust_trait_methods / sizeof rust_trait_methods[0]; i++) {
+		const char *trait = rust_trait_methods[i].trait;
+		const char *method = rust_trait_methods[i].method;
+		size_t tl = strlen(trait), ml = strlen(method), n = strlen(name);
+		/* ">::method" ends the name, after "TRAIT" (a qualified path)
+		 * or after an impl segment "<impl TRAIT for ...". */
+		if (n < tl + ml + 4 || !ends(name, method) ||
+		    memcmp(name + n - ml - 3, ">::", 3) != 0)
+			continue;
+		if (name[0] == '<' && memcmp(name + n - ml - 3 - tl, trait, tl) == 0)
+			return 1;
+		const char *impl = strstr(name, "<impl ");
+		if (impl && starts(impl + 6, trait) && starts(impl + 6 + tl, " for "))
+			return 1;
+	}
+	return 0;
 }
 
 static int is_entry(const char *name)
@@ -54,7 +130,7 @@ int fk_alloc_is_frame(const char *module_base, const char *name,
 		return 1;
 	if (sysname && (starts(sysname, "_Znw") || starts(sysname, "_Zna")))
 		return 1;
-	if (is_entry(name))
+	if (is_entry(name) || is_rust_alloc(name))
 		return 1;
 	/* The sanitizers' interceptors replace the allocator (ASan's
 	 * __interceptor_malloc, ___interceptor_malloc in newer runtimes). */

@@ -1,10 +1,10 @@
-/* Unit tests of symbolize/rustsym.c and of the Rust parts of symname.c:
- * demangling vectors for every construct of the v0 grammar and of the
- * legacy scheme, real names from Rust 1.95's standard library and
+/* Unit tests of symbolize/rustsym.c and of the Rust parts of symname.c and
+ * allocframes.c: demangling vectors for every construct of the v0 grammar
+ * and of the legacy scheme, real names from Rust 1.95's standard library and
  * compiler, malformed and truncated names, the bounds on depth and output,
- * and clone suffixes of legacy names. The expected strings are what
- * rustc-demangle prints in its alternate form ({:#}), but for malformed
- * names, where it prints what it could and we give NULL. */
+ * clone suffixes of legacy names, and Rust's allocator frames. The expected
+ * strings are what rustc-demangle prints in its alternate form ({:#}), but
+ * for malformed names, where it prints what it could and we give NULL. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -522,6 +522,41 @@ static void test_demangle(void)
 	free(d);
 }
 
+static void test_alloc_frames(void)
+{
+	static const char *const yes[] = {
+		"__rustc::__rust_alloc", "__rustc::__rust_alloc_zeroed",
+		"__rustc::__rust_realloc", "__rustc::__rdl_alloc", "__rust_alloc",
+		"__rdl_realloc", "__rg_alloc", "alloc::alloc::alloc",
+		"alloc::alloc::exchange_malloc",
+		"<alloc::alloc::Global as core::alloc::Allocator>::allocate",
+		"<alloc::alloc::Global>::alloc_impl", "alloc::alloc::Global::alloc_impl",
+		"alloc::raw_vec::finish_grow::<alloc::alloc::Global>",
+		"<alloc::raw_vec::RawVecInner>::try_allocate_in",
+		"<alloc::raw_vec::RawVec<u8>>::grow_one",
+		"alloc::raw_vec::RawVecInner<A>::grow_amortized",
+		"<tikv_jemallocator::Jemalloc as core::alloc::global::GlobalAlloc>::alloc",
+		"<std::alloc::System as core::alloc::global::GlobalAlloc>::realloc",
+		"std::sys::alloc::unix::<impl core::alloc::global::GlobalAlloc for std::alloc::System>::alloc",
+		"mycrate::<impl core::alloc::global::GlobalAlloc for mycrate::Counting>::alloc_zeroed",
+		"<bumpalo::Bump as core::alloc::Allocator>::allocate",
+		"std::sys::pal::unix::alloc::aligned_malloc",
+	};
+	static const char *const no[] = {
+		"__rust_dealloc", "__rustc::__rust_start_panic", "alloc::vec::from_elem",
+		"<alloc::vec::Vec<u8>>::push", "alloc::vec::Vec<T,A>::push",
+		"<alloc::string::String as core::clone::Clone>::clone",
+		"hashbrown::raw::alloc::inner::do_alloc", "fk_rust::Cache::fill",
+		"<X as core::alloc::global::GlobalAlloc>::dealloc", "my::alloc::alloc",
+		"<alloc::vec::Vec<u8> as alloc::alloc::Foo>::bar::alloc::alloc",
+		"mycrate::alloc", "<mycrate::Pool>::allocate",
+	};
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		T_OK(fk_alloc_is_frame(NULL, yes[i], NULL), "allocator frame: %s", yes[i]);
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		T_OK(!fk_alloc_is_frame(NULL, no[i], NULL), "program frame: %s", no[i]);
+}
+
 int main(void)
 {
 	check(good, sizeof good / sizeof good[0], "demangled");
@@ -531,5 +566,6 @@ int main(void)
 	test_bounds();
 	test_baselen();
 	test_demangle();
+	test_alloc_frames();
 	return T_DONE();
 }
