@@ -6,12 +6,33 @@
 # within 0.1 %, and `to-pprof | from-pprof` must equal `to-folded`.
 import glob
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from enclib import (ok, done, run, tmp, symbolize, to_pprof, read_dump,  # noqa: E402
                     pprof_raw, pprof_top, jeprof_text, close)
+
+
+def jeprof_name(name):
+    """The name jeprof shows for a function (its ShortFunctionName): no
+    argument lists, no <...> (C++ template, Rust generic arguments and
+    qualified paths), no leading return type."""
+    for rx in (r"\([^()]*\)(\s*const)?", r"<[^<>]*>"):
+        while True:
+            name, n = re.subn(rx, "", name)
+            if n == 0:
+                break
+    return re.sub(r"^.*\s+(\w+::)", r"\1", name, count=1)
+
+
+def by_jeprof_name(flat):
+    out = {}
+    for k, v in flat.items():
+        out[jeprof_name(k)] = out.get(jeprof_name(k), 0.0) + v
+    return out
+
 
 dumps = sorted(glob.glob("fixtures/dumps/*.prof"))
 ok(len(dumps) >= 5, "fixture dumps found", f"{len(dumps)} in fixtures/dumps")
@@ -66,6 +87,7 @@ for dump in dumps:
     for index, unit in modes:
         jt, jf = jeprof_text(sym, index)
         st, err, pt, pf = pprof_top(pb, index, unit)
+        pf = by_jeprof_name(pf)
         if jt is None or pt is None:
             ok(False, f"{name}: {index} totals", f"jeprof {jt}, pprof {pt} ({err.strip()[:100]})")
             continue
