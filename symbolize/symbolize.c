@@ -237,8 +237,21 @@ static int resolve_file(struct run *r, const struct fk_mapping *mp,
 		return -1;
 	if (rc > 0) {
 		const struct fk_frame *outer = &out->frames[out->nframes - 1];
-		if (fk_alloc_is_frame(NULL, outer->name, outer->sysname))
+		if (fk_alloc_is_frame(NULL, outer->name, outer->sysname)) {
 			out->alloc = 1;
+		} else if (!r->o->keep_allocator_frames) {
+			/* Allocator code inlined into the program's function
+			 * (Rust inlines alloc::alloc::alloc and RawVec into its
+			 * callers): the call here is the allocation, so those
+			 * inline frames go as an allocator function's would. */
+			uint32_t k = 0;
+			while (k + 1 < out->nframes &&
+			       fk_alloc_is_frame(NULL, out->frames[k].name,
+						 out->frames[k].sysname))
+				k++;
+			out->frames += k;
+			out->nframes -= k;
+		}
 		return 0;
 	}
 	/* In no symbol: name the function by its unwind-table start, so
