@@ -5,28 +5,13 @@
  * from the legacy scheme (_ZN <len><element>... E, "$LT$"-style escapes, a
  * last element "h" + 16 hex digits). Names come from files we do not trust:
  * every read is checked against len, and recursion, work and output are
- * bounded (RUST_MAX_DEPTH, RUST_MAX_STEPS, FK_MAX_NAME). */
+ * bounded (core/limits.h: FK_MAX_RUST_*, FK_MAX_NAME). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "limits.h"
 #include "symbolize_int.h"
-
-/* Nesting of paths, types, consts and back references in one v0 name.
- * Real names nest a few dozen levels (each generic argument, impl and
- * back reference is one); a level costs one small C stack frame, and a
- * back reference that points into its own element only ends here. */
-#define RUST_MAX_DEPTH      256
-
-/* Productions visited for one name. Back references let a short name print
- * long text; output is capped by FK_MAX_NAME, and this caps the work of
- * names that revisit much and print little (empty identifiers). */
-#define RUST_MAX_STEPS      (1u << 20)
-
-/* Code points of one Punycode identifier. Decoding inserts each one into
- * the rest (quadratic); no Rust identifier comes near this. */
-#define RUST_MAX_PUNYCODE   1024
 
 /* ---- output: a growing string, at most FK_MAX_NAME bytes ---- */
 
@@ -236,7 +221,7 @@ static int emit_u64(struct v0 *p, uint64_t v)
 
 static int enter(struct v0 *p)
 {
-	if (p->depth >= RUST_MAX_DEPTH || p->steps >= RUST_MAX_STEPS)
+	if (p->depth >= FK_MAX_RUST_DEPTH || p->steps >= FK_MAX_RUST_STEPS)
 		return -1;
 	p->depth++;
 	p->steps++;
@@ -367,9 +352,9 @@ static uint64_t puny_adapt(uint64_t delta, uint64_t npoints, int first)
 /* Decodes a Punycode identifier (RFC 3492 with "_" for "-") into o. */
 static int put_punycode(struct out *o, const struct ident *id)
 {
-	if (id->alen + id->plen > RUST_MAX_PUNYCODE)
+	if (id->alen + id->plen > FK_MAX_RUST_PUNYCODE)
 		return -1;
-	uint32_t cp[RUST_MAX_PUNYCODE];
+	uint32_t cp[FK_MAX_RUST_PUNYCODE];
 	size_t ncp = 0;
 	for (size_t k = 0; k < id->alen; k++)
 		cp[ncp++] = (unsigned char)id->ascii[k];
@@ -389,18 +374,18 @@ static int put_punycode(struct out *o, const struct ident *id)
 			else
 				return -1;
 			/* Values past the last code point can only be wrong. */
-			if (d * w > (uint64_t)0x10ffff * (RUST_MAX_PUNYCODE + 1) - i)
+			if (d * w > (uint64_t)0x10ffff * (FK_MAX_RUST_PUNYCODE + 1) - i)
 				return -1;
 			i += d * w;
 			uint64_t t = k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias;
 			if (d < t)
 				break;
 			w *= 36 - t;
-			if (w > (uint64_t)0x10ffff * (RUST_MAX_PUNYCODE + 1))
+			if (w > (uint64_t)0x10ffff * (FK_MAX_RUST_PUNYCODE + 1))
 				return -1;
 		}
 		/* Every delta consumed at least one byte: ncp stays below
-		 * alen + plen, hence below RUST_MAX_PUNYCODE. */
+		 * alen + plen, hence below FK_MAX_RUST_PUNYCODE. */
 		uint64_t count = ncp + 1;
 		bias = puny_adapt(i - oldi, count, oldi == 0);
 		n += i / count;

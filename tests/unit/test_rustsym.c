@@ -398,7 +398,7 @@ static void test_bounds(void)
 	size_t n;
 	char *d;
 
-	/* Nesting: 200 modules are fine, 300 pass RUST_MAX_DEPTH. */
+	/* Nesting: 200 modules are fine, 300 pass FK_MAX_RUST_DEPTH. */
 	for (int levels = 200; levels <= 300; levels += 100) {
 		n = 0;
 		s[n++] = '_';
@@ -464,7 +464,7 @@ static void test_bounds(void)
 	T_OK(!d, "huge binder refused at the output bound");
 	free(d);
 
-	/* Punycode: an identifier of RUST_MAX_PUNYCODE code points or more is
+	/* Punycode: an identifier of FK_MAX_RUST_PUNYCODE code points or more is
 	 * refused; a long valid one is decoded. */
 	n = (size_t)snprintf(s, sizeof s, "_RNvC1au%d_", 2000);
 	memset(s + n, 'a', 1999);
