@@ -106,6 +106,10 @@ static int jeprof_line(struct sreader *r, const char *s, const char *end)
 			e++;
 		if (e + 1 >= end)
 			e = end;
+		/* "a----b" or a leading or trailing "--": a frame without a
+		 * name, which no writer (and no "=sym" line) may give. */
+		if (e == names)
+			return syntax(r, "empty function name in", s, (size_t)(end - s));
 		fr[n - 1 - i].name = fr[n - 1 - i].sysname = intern(r, names, (size_t)(e - names));
 		fr[n - 1 - i].file = NULL;
 		fr[n - 1 - i].line = 0;

@@ -196,6 +196,39 @@ static void test_symprof_roundtrip(void)
 	fk_profile_free(p);
 }
 
+/* A jeprof symbol line with an empty name between "--" separators is an
+ * error, as an empty name in a "=sym" line is: the writer could not write
+ * it back (found by fuzz_symprof). */
+static void test_symprof_empty_name(void)
+{
+	static const char *const lines[] = {
+		"0x55d0c0a01234 main----inner\n", "0x55d0c0a01234 --main\n",
+		"0x55d0c0a01234 main--\n",
+	};
+	struct fk_err err;
+	char buf[4096];
+
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		struct fk_profile *p;
+
+		snprintf(buf, sizeof buf, "--- symbol\nbinary=/x\n%s---\n--- heap\n"
+			 "heap_v2/524288\n  t*: 1: 100 [0: 0]\n@ 0x55d0c0a01234\n"
+			 "  t*: 1: 100 [0: 0]\n\n%s", lines[i], MAPS);
+		p = parse(buf, &err);
+		T_OK(p == NULL && strstr(err.msg, "empty function name") != NULL,
+		     "empty name in a jeprof line rejected (%.20s): %s", lines[i], err.msg);
+		fk_profile_free(p);
+	}
+	snprintf(buf, sizeof buf, "--- symbol\nbinary=/x\n0x55d0c0a01234 a---b\n---\n"
+		 "--- heap\nheap_v2/524288\n  t*: 1: 100 [0: 0]\n@ 0x55d0c0a01234\n"
+		 "  t*: 1: 100 [0: 0]\n\n%s", MAPS);
+	struct fk_profile *p = parse(buf, &err);
+	const struct fk_sym *s = p ? fk_profile_sym(p, 0x55d0c0a01234) : NULL;
+	T_OK(s && s->nframes == 2 && strcmp(s->frames[0].name, "-b") == 0,
+	     "an odd run of dashes still splits once ('a', '-b')");
+	fk_profile_free(p);
+}
+
 static void test_diff(void)
 {
 	struct fk_err err;
@@ -233,6 +266,7 @@ int main(void)
 	test_maps();
 	test_reader();
 	test_symprof_roundtrip();
+	test_symprof_empty_name();
 	test_diff();
 	return T_DONE();
 }
