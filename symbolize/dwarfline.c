@@ -47,6 +47,13 @@ struct curange {
 	uint32_t cu;
 };
 
+/* One address range of .debug_aranges and the unit (header offset) it
+ * belongs to. */
+struct arange {
+	uint64_t lo, hi, maxhi;
+	Dwarf_Off unit;
+};
+
 struct fk_dwline {
 	Dwarf *dw;
 	Elf *elf;                      /* our own handle, or NULL (libdwfl's) */
@@ -54,8 +61,13 @@ struct fk_dwline {
 	struct fk_zsect *z;            /* compressed sections lookups read */
 	size_t nz;
 	uint64_t bias;                 /* module address = DWARF address + bias */
-	struct cu *cus;
-	size_t ncus;
+	struct cu *cus;                /* units met so far */
+	size_t ncus, cucap;
+	struct fk_addrset byoff;       /* unit DIE offset -> index in cus */
+	struct arange *ar;             /* .debug_aranges, sorted */
+	size_t nar;
+	int ar_loaded;
+	int indexed;                   /* every unit's ranges are in rg */
 	struct curange *rg;
 	size_t nrg;
 	const char *missing_dwo;       /* a skeleton's .dwo libdw did not find */
@@ -91,7 +103,7 @@ static int wanted(const char *name)
 {
 	static const char *const keep[] = {
 		"info", "abbrev", "line", "line_str", "str", "str_offsets",
-		"rnglists", "ranges", "addr",
+		"rnglists", "ranges", "addr", "aranges",
 	};
 	if (strncmp(name, ".debug_", 7) == 0)
 		name += 7;
@@ -170,8 +182,6 @@ void fk_dwline_inflate(struct fk_dwline *d, size_t i)
 	fk_zsect_inflate(&d->z[i]);
 }
 
-static int index_units(struct fk_dwline *d);
-
 int fk_dwline_begin(struct fk_dwline *d)
 {
 	/* A section that could not be inflated here is left to libdw. */
@@ -180,7 +190,7 @@ int fk_dwline_begin(struct fk_dwline *d)
 		fk_zsect_install(d->elf, &d->z[i]);
 	}
 	d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-	return d->dw ? index_units(d) : -1;
+	return d->dw ? 0 : -1;
 }
 
 struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mod)
@@ -200,7 +210,7 @@ struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mo
 	Dwarf_Addr dwbias = bias;
 	d->dw = dwfl_module_getdwarf(mod, &dwbias);
 	d->bias = dwbias;
-	if (!d->dw || index_units(d) != 0) {
+	if (!d->dw) {
 		fk_dwline_free(d);
 		return NULL;
 	}
@@ -217,47 +227,65 @@ static const char *dwo_name(Dwarf_Die *skel)
 	return s ? s : "?";
 }
 
-/* Builds the sorted table of unit address ranges; 0 or -1 (ENOMEM). */
+/* The index in d->cus of the unit whose DIE is cudie (a skeleton's split
+ * unit subdie, when libdw found its .dwo), added when first met; -1 when
+ * out of memory, -2 when the unit is not one with code. A skeleton unit
+ * (split DWARF, -gsplit-dwarf) holds the ranges and lines; its split unit
+ * in the .dwo file holds the subprograms. A skeleton whose .dwo is missing
+ * is kept as it is: it gives lines only. */
+static int add_unit(struct fk_dwline *d, Dwarf_Die *cudie, uint8_t type,
+		    Dwarf_Die *subdie)
+{
+	uint32_t i;
+	int tag = dwarf_tag(cudie);
+	if (type == DW_UT_compile ? tag != DW_TAG_compile_unit :
+	    type == DW_UT_skeleton ? tag != DW_TAG_skeleton_unit : 1)
+		return -2;
+	Dwarf_Off key = dwarf_dieoffset(cudie);
+	if (fk_addrset_get(&d->byoff, key, &i) == 0)
+		return (int)i;
+	if (d->ncus >= INT32_MAX ||
+	    grow((void **)&d->cus, &d->cucap, d->ncus + 1, sizeof *d->cus) != 0 ||
+	    fk_addrset_put(&d->byoff, key, (uint32_t)d->ncus, NULL) < 0)
+		return -1;
+	struct cu *c = &d->cus[d->ncus];
+	memset(c, 0, sizeof *c);
+	c->die = *cudie;
+	if (type == DW_UT_skeleton && subdie && dwarf_tag(subdie) == DW_TAG_compile_unit)
+		c->die = *subdie;
+	else if (type == DW_UT_skeleton && !d->missing_dwo)
+		d->missing_dwo = dwo_name(cudie);
+	return (int)d->ncus++;
+}
+
+/* Builds the sorted table of every unit's address ranges; 0 or -1
+ * (ENOMEM). Units met before through .debug_aranges are reused. */
 static int index_units(struct fk_dwline *d)
 {
 	Dwarf *dw = d->dw;
-	size_t cucap = 0, rgcap = 0;
+	size_t rgcap = d->nrg;
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
 	uint8_t type;
 	Dwarf_Die cudie, subdie;
+	d->indexed = 1;
 	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
 		cu = next;
-		/* A skeleton unit (split DWARF, -gsplit-dwarf) holds the
-		 * ranges; its split unit in the .dwo file, which libdw finds
-		 * by DW_AT_dwo_name, holds the subprograms. A skeleton whose
-		 * .dwo is missing is indexed as it is: it gives lines only. */
-		int tag = dwarf_tag(&cudie);
-		if (type == DW_UT_compile ? tag != DW_TAG_compile_unit :
-		    type == DW_UT_skeleton ? tag != DW_TAG_skeleton_unit : 1)
-			continue;
-		if (grow((void **)&d->cus, &cucap, d->ncus + 1, sizeof *d->cus) != 0)
-			return -1;
-		struct cu *c = &d->cus[d->ncus];
-		memset(c, 0, sizeof *c);
-		c->die = cudie;
-		if (type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
-			c->die = subdie;
-		else if (type == DW_UT_skeleton && !d->missing_dwo)
-			d->missing_dwo = dwo_name(&cudie);
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
-		int any = 0;
+		int ix = -2;
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
-			if (grow((void **)&d->rg, &rgcap, d->nrg + 1, sizeof *d->rg) != 0)
+			if (ix == -2)
+				ix = add_unit(d, &cudie, type, &subdie);
+			if (ix == -2)
+				break;
+			if (ix < 0 ||
+			    grow((void **)&d->rg, &rgcap, d->nrg + 1, sizeof *d->rg) != 0)
 				return -1;
-			d->rg[d->nrg++] = (struct curange){ lo, hi, 0, (uint32_t)d->ncus };
-			any = 1;
+			d->rg[d->nrg++] = (struct curange){ lo, hi, 0, (uint32_t)ix };
 		}
-		if (any)
-			d->ncus++;
 	}
 	if (d->nrg > 1)
 		qsort(d->rg, d->nrg, sizeof *d->rg, cmp_rg);
@@ -268,6 +296,156 @@ static int index_units(struct fk_dwline *d)
 		d->rg[i].maxhi = maxhi;
 	}
 	return 0;
+}
+
+static uint64_t get_uint(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+	if (n == 8) {
+		memcpy(&v, p, 8);
+	} else if (n == 4) {
+		uint32_t w;
+		memcpy(&w, p, 4);
+		v = w;
+	} else if (n == 2) {
+		uint16_t h;
+		memcpy(&h, p, 2);
+		v = h;
+	} else {
+		v = *p;
+	}
+	return v;
+}
+
+static int cmp_ar(const void *a, const void *b)
+{
+	const struct arange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Reads .debug_aranges (DWARF 5, 6.1.2 "Lookup by Address"; versions 2-5
+ * share its layout) into d->ar; with any doubt about the section (other
+ * byte order, segments, bad lengths) the table stays empty and lookups
+ * walk the units. 0, or -1 when out of memory. */
+static int load_aranges(struct fk_dwline *d)
+{
+	d->ar_loaded = 1;
+	Elf *elf = dwarf_getelf(d->dw);
+	size_t shstrndx;
+	const unsigned char *id = elf ? (const unsigned char *)elf_getident(elf, NULL) : NULL;
+	const uint16_t one = 1;
+	int host = *(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB;
+	if (!id || id[EI_DATA] != host || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    !(sh.sh_flags & SHF_COMPRESSED) &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strcmp(name, ".debug_aranges") == 0) {
+			data = elf_getdata(scn, NULL);
+			break;
+		}
+	}
+	if (!data || !data->d_buf)
+		return 0;
+	const unsigned char *sec = data->d_buf, *p = sec, *end = sec + data->d_size;
+	size_t cap = 0;
+	while ((size_t)(end - p) >= 4) {
+		const unsigned char *set = p, *q = p + 4;
+		uint64_t len = get_uint(p, 4);
+		size_t offsz = 4;
+		if (len == 0xffffffff) {
+			if ((size_t)(end - q) < 8)
+				goto bad;
+			len = get_uint(q, 8);
+			q += 8;
+			offsz = 8;
+		} else if (len >= 0xfffffff0) {
+			goto bad;
+		}
+		if (len > (uint64_t)(end - q))
+			goto bad;
+		const unsigned char *send = q + len;
+		if ((size_t)(send - q) < 2 + offsz + 2)
+			goto bad;
+		uint64_t version = get_uint(q, 2), unit = get_uint(q + 2, offsz);
+		size_t asz = q[2 + offsz], segsz = q[3 + offsz];
+		q += 4 + offsz;
+		if (version < 2 || version > 5 || segsz != 0 || (asz != 4 && asz != 8))
+			goto bad;
+		/* Tuples start at a multiple of twice the address size. */
+		size_t skew = (size_t)(q - set) % (2 * asz);
+		if (skew)
+			q += 2 * asz - skew;
+		while (q <= send && (size_t)(send - q) >= 2 * asz) {
+			uint64_t lo = get_uint(q, asz), n = get_uint(q + asz, asz);
+			q += 2 * asz;
+			if (lo == 0 && n == 0)
+				break;
+			if (n == 0 || lo + n < lo)
+				continue;
+			if (grow((void **)&d->ar, &cap, d->nar + 1, sizeof *d->ar) != 0)
+				return -1;
+			d->ar[d->nar++] = (struct arange){ lo, lo + n, 0, unit };
+		}
+		p = send;
+	}
+	if (d->nar > 1)
+		qsort(d->ar, d->nar, sizeof *d->ar, cmp_ar);
+	uint64_t maxhi = 0;
+	for (size_t i = 0; i < d->nar; i++) {
+		if (d->ar[i].hi > maxhi)
+			maxhi = d->ar[i].hi;
+		d->ar[i].maxhi = maxhi;
+	}
+	return 0;
+bad:
+	free(d->ar);
+	d->ar = NULL;
+	d->nar = 0;
+	return 0;
+}
+
+/* The unit .debug_aranges gives for a: -1 when it gives none (or out of
+ * memory: the caller walks the units then, which reports it). */
+static int unit_by_aranges(struct fk_dwline *d, uint64_t a)
+{
+	if (!d->ar_loaded && load_aranges(d) != 0)
+		return -1;
+	size_t lo = 0, hi = d->nar;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->ar[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct arange *r = NULL;
+	for (size_t i = lo; i-- > 0;) {
+		if (d->ar[i].maxhi <= a)
+			break;
+		if (d->ar[i].hi > a) {
+			r = &d->ar[i];
+			break;
+		}
+	}
+	Dwarf_Off next;
+	size_t hsize;
+	uint8_t type;
+	Dwarf_Die cudie, subdie;
+	if (!r || dwarf_next_unit(d->dw, r->unit, &next, &hsize, NULL, NULL, NULL,
+				  NULL, NULL, NULL) != 0 ||
+	    !dwarf_offdie(d->dw, r->unit + hsize, &cudie) ||
+	    dwarf_cu_info(cudie.cu, NULL, &type, NULL, &subdie, NULL, NULL, NULL) != 0)
+		return -1;
+	int ix = add_unit(d, &cudie, type, &subdie);
+	return ix >= 0 ? ix : -1;
 }
 
 static int attr_u32(Dwarf_Die *die, unsigned name, uint32_t *out)
@@ -362,8 +540,18 @@ static int build(struct cu *c)
 	return 0;
 }
 
+/* The unit holding DWARF address a: by .debug_aranges when it has a (a
+ * few units of a big file are read, not all), else by the ranges of every
+ * unit, walked once. */
 static struct cu *cu_of(struct fk_dwline *d, uint64_t a)
 {
+	if (!d->indexed) {
+		int ix = unit_by_aranges(d, a);
+		if (ix >= 0)
+			return &d->cus[ix];
+		if (index_units(d) != 0)
+			return NULL;
+	}
 	size_t lo = 0, hi = d->nrg;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -507,6 +695,8 @@ void fk_dwline_free(struct fk_dwline *d)
 		free(d->cus[i].subs);
 	}
 	free(d->cus);
+	fk_addrset_release(&d->byoff);
+	free(d->ar);
 	free(d->rg);
 	if (d->elf) {
 		dwarf_end(d->dw);
