@@ -43,14 +43,14 @@ struct cu {
 };
 
 struct curange {
-	uint64_t lo, hi, maxhi;
+	struct fk_span span;
 	uint32_t cu;
 };
 
 /* One address range of .debug_aranges and the unit (header offset) it
  * belongs to. */
 struct arange {
-	uint64_t lo, hi, maxhi;
+	struct fk_span span;
 	Dwarf_Off unit;
 };
 
@@ -72,14 +72,6 @@ struct fk_dwline {
 	size_t nrg;
 	const char *missing_dwo;       /* a skeleton's .dwo libdw did not find */
 };
-
-static int cmp_rg(const void *a, const void *b)
-{
-	const struct curange *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->hi < y->hi ? -1 : x->hi > y->hi;
-}
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
@@ -284,17 +276,12 @@ static int index_units(struct fk_dwline *d)
 			if (ix < 0 ||
 			    grow((void **)&d->rg, &rgcap, d->nrg + 1, sizeof *d->rg) != 0)
 				return -1;
-			d->rg[d->nrg++] = (struct curange){ lo, hi, 0, (uint32_t)ix };
+			d->rg[d->nrg++] = (struct curange){ { lo, hi, 0 }, (uint32_t)ix };
 		}
 	}
 	if (d->nrg > 1)
-		qsort(d->rg, d->nrg, sizeof *d->rg, cmp_rg);
-	uint64_t maxhi = 0;
-	for (size_t i = 0; i < d->nrg; i++) {
-		if (d->rg[i].hi > maxhi)
-			maxhi = d->rg[i].hi;
-		d->rg[i].maxhi = maxhi;
-	}
+		qsort(d->rg, d->nrg, sizeof *d->rg, fk_span_cmp);
+	fk_span_index(d->rg, d->nrg, sizeof *d->rg);
 	return 0;
 }
 
@@ -315,14 +302,6 @@ static uint64_t get_uint(const unsigned char *p, size_t n)
 		v = *p;
 	}
 	return v;
-}
-
-static int cmp_ar(const void *a, const void *b)
-{
-	const struct arange *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
 /* Reads .debug_aranges (DWARF 5, 6.1.2 "Lookup by Address"; versions 2-5
@@ -392,18 +371,13 @@ static int load_aranges(struct fk_dwline *d)
 				continue;
 			if (grow((void **)&d->ar, &cap, d->nar + 1, sizeof *d->ar) != 0)
 				return -1;
-			d->ar[d->nar++] = (struct arange){ lo, lo + n, 0, unit };
+			d->ar[d->nar++] = (struct arange){ { lo, lo + n, 0 }, unit };
 		}
 		p = send;
 	}
 	if (d->nar > 1)
-		qsort(d->ar, d->nar, sizeof *d->ar, cmp_ar);
-	uint64_t maxhi = 0;
-	for (size_t i = 0; i < d->nar; i++) {
-		if (d->ar[i].hi > maxhi)
-			maxhi = d->ar[i].hi;
-		d->ar[i].maxhi = maxhi;
-	}
+		qsort(d->ar, d->nar, sizeof *d->ar, fk_span_cmp);
+	fk_span_index(d->ar, d->nar, sizeof *d->ar);
 	return 0;
 bad:
 	free(d->ar);
@@ -418,23 +392,7 @@ static int unit_by_aranges(struct fk_dwline *d, uint64_t a)
 {
 	if (!d->ar_loaded && load_aranges(d) != 0)
 		return -1;
-	size_t lo = 0, hi = d->nar;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->ar[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct arange *r = NULL;
-	for (size_t i = lo; i-- > 0;) {
-		if (d->ar[i].maxhi <= a)
-			break;
-		if (d->ar[i].hi > a) {
-			r = &d->ar[i];
-			break;
-		}
-	}
+	const struct arange *r = fk_span_find(d->ar, d->nar, sizeof *d->ar, a);
 	Dwarf_Off next;
 	size_t hsize;
 	uint8_t type;
@@ -552,21 +510,8 @@ static struct cu *cu_of(struct fk_dwline *d, uint64_t a)
 		if (index_units(d) != 0)
 			return NULL;
 	}
-	size_t lo = 0, hi = d->nrg;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->rg[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
-		if (d->rg[i].maxhi <= a)
-			break;
-		if (d->rg[i].hi > a)
-			return &d->cus[d->rg[i].cu];
-	}
-	return NULL;
+	const struct curange *r = fk_span_find(d->rg, d->nrg, sizeof *d->rg, a);
+	return r ? &d->cus[r->cu] : NULL;
 }
 
 static const char *file_of(struct cu *c, uint32_t idx)

@@ -31,10 +31,10 @@ static int rank_of(int bind, const char *name)
 static int cmp_func(const void *a, const void *b)
 {
 	const struct fk_func *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->hi != y->hi)
-		return x->hi > y->hi ? -1 : 1;      /* wider first */
+	if (x->span.lo != y->span.lo)
+		return x->span.lo < y->span.lo ? -1 : 1;
+	if (x->span.hi != y->span.hi)
+		return x->span.hi > y->span.hi ? -1 : 1;      /* wider first */
 	return 0;
 }
 
@@ -73,8 +73,8 @@ int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
 			continue;
 		if (addr + sym.st_size < addr)
 			continue;
-		v[n].lo = addr;
-		v[n].hi = addr + sym.st_size;
+		v[n].span.lo = addr;
+		v[n].span.hi = addr + sym.st_size;
 		v[n].name = name;
 		/* Binding is all the rank needs until aliases meet. */
 		v[n].rank = GELF_ST_BIND(sym.st_info);
@@ -86,7 +86,8 @@ int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
 	 * computed only where aliases share a range. */
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && v[k - 1].lo == v[i].lo && v[k - 1].hi == v[i].hi) {
+		if (k > 0 && v[k - 1].span.lo == v[i].span.lo &&
+		    v[k - 1].span.hi == v[i].span.hi) {
 			if (v[k - 1].rank < 100)
 				v[k - 1].rank = rank_of(v[k - 1].rank, v[k - 1].name);
 			v[i].rank = rank_of(v[i].rank, v[i].name);
@@ -96,12 +97,7 @@ int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
 		}
 		v[k++] = v[i];
 	}
-	uint64_t maxhi = 0;
-	for (size_t i = 0; i < k; i++) {
-		if (v[i].hi > maxhi)
-			maxhi = v[i].hi;
-		v[i].maxhi = maxhi;
-	}
+	fk_span_index(v, k, sizeof *v);
 	t->v = v;
 	t->n = k;
 	return 0;
@@ -109,24 +105,9 @@ int fk_functab_build(struct fk_functab *t, Dwfl_Module *mod)
 
 const struct fk_func *fk_functab_find(const struct fk_functab *t, uint64_t addr)
 {
-	/* Last entry with lo <= addr. */
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Walk back over entries that may still reach addr; the first one
-	 * that holds it is the innermost (latest start, then narrowest). */
-	for (size_t i = lo; i-- > 0;) {
-		if (t->v[i].maxhi <= addr)
-			break;
-		if (t->v[i].hi > addr)
-			return &t->v[i];
-	}
-	return NULL;
+	/* Among ranges with the same start the wider sorts first, so the
+	 * latest-start holder found is also the narrowest: the innermost. */
+	return fk_span_find(t->v, t->n, sizeof *t->v, addr);
 }
 
 void fk_functab_release(struct fk_functab *t)

@@ -11,10 +11,29 @@
 #include "profile.h"
 #include "symbolize.h"
 
+/* ---- span.c: address ranges searched by address ---- */
+
+/* [lo, hi), and the largest hi of the ranges up to this one in an array
+ * sorted by lo (fk_span_index sets it). Embedded as the first member of
+ * the element structs below, so an element is its span. */
+struct fk_span {
+	uint64_t lo, hi, maxhi;
+};
+
+/* qsort order: by lo, then by hi. */
+int fk_span_cmp(const void *a, const void *b);
+
+/* Sets maxhi through v: n elements of size bytes, each beginning with a
+ * struct fk_span, sorted by lo. */
+void fk_span_index(void *v, size_t n, size_t size);
+
+/* The element of such an indexed array holding addr with the latest start
+ * (the last such in the order of v), or NULL. */
+void *fk_span_find(const void *v, size_t n, size_t size, uint64_t addr);
+
 /* ---- elfsym.c: a module's function symbols, sorted, built once ---- */
 struct fk_func {
-	uint64_t lo, hi;               /* [lo, hi) in module addresses */
-	uint64_t maxhi;                /* max hi of entries 0..this (walk-back bound) */
+	struct fk_span span;           /* module addresses */
 	const char *name;              /* raw symbol name, owned by libdwfl's ELF */
 	int rank;                      /* preference among aliases, higher wins */
 };
