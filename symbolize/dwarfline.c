@@ -255,7 +255,7 @@ static int add_unit(struct fk_dwline *d, Dwarf_Die *cudie, uint8_t type,
 static int index_units(struct fk_dwline *d)
 {
 	Dwarf *dw = d->dw;
-	size_t rgcap = d->nrg;
+	size_t rgcap = 0;
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
 	uint8_t type;
@@ -285,6 +285,7 @@ static int index_units(struct fk_dwline *d)
 	return 0;
 }
 
+/* An n-byte (2, 4 or 8) unsigned field in the host's byte order. */
 static uint64_t get_uint(const unsigned char *p, size_t n)
 {
 	uint64_t v = 0;
@@ -294,12 +295,10 @@ static uint64_t get_uint(const unsigned char *p, size_t n)
 		uint32_t w;
 		memcpy(&w, p, 4);
 		v = w;
-	} else if (n == 2) {
+	} else {
 		uint16_t h;
 		memcpy(&h, p, 2);
 		v = h;
-	} else {
-		v = *p;
 	}
 	return v;
 }
@@ -307,7 +306,8 @@ static uint64_t get_uint(const unsigned char *p, size_t n)
 /* Reads .debug_aranges (DWARF 5, 6.1.2 "Lookup by Address"; versions 2-5
  * share its layout) into d->ar; with any doubt about the section (other
  * byte order, segments, bad lengths) the table stays empty and lookups
- * walk the units. 0, or -1 when out of memory. */
+ * walk the units. 0, or -1 when out of memory (the table is left empty
+ * then too). */
 static int load_aranges(struct fk_dwline *d)
 {
 	d->ar_loaded = 1;
@@ -335,6 +335,7 @@ static int load_aranges(struct fk_dwline *d)
 		return 0;
 	const unsigned char *sec = data->d_buf, *p = sec, *end = sec + data->d_size;
 	size_t cap = 0;
+	int rc = 0;
 	while ((size_t)(end - p) >= 4) {
 		const unsigned char *set = p, *q = p + 4;
 		uint64_t len = get_uint(p, 4);
@@ -369,8 +370,10 @@ static int load_aranges(struct fk_dwline *d)
 				break;
 			if (n == 0 || lo + n < lo)
 				continue;
-			if (grow((void **)&d->ar, &cap, d->nar + 1, sizeof *d->ar) != 0)
-				return -1;
+			if (grow((void **)&d->ar, &cap, d->nar + 1, sizeof *d->ar) != 0) {
+				rc = -1;
+				goto bad;
+			}
 			d->ar[d->nar++] = (struct arange){ { lo, lo + n, 0 }, unit };
 		}
 		p = send;
@@ -383,7 +386,7 @@ bad:
 	free(d->ar);
 	d->ar = NULL;
 	d->nar = 0;
-	return 0;
+	return rc;
 }
 
 /* The unit .debug_aranges gives for a: -1 when it gives none (or out of
