@@ -24,6 +24,7 @@ FK_HOOK_API const char *malloc_conf = "prof:true,prof_active:false,lg_prof_sampl
 
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
 static double active_since = -1;
+static int sampled;                    /* sampling was on since start or reset */
 static unsigned long dumps;
 static int sigfd = -1;
 
@@ -40,14 +41,33 @@ void fk_hook_note_dump(void)
 	pthread_mutex_unlock(&st_lock);
 }
 
-void fk_hook_note_active(int active)
+void fk_hook_note_active(int active, int reset)
 {
 	pthread_mutex_lock(&st_lock);
+	if (reset)
+		sampled = 0;
 	if (!active)
 		active_since = -1;
-	else if (active_since < 0)
+	else if (active_since < 0 || reset)
 		active_since = fk_now();
+	if (active)
+		sampled = 1;
 	pthread_mutex_unlock(&st_lock);
+}
+
+int fk_hook_sampled(void)
+{
+	int s, active = 0;
+
+	pthread_mutex_lock(&st_lock);
+	s = sampled;
+	pthread_mutex_unlock(&st_lock);
+	/* Sampling turned on by the program or its MALLOC_CONF counts too. */
+	if (!s && fk_je_get_active(&active, NULL) == 0 && active) {
+		fk_hook_note_active(1, 0);
+		s = 1;
+	}
+	return s;
 }
 
 double fk_hook_active_since(void)
@@ -79,6 +99,13 @@ int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
 
 	fk_je_lock();
 	rc = fk_je_dump(&raw, &rlen, &rmap, err);
+	if (rc == 0 && !fk_hook_sampled() && !memmem(raw, rlen, "\n@", 2)) {
+		/* Nothing sampled since start or the last reset: say so rather
+		 * than serve an empty profile. */
+		fk_hook_buf_release(raw, rmap);
+		fk_je_unlock();
+		return 1;
+	}
 	if (rc == 0)
 		rc = fk_serve_convert(raw, rlen, rmap, fmt, o, out, len, maplen, err);
 	fk_je_unlock();
@@ -176,7 +203,19 @@ int fk_hook_set_active(int active, int lg_sample, char *errbuf, size_t errsize)
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
-	fk_hook_note_active(active);
+	fk_hook_note_active(active, lg_sample >= 0);
+	return 0;
+}
+
+int fk_hook_set_mallctl(fk_hook_mallctl_fn fn, char *errbuf, size_t errsize)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, NULL);
+	if (fk_je_set_api(fn, &err) < 0) {
+		set_errbuf(errbuf, errsize, &err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -222,6 +261,8 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	/* This thread's own allocations while dumping stay out of the profile. */
 	had = fk_je_thread_active(0, &old) == 0;
 	rc = fk_hook_produce(fmt, &o, &out, &len, &maplen, &err);
+	if (rc > 0)
+		rc = fk_err_set(&err, FK_EUNSUPP, 0, "%s", FK_HOOK_NOTHING_SAMPLED);
 	for (p = out; rc == 0 && len > 0;) {
 		ssize_t w = write(fd, p, len);
 

@@ -289,7 +289,10 @@ int fk_smod_load_funcs(struct fk_smod *m);
 /* Builds, on up to as many threads as CPUs (at most 4), everything that
  * resolving the addresses will need of their modules: DWARF index, unit
  * tables, symbol table, unwind table; each module on one thread. Touches
- * nothing but the modules. 0, or -1 when out of memory (nothing done). */
-int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs);
+ * nothing but the modules; each thread it starts first calls
+ * o->thread_start (o may be NULL). 0, or -1 when out of memory (nothing
+ * done). */
+int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs,
+		       const struct fk_symbolize_opts *o);
 
 #endif

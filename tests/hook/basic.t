@@ -90,8 +90,26 @@ like "disable answers enabled false" "$s" '"enabled":false'
 s=$(cu "$U/internal/heap/settings")
 like "settings says false after disable" "$s" '"enabled":false'
 like "no activation time once disabled" "$s" '"active_seconds":null'
-cu "$U/internal/heap?format=raw" >/dev/null
-is "heap after disable is 409" "$(code)" 409
+# Stop, then look: what was sampled stays served, and stops growing.
+cu "$U/internal/heap?format=raw" >"$T/off1"
+is "heap after disable is 200 (stop, then look)" "$(code)" 200
+check "heap after disable still holds the samples" grep -q '^@ 0x' "$T/off1"
+host_cmd "grow 100" '^grown 3[0-9][0-9]'
+cu "$U/internal/heap?format=raw" >"$T/off2"
+"$B/jeprof-raw" --stats "$T/off1" >/dev/null 2>"$T/st1"
+"$B/jeprof-raw" --stats "$T/off2" >/dev/null 2>"$T/st2"
+is "nothing sampled after disable: the heap stops growing" \
+	"$(awk '/^bytes:/ { print $2 }' "$T/st2")" "$(awk '/^bytes:/ { print $2 }' "$T/st1")"
+cu "$U/debug/pprof/heap" >/dev/null
+is "/debug/pprof/heap after disable is 200" "$(code)" 200
+"$B/jeprof-raw" "$U" >"$T/off3" 2>/dev/null
+check "jeprof-raw URL after disable fetches the dump" grep -q '^@ 0x' "$T/off3"
+s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?lg_sample=19")
+like "a reset while off keeps sampling off" "$s" '"enabled":false'
+like "a reset forgets what was sampled" "$s" '"sampled":false'
+b=$(cu "$U/internal/heap?format=raw")
+is "after a reset while off, nothing is sampled: 409" "$(code)" 409
+like "409 says nothing was sampled" "$b" 'nothing has been sampled since the program started or since the last reset'
 
 cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=maybe" >/dev/null
 is "bad enabled value is 400" "$(code)" 400
@@ -128,7 +146,7 @@ like "and was told why" "$(cat "$T/late")" 'server is stopping'
 
 nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ { print $3 }' | sed 's/@.*//' | sort >"$T/syms"
 is "the library exports only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")" \
-	"fk_hook_dump fk_hook_set_active fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
+	"fk_hook_dump fk_hook_set_active fk_hook_set_mallctl fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
 like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib -lflamekit-hook *$'
 check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
 
