@@ -2,7 +2,7 @@
 # man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
 HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
-            hook_jemalloc.c hook_find.c hook_addr.c hook_signal.c serve_profile.c
+            hook_jemalloc.c hook_find.c hook_state.c hook_addr.c hook_signal.c serve_profile.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
 HOOK_SO  := $(B)/libflamekit-hook.so
 OBJS     += $(HOOK_OBJ) $(B)/fetch.o

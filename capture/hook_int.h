@@ -284,6 +284,23 @@ int fk_loop_serving(void);
  * closes the listening socket, without touching the daemon's locks. */
 void fk_loop_forget(void);
 
+/* ---- hook_state.c: sampling settings carried across exec ---- */
+
+/* Finds the settings a previous image of this process (same pid, before
+ * an exec) left, or creates the file that keeps them. Returns 1 when
+ * inherited. Call once, from the constructor of the process that serves. */
+int fk_state_init(void);
+
+/* Records the settings a request or the API set (lg_sample -1: unchanged). */
+void fk_state_save(int enabled, int lg_sample);
+
+/* Applies inherited settings, once jemalloc is found; from the loop
+ * thread before it serves. */
+void fk_state_restore(void);
+
+/* Drops the file (in a forked child, which must not write its parent's). */
+void fk_state_forget(void);
+
 /* ---- hook_signal.c: FLAMEKIT_DUMP_SIGNAL ---- */
 
 /* Installs the handler for the signal named by FLAMEKIT_DUMP_SIGNAL; returns

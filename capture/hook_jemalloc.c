@@ -73,12 +73,17 @@ static void conf_var(const struct fk_je_copy *c, char *buf, size_t size)
 	snprintf(buf + k, size - k, "MALLOC_CONF");
 }
 
-/* Where a copy is, for messages: "_rjem_mallctl in /srv/app (.symtab)". */
+/* Where a copy is, for messages: "_rjem_mallctl in /srv/app, found in
+ * .symtab, not exported". */
 static void where(const struct fk_je_copy *c, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s in %s (%s%s)", c->symbol, c->module, c->source,
-		 strcmp(c->source, "dynamic") == 0 ? ", exported" :
-		 strcmp(c->source, "api") == 0 ? "" : ", not exported");
+	if (strcmp(c->source, "api") == 0)
+		snprintf(buf, size, "the mallctl given to fk_hook_set_mallctl");
+	else if (strcmp(c->source, "dynamic") == 0)
+		snprintf(buf, size, "%s in %s, exported", c->symbol, c->module);
+	else
+		snprintf(buf, size, "%s in %s, found in %s, not exported", c->symbol,
+			 c->module, c->source);
 }
 
 /* Reads what the copy can do into c->state. */
@@ -168,11 +173,11 @@ static void explain(const struct fk_je_copy *c)
 		je_why[0] = '\0';
 		break;
 	case FK_JE_FAILED:
-		snprintf(je_why, sizeof je_why, "found jemalloc's %s, but mallctl(\"config.prof\") "
+		snprintf(je_why, sizeof je_why, "found jemalloc (%s), but mallctl(\"config.prof\") "
 			 "failed there: %s", w, strerror(c->err));
 		break;
 	case FK_JE_NOTCOMPILED:
-		snprintf(je_why, sizeof je_why, "the jemalloc of %s was built without profiling "
+		snprintf(je_why, sizeof je_why, "this jemalloc (%s) was built without profiling "
 			 "(config.prof is false): use a build configured with --enable-prof "
 			 "(Debian's libjemalloc2; Rust's jemalloc-sys with its \"profiling\" feature)", w);
 		break;

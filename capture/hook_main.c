@@ -117,6 +117,7 @@ int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
 static void forked_child(void)
 {
 	fk_je_atfork_child();
+	fk_state_forget();
 	pthread_mutex_init(&st_lock, NULL);
 	fk_loop_forget();
 }
@@ -204,6 +205,7 @@ int fk_hook_set_active(int active, int lg_sample, char *errbuf, size_t errsize)
 		return -1;
 	}
 	fk_hook_note_active(active, lg_sample >= 0);
+	fk_state_save(active, lg_sample);
 	return 0;
 }
 
@@ -326,6 +328,7 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	if (addr && *addr) {
 		char buf[300];
 
+		fk_state_init();
 		if (fk_hook_start(addr, buf, sizeof buf) < 0)
 			fprintf(stderr, "flamekit-hook: FLAMEKIT_HTTP=%s: %s\n", addr, buf);
 		return;

@@ -181,6 +181,7 @@ static int route_settings(struct MHD_Connection *c, const char *method)
 	if (fk_je_set_active(on, lg, &err) < 0)
 		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
 	fk_hook_note_active(on, lg >= 0);
+	fk_state_save(on, lg);
 	return settings_json(c, MHD_HTTP_OK);
 }
 
