@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "flamekit_hook.h"
@@ -27,6 +29,38 @@ static double active_since = -1;
 static int sampled;                    /* sampling was on since start or reset */
 static unsigned long dumps;
 static int sigfd = -1;
+
+/* The unix socket this process created, removed when it stops serving. */
+static struct {
+	char path[108];
+	dev_t dev;
+	ino_t ino;
+} sock;
+
+static void remember_socket(const struct fk_addr *a)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&a->ss;
+	struct stat st;
+
+	sock.path[0] = '\0';
+	if (a->family != AF_UNIX || un->sun_path[0] == '\0' ||
+	    stat(un->sun_path, &st) < 0)
+		return;
+	snprintf(sock.path, sizeof sock.path, "%s", un->sun_path);
+	sock.dev = st.st_dev;
+	sock.ino = st.st_ino;
+}
+
+/* Removes the socket file, unless another process has replaced it. */
+static void remove_socket(void)
+{
+	struct stat st;
+
+	if (sock.path[0] && stat(sock.path, &st) == 0 && st.st_dev == sock.dev &&
+	    st.st_ino == sock.ino)
+		unlink(sock.path);
+	sock.path[0] = '\0';
+}
 
 static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 {
@@ -159,6 +193,7 @@ static int start_locked(const char *addr, struct fk_err *err)
 		fk_http_free(d);
 		return -1;
 	}
+	remember_socket(&a);
 	return 0;
 }
 
@@ -188,6 +223,7 @@ void fk_hook_stop(void)
 	pthread_mutex_lock(&st_lock);
 	if (fk_loop_serving()) {
 		fk_loop_stop();
+		remove_socket();
 		/* The signal dump, if configured, keeps working. */
 		if (sigfd >= 0)
 			fk_loop_start(NULL, sigfd, &err);
@@ -342,5 +378,6 @@ __attribute__((destructor)) static void fk_hook_fini(void)
 	/* Stop serving before the host's memory goes away under the thread. */
 	pthread_mutex_lock(&st_lock);
 	fk_loop_stop();
+	remove_socket();
 	pthread_mutex_unlock(&st_lock);
 }

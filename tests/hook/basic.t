@@ -77,6 +77,10 @@ is "empty format is 400" "$(code)" 400
 check "jeprof-raw URL fetches a dump" grep -q "^heap_v2/4096" "$T/fetched"
 "$B/jeprof-raw" "http://localhost:$port/internal/heap?format=raw" >"$T/fetched2" 2>>"$T/jr.err"
 check "jeprof-raw with an explicit path and a host name" grep -q '^MAPPED_LIBRARIES:' "$T/fetched2"
+"$B/jeprof-raw" "$U/debug/pprof/heap" >"$T/fetched3" 2>"$T/jr3.err"; st=$?
+is "jeprof-raw on the pprof endpoint exits 1" "$st" 1
+like "and points to the base URL" "$(cat "$T/jr3.err")" 'serves a pprof profile, not a raw dump: give the hook.s base URL'
+check "and writes nothing" [ ! -s "$T/fetched3" ]
 "$B/jeprof-raw" "$U/internal/heap?format=bogus" >/dev/null 2>"$T/jr.err"; st=$?
 is "jeprof-raw on an error status exits 1" "$st" 1
 like "jeprof-raw says the server's sentence" "$(cat "$T/jr.err")" "HTTP 400: unknown format 'bogus'"
@@ -161,6 +165,7 @@ host_cmd "grow 20" '^grown 20'
 "$B/jeprof-raw" "unix:$sock" >"$T/ufetched" 2>"$T/ujr.err"
 check "jeprof-raw unix:PATH fetches a dump" grep -q '^MAPPED_LIBRARIES:' "$T/ufetched"
 check "host exits cleanly (unix)" stop_host
+check "the unix socket file is removed at exit" [ ! -e "$sock" ]
 "$B/jeprof-raw" "unix:$sock" >/dev/null 2>"$T/ujr.err"; st=$?
 is "jeprof-raw on a dead socket exits 1" "$st" 1
 like "and says why" "$(cat "$T/ujr.err")" "unix:$sock: cannot connect"
