@@ -28,6 +28,13 @@ $(B)/test_symbolize.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
 $(B)/test_symbolize: $(B)/test_symbolize.o $(B)/libfksym.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
+# fk_symbolize_find_func on ELF files (tests/unit/test_symfind.c).
+UNIT += $(B)/test_symfind
+OBJS += $(B)/test_symfind.o
+$(B)/test_symfind.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
+$(B)/test_symfind: $(B)/test_symfind.o $(B)/libfksym.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
+
 # libFuzzer target for the symbolized-profile reader.
 FUZZ += fuzz_symprof
 $(B)/fuzz_symprof: $(B)/fuzz_symprof.o $(B)/libfkcore.a
