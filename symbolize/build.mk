@@ -1,6 +1,6 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
-SYM_SRC := addrset.c span.c modmap.c elfsym.c symname.c rustsym.c dwarfline.c ehframe.c \
+SYM_SRC := addrset.c span.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c \
            debugfind.c allocframes.c zsect.c modpool.c symfind.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
@@ -8,9 +8,9 @@ LIBS    += $(B)/libfksym.a
 PROGS   += $(B)/symbolize
 
 # What a program linking libfksym.a adds to its link line (the hook too):
-# libdw/libelf, libstdc++ for __cxa_demangle, libdeflate for zsect.c, threads
-# for modpool.c.
-SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -lstdc++ \
+# libdw/libelf, libiberty (static, position-independent: libiberty-dev) for
+# the demanglers, libdeflate for zsect.c, threads for modpool.c.
+SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -liberty \
              $(call pkg,libdeflate,--libs,libdeflate-dev) -pthread
 SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev)
 
@@ -40,15 +40,9 @@ FUZZ += fuzz_symprof
 $(B)/fuzz_symprof: $(B)/fuzz_symprof.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
 
-# Unit tests of the Rust demangler and the Rust rules (tests/unit/test_rustsym.c).
-UNIT += $(B)/test_rustsym
-OBJS += $(B)/test_rustsym.o
-$(B)/test_rustsym.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
-$(B)/test_rustsym: $(B)/test_rustsym.o $(B)/libfksym.a $(B)/libfkcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
-# libFuzzer target for the Rust demangler.
-FUZZ += fuzz_rustsym
-$(B)/fuzz_rustsym.o: CPPFLAGS += $(SYM_CFLAGS)
-$(B)/fuzz_rustsym: $(B)/fuzz_rustsym.o $(B)/rustsym.o
-	$(FUZZ_LINK)
+# libFuzzer target for symbol names and the demanglers.
+FUZZ += fuzz_symname
+$(B)/fuzz_symname.o: CPPFLAGS += $(SYM_CFLAGS)
+$(B)/fuzz_symname: $(B)/fuzz_symname.o $(B)/symname.o
+	$(FUZZ_LINK) -liberty
