@@ -44,13 +44,14 @@ static const char *intern(struct run *r, const char *s, size_t n)
 }
 
 /* A one-frame placeholder "base+0xADDR": the ELF virtual address in a
- * module that was read, else the file offset. */
+ * module that was read, else the file offset; just "base" when off is
+ * UINT64_MAX. */
 static int placeholder(struct run *r, struct res *out, const char *base,
 		       uint64_t off)
 {
 	char buf[512];
-	int n = snprintf(buf, sizeof buf, "%.400s+0x%llx", base,
-			 (unsigned long long)off);
+	int n = off == UINT64_MAX ? snprintf(buf, sizeof buf, "%.400s", base)
+		: snprintf(buf, sizeof buf, "%.400s+0x%llx", base, (unsigned long long)off);
 	struct fk_frame *f = fk_arena_alloc(r->p->arena, sizeof *f);
 	if (!f || n < 0)
 		return nomem(r);
@@ -267,8 +268,11 @@ static int resolve(struct run *r, uint64_t raddr, struct res *out)
 {
 	memset(out, 0, sizeof *out);
 	const struct fk_mapping *mp = fk_profile_map_of(r->p, raddr);
+	/* Outside every mapping: code of a module unloaded before the dump
+	 * (dlclose), whose file is unknown. One frame for all of them, so
+	 * their stacks merge instead of splitting per address. */
 	if (!mp)
-		return placeholder(r, out, "[unmapped]", raddr);
+		return placeholder(r, out, "[unmapped]", UINT64_MAX);
 	switch (mp->kind) {
 	case FK_MAP_FILE:
 		return resolve_file(r, mp, raddr, out);
