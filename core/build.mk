@@ -15,6 +15,11 @@ $(B)/libfkcli.a: $(CLI_OBJ)
 # What a program linking libfkcore.a adds to its link line.
 CORE_LDLIBS := -lm
 
+UNIT += $(B)/test_allocframes
+$(B)/test_allocframes: $(B)/test_allocframes.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LDLIBS)
+$(B)/test_allocframes.o: CPPFLAGS += -Itests/unit
+
 UNIT += $(B)/test_core
 $(B)/test_core: $(B)/test_core.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LDLIBS)

@@ -8,6 +8,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include "allocframes.h"
 #include "profile.h"
 #include "symbolize.h"
 
@@ -94,14 +95,6 @@ char *fk_symname_demangle(const char *raw, size_t len);
  * when raw[0..len) is no legacy Rust name. Its path may hold dots
  * ("core..clone..Clone"), which are no clone suffixes. */
 size_t fk_symname_rust_legacylen(const char *raw, size_t len);
-
-/* ---- allocframes.c ---- */
-
-/* True when a frame is an allocator frame: its module is libjemalloc, or its
- * (outermost, display) function name is an allocation entry point or a
- * jemalloc internal. module_base and name may be NULL. */
-int fk_alloc_is_frame(const char *module_base, const char *name,
-		      const char *sysname);
 
 /* ---- dwarfline.c: DWARF inline chains and file:line, per CU built once ---- */
 struct fk_dwline;
