@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bigmem.h"
 #include "limits.h"
 
 /* Reads a stream (a pipe, a terminal) into anonymous memory grown with
@@ -18,13 +19,10 @@
 static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 {
 	size_t cap = (size_t)2 << 20, n = 0, page = (size_t)sysconf(_SC_PAGESIZE), keep;
-	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *buf = fk_big_alloc(cap);
 
-	if (buf == MAP_FAILED)
+	if (!buf)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
-#ifdef MADV_HUGEPAGE
-	madvise(buf, cap, MADV_HUGEPAGE);
-#endif
 	for (;;) {
 		ssize_t r;
 
@@ -36,16 +34,13 @@ static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 				return fk_err_set(err, FK_ELIMIT, 0,
 						  "input larger than %zu bytes", FK_MAX_INPUT);
 			}
-			nb = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
-			if (nb == MAP_FAILED) {
+			nb = fk_big_resize(buf, cap, cap * 2);
+			if (!nb) {
 				munmap(buf, cap);
 				return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
 			}
 			buf = nb;
 			cap *= 2;
-#ifdef MADV_HUGEPAGE
-			madvise(buf, cap, MADV_HUGEPAGE);
-#endif
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r == 0)

@@ -63,7 +63,7 @@ struct fk_dwline {
 	uint64_t bias;                 /* module address = DWARF address + bias */
 	struct cu *cus;                /* units met so far */
 	size_t ncus, cucap;
-	struct fk_addrset byoff;       /* unit DIE offset -> index in cus */
+	struct fk_u64map byoff;        /* unit DIE offset -> index in cus */
 	struct arange *ar;             /* .debug_aranges, sorted */
 	size_t nar;
 	int ar_loaded;
@@ -234,11 +234,11 @@ static int add_unit(struct fk_dwline *d, Dwarf_Die *cudie, uint8_t type,
 	    type == DW_UT_skeleton ? tag != DW_TAG_skeleton_unit : 1)
 		return -2;
 	Dwarf_Off key = dwarf_dieoffset(cudie);
-	if (fk_addrset_get(&d->byoff, key, &i) == 0)
+	if ((i = fk_u64map_get(&d->byoff, key)) != UINT32_MAX)
 		return (int)i;
 	if (d->ncus >= INT32_MAX ||
 	    grow((void **)&d->cus, &d->cucap, d->ncus + 1, sizeof *d->cus) != 0 ||
-	    fk_addrset_put(&d->byoff, key, (uint32_t)d->ncus, NULL) < 0)
+	    fk_u64map_add(&d->byoff, key, (uint32_t)d->ncus, NULL) < 0)
 		return -1;
 	struct cu *c = &d->cus[d->ncus];
 	memset(c, 0, sizeof *c);
@@ -643,7 +643,7 @@ void fk_dwline_free(struct fk_dwline *d)
 		free(d->cus[i].subs);
 	}
 	free(d->cus);
-	fk_addrset_release(&d->byoff);
+	fk_u64map_release(&d->byoff);
 	free(d->ar);
 	free(d->rg);
 	if (d->elf) {

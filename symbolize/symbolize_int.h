@@ -9,6 +9,7 @@
 #include <gelf.h>
 
 #include "allocframes.h"
+#include "u64map.h"
 #include "profile.h"
 #include "symbolize.h"
 
@@ -55,24 +56,6 @@ const struct fk_func *fk_functab_find(const struct fk_functab *t, uint64_t addr)
 
 /* Frees the table (names stay libdwfl's) and empties it. */
 void fk_functab_release(struct fk_functab *t);
-
-/* ---- addrset.c: address -> index hash map ---- */
-struct fk_addrset {
-	uint64_t *keys;
-	uint32_t *vals;                /* UINT32_MAX marks an empty slot */
-	size_t cap, n;
-};
-
-/* Adds key -> val unless key is present (then *old, if not NULL, gets its
- * value). Returns 1 when added, 0 when present, -1 when out of memory.
- * val must not be UINT32_MAX. A zeroed struct is an empty map. */
-int fk_addrset_put(struct fk_addrset *s, uint64_t key, uint32_t val, uint32_t *old);
-
-/* Stores the value of key in *val: 0, or -1 when absent. */
-int fk_addrset_get(const struct fk_addrset *s, uint64_t key, uint32_t *val);
-
-/* Frees the map's storage and empties it. */
-void fk_addrset_release(struct fk_addrset *s);
 
 /* ---- symname.c: raw symbol names to display and system names ---- */
 
