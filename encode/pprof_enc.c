@@ -12,6 +12,7 @@
 
 #include "allocframes.h"
 #include "arena.h"
+#include "grow.h"
 #include "strtab.h"
 
 /* Uncompressed size above which the default gzip level drops to 3. */
@@ -71,22 +72,10 @@ static int oom(struct enc *e)
 	return fk_err_set(e->err, FK_ENOMEM, 0, "out of memory");
 }
 
+/* Room for element n of *arr. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
-	size_t ncap;
-	void *na;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	if (ncap > SIZE_MAX / elem)
-		return -1;
-	na = realloc(*arr, ncap * elem);
-	if (!na)
-		return -1;
-	*arr = na;
-	*cap = ncap;
-	return 0;
+	return fk_reserve(arr, cap, n + 1, elem, 256);
 }
 
 /* Returns the string-table index of s (NULL counts as ""), or -1. */

@@ -5,6 +5,7 @@
  * first time an address falls in it. libdw's dwarf_getscopes instead walks
  * the unit from its root for every address. */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #include <elfutils/libdw.h>
 
 #include "limits.h"
+#include "grow.h"
+#include "search.h"
 #include "symbolize_int.h"
 
 /* One address range of a subprogram or inlined subroutine, in DIE walk
@@ -75,17 +78,7 @@ struct fk_dwline {
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *nv = realloc(*v, n * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = n;
-	return 0;
+	return fk_reserve(v, cap, need, size, 16);
 }
 
 /* Debug sections a lookup reads; libdw decompresses every compressed
@@ -572,14 +565,8 @@ int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
 	if (!c || build(c) != 0 || max <= 0)
 		return 0;
 	/* The subprogram holding a: last range starting at or before it. */
-	size_t lo = 0, hi = c->nsubs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->subs[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = fk_count_le(c->subs, c->nsubs, sizeof *c->subs,
+				offsetof(struct sub, lo), a);
 	const struct ent *top = NULL;
 	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++) {
 		if (c->subs[i].hi > a) {

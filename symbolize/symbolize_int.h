@@ -211,7 +211,7 @@ struct fk_symctx {
 	size_t ndebug_dirs;
 	struct fk_smod *mods;          /* one per distinct file path */
 	size_t nmods;
-	const struct fk_smod **bypath; /* sorted by path pointer */
+	struct fk_u64map bypath;       /* interned path's address -> index in mods */
 };
 
 /* Creates one module per distinct file path of p's maps. 0 or -1 (ENOMEM). */
