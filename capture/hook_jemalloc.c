@@ -77,8 +77,10 @@ static void conf_var(const struct fk_je_copy *c, char *buf, size_t size)
  * .symtab, not exported". */
 static void where(const struct fk_je_copy *c, char *buf, size_t size)
 {
-	if (strcmp(c->source, "api") == 0)
+	if (strcmp(c->source, "api") == 0 && strcmp(c->module, "fk_hook_set_mallctl") == 0)
 		snprintf(buf, size, "the mallctl given to fk_hook_set_mallctl");
+	else if (strcmp(c->source, "api") == 0)
+		snprintf(buf, size, "%s in %s, given to fk_hook_set_mallctl", c->symbol, c->module);
 	else if (strcmp(c->source, "dynamic") == 0)
 		snprintf(buf, size, "%s in %s, exported", c->symbol, c->module);
 	else
@@ -187,6 +189,12 @@ static void explain(const struct fk_je_copy *c)
 				 "startup (%s): restart the program with MALLOC_CONF=prof:true,"
 				 "prof_active:false, or put libflamekit-hook.so before "
 				 "libjemalloc.so.2 in LD_PRELOAD", w);
+		else if (strcmp(c->module, "fk_hook_set_mallctl") == 0)
+			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
+				 "startup (%s): restart the program with its jemalloc's variable "
+				 "set to prof:true,prof_active:false: _RJEM_MALLOC_CONF for Rust's "
+				 "jemalloc-sys or tikv-jemallocator (prefix _rjem_), MALLOC_CONF "
+				 "for an unprefixed jemalloc", w);
 		else
 			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
 				 "startup (%s): restart the program with %s=prof:true,prof_active:false "
@@ -226,23 +234,27 @@ static void discover(void)
 	je_note[0] = '\0';
 	je_env_name[0] = '\0';
 	if (je_api) {
-		memset(&je_copies[0], 0, sizeof je_copies[0]);
-		je_copies[0].ctl = je_api;
-		snprintf(je_copies[0].symbol, sizeof je_copies[0].symbol, "mallctl");
-		snprintf(je_copies[0].module, sizeof je_copies[0].module, "fk_hook_set_mallctl");
-		je_copies[0].source = "api";
-		je_ncopies = 1;
-	} else if (env && *env) {
-		const char *one[1];
-
-		snprintf(je_env_name, sizeof je_env_name, "%s", env);
-		one[0] = je_env_name;
-		je_ncopies = fk_find_jemalloc(one, 1, je_copies, FK_HOOK_MAX_COPIES);
-	} else {
+		/* Named after the symbol it is, when the symbol tables know it:
+		 * its prefix says which MALLOC_CONF variable it reads. */
 		je_ncopies = fk_find_jemalloc(names, sizeof names / sizeof names[0],
 					      je_copies, FK_HOOK_MAX_COPIES);
-	}
-	je_done = 1;
+		size_t k;
+
+		for (k = 0; k < je_ncopies && je_copies[k].ctl != je_api; k++)
+			;
+		if (k == je_ncopies) {
+			memset(&je_copies[0], 0, sizeof je_copies[0]);
+			snprintf(je_copies[0].symbol, sizeof je_copies[0].symbol, "mallctl");
+			snprintf(je_copies[0].module, sizeof je_copies[0].module,
+				 "fk_hook_set_mallctl");
+			k = 0;
+		} else if (k != 0) {
+			je_copies[0] = je_copies[k];
+		}
+		je_copies[0].ctl = je_api;
+		je_copies[0].source = "api";
+		je_ncopies = 1;
+	} else if (env && *env) {	je_done = 1;
 	if (je_ncopies == 0) {
 		je_avail = FK_JE_NOTFOUND;
 		not_found();
