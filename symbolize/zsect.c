@@ -5,12 +5,65 @@
  * of known size twice as fast as zlib's streaming inflate. Inflating
  * touches nothing but the section's own record and reads the file's image;
  * installing the bytes in the ELF handle is done by the handle's owner. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libdeflate.h>
 
+#include "limits.h"
 #include "symbolize_int.h"
+
+/* The inflated size a section claims: its Chdr's ch_size, or for a GNU
+ * .zdebug_ section the big-endian size after "ZLIB"; 0 for neither. */
+static uint64_t claimed(Elf *e, Elf_Scn *scn, size_t shstrndx,
+			const unsigned char *img, size_t filesize)
+{
+	GElf_Shdr sh;
+	if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		return 0;
+	if (sh.sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+		if (!gelf_getchdr(scn, &ch))
+			return 0;
+		return ch.ch_size;
+	}
+	const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+	if (!name || strncmp(name, ".zdebug", 7) != 0 ||
+	    sh.sh_offset > filesize || sh.sh_size < 12 ||
+	    sh.sh_size > filesize - sh.sh_offset)
+		return 0;
+	const unsigned char *p = img + sh.sh_offset;
+	if (memcmp(p, "ZLIB", 4) != 0)
+		return 0;
+	uint64_t v = 0;
+	for (int i = 4; i < 12; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+int fk_zsect_check(Elf *e, char *why, size_t n)
+{
+	size_t filesize, shstrndx;
+	const unsigned char *img = (const unsigned char *)elf_rawfile(e, &filesize);
+	if (!img || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return 0;
+	uint64_t max = (uint64_t)filesize * FK_MAX_ZSECT_RATIO, sum = 0;
+	if (max < FK_MAX_ZSECT_FLOOR)
+		max = FK_MAX_ZSECT_FLOOR;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		uint64_t c = claimed(e, scn, shstrndx, img, filesize);
+		if (c > max - sum) {
+			snprintf(why, n, "compressed sections claim more than %llu bytes "
+				 "inflated (%d times the file's size)",
+				 (unsigned long long)max, FK_MAX_ZSECT_RATIO);
+			return -1;
+		}
+		sum += c;
+	}
+	return 0;
+}
 
 int fk_zsect_find(Elf *e, Elf_Scn *scn, struct fk_zsect *z)
 {
