@@ -28,6 +28,13 @@ $(B)/test_symbolize.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
 $(B)/test_symbolize: $(B)/test_symbolize.o $(B)/libfksym.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
+# Unit tests of opening files a dump names (tests/unit/test_rootpath.c).
+UNIT += $(B)/test_rootpath
+OBJS += $(B)/test_rootpath.o
+$(B)/test_rootpath.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
+$(B)/test_rootpath: $(B)/test_rootpath.o $(B)/libfksym.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
+
 # libFuzzer target for the symbolized-profile reader.
 FUZZ += fuzz_symprof
 $(B)/fuzz_symprof: $(B)/fuzz_symprof.o $(B)/libfkcore.a
