@@ -24,15 +24,21 @@ static void lower_strerror(char *why, size_t n, int e)
 
 int fk_rootpath_open_regular(const char *path, int nofollow, char *why, size_t n)
 {
-	/* O_NONBLOCK: opening a FIFO for reading without a writer would
-	 * otherwise wait for ever; it is cleared again for a regular file. */
+	/* A device's open may act (a tape rewinds, a terminal becomes the
+	 * controlling one): look before opening. O_NONBLOCK: a FIFO put there
+	 * since would otherwise wait for ever for a writer; it is cleared
+	 * again for a regular file, and fstat decides. */
+	struct stat st;
+	if ((nofollow ? lstat(path, &st) : stat(path, &st)) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(why, n, "not a regular file");
+		return -4;
+	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
 			    (nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0) {
 		lower_strerror(why, n, errno);
 		return -1;
 	}
-	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		snprintf(why, n, "not a regular file");
 		close(fd);

@@ -94,6 +94,10 @@ try:
     dump_with(fifo, d)
     sym_case("a FIFO named by the maps (no sysroot) is refused, not waited on",
              [d], fifo + ": not a regular file", False)
+    d = os.path.join(tmp, "dev.prof")
+    dump_with("/dev/null", d)
+    sym_case("a device named by the maps is refused before it is opened",
+             [d], "/dev/null: not a regular file", False)
     root = os.path.join(tmp, "fiforoot")
     os.makedirs(root + "/opt/fk/bin")
     os.mkfifo(root + "/opt/fk/bin/fk-basic")
