@@ -68,6 +68,12 @@
 #define FK_MAX_ZSECT_RATIO  32
 #define FK_MAX_ZSECT_FLOOR  ((size_t)64 << 20)
 
+/* MiniDebugInfo (.gnu_debugdata, xz) counts toward the same bound: libdwfl
+ * inflates it with no limit of its own (xz reaches 7000:1), so symbolize
+ * inflates it once first, counting, and stops past the bound. The decoder
+ * may use 128 MiB (xz -9 needs 65 MiB); a stream needing more is refused. */
+#define FK_MAX_XZ_MEMORY    ((size_t)128 << 20)
+
 /* A gzip'd pprof profile inflated (from-pprof): profiles of large services
  * are a few MB of protobuf (our 12k-stack gcc dump makes under 2 MB); 128
  * MiB is millions of samples. Checked while inflating, so a gzip bomb

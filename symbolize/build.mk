@@ -8,11 +8,13 @@ LIBS    += $(B)/libfksym.a
 PROGS   += $(B)/symbolize
 
 # What a program linking libfksym.a adds to its link line (the hook too):
-# libdw/libelf, libstdc++ for __cxa_demangle, libdeflate for zsect.c, threads
+# libdw/libelf, libstdc++ for __cxa_demangle, libdeflate and liblzma for zsect.c, threads
 # for modpool.c.
 SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -lstdc++ \
-             $(call pkg,libdeflate,--libs,libdeflate-dev) -pthread
-SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev)
+             $(call pkg,libdeflate,--libs,libdeflate-dev) $(call pkg,liblzma,--libs,liblzma-dev) \
+             -pthread
+SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev) \
+             $(call pkg,liblzma,--cflags,liblzma-dev)
 
 $(SYM_OBJ) $(B)/symbolize_main.o: CPPFLAGS += $(SYM_CFLAGS)
 

@@ -3,7 +3,7 @@
 # inflate a bomb (issue 12, items 7-9): a FIFO as the module, as its
 # build-id debug file and as its debuglink target; '..' and symbolic links
 # climbing out of the root; an ELF whose compressed .debug_info holds
-# 3 GiB; and the pprof bombs of fixtures/bad/make-bombs.py through
+# 3 GiB or whose .gnu_debugdata holds 512 MiB of xz; and the pprof bombs of fixtures/bad/make-bombs.py through
 # from-pprof. Each run has a generous cap (a hang is a failure, never a
 # wait for ever); memory is each child's own peak RSS (wait4).
 import os
@@ -168,7 +168,16 @@ try:
     st, out, err, rss, secs = run(["symbolize", "--sysroot", root, "fixtures/dumps/fk-basic.prof"])
     check("an ELF whose compressed .debug_info claims 3 GiB is refused with a warning "
           "(%.2f s, %d KiB)" % (secs, rss),
-          st == 0 and "/opt/fk/bin/fk-basic: compressed sections claim more than" in err
+          st == 0 and "/opt/fk/bin/fk-basic: compressed sections inflate to more than" in err
+          and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
+          "status %s, %d KiB, %r" % (st, rss, err[-300:]))
+    root = os.path.join(tmp, "xzroot")
+    os.makedirs(root + "/opt/fk/bin")
+    shutil.copy(os.path.join(bombs, "xz-bomb"), root + "/opt/fk/bin/fk-stripped")
+    st, out, err, rss, secs = run(["symbolize", "--sysroot", root, "fixtures/dumps/fk-stripped.prof"])
+    check("an ELF whose .gnu_debugdata (xz) inflates to 512 MiB is refused with a warning "
+          "(%.2f s, %d KiB)" % (secs, rss),
+          st == 0 and "/opt/fk/bin/fk-stripped: compressed sections inflate to more than" in err
           and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
           "status %s, %d KiB, %r" % (st, rss, err[-300:]))
     for name, msg in (("gzip-bomb", "gzip data inflates to more than"),
