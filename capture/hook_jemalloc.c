@@ -254,7 +254,17 @@ static void discover(void)
 		je_copies[0].ctl = je_api;
 		je_copies[0].source = "api";
 		je_ncopies = 1;
-	} else if (env && *env) {	je_done = 1;
+	} else if (env && *env) {
+		const char *one[1];
+
+		snprintf(je_env_name, sizeof je_env_name, "%s", env);
+		one[0] = je_env_name;
+		je_ncopies = fk_find_jemalloc(one, 1, je_copies, FK_HOOK_MAX_COPIES);
+	} else {
+		je_ncopies = fk_find_jemalloc(names, sizeof names / sizeof names[0],
+					      je_copies, FK_HOOK_MAX_COPIES);
+	}
+	je_done = 1;
 	if (je_ncopies == 0) {
 		je_avail = FK_JE_NOTFOUND;
 		not_found();

@@ -3,6 +3,7 @@
  * line that is not exactly what jemalloc writes is an error naming it. */
 #include "heapdump.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,10 @@ struct reader {
 	struct fk_stack st;
 	struct fk_tcounts *scratch;
 	size_t scap, sn;
+
+	/* Unbiased totals without sign: of the t*: (legacy: stack) lines,
+	 * and of the stacks' tN: lines (FK_MAX_TOTAL_LG). */
+	double sum[2][4];
 };
 
 static int syntax(struct reader *r, const char *what, const char *s, size_t n)
@@ -168,6 +173,26 @@ static int thread_index(struct reader *r, uint64_t id, const char *name,
 	return 0;
 }
 
+/* Adds the unbiased values of c to the totals of kind which; -1 with err
+ * naming this line when a total reaches 2^FK_MAX_TOTAL_LG. */
+static int add_total(struct reader *r, const struct fk_counts *c, int which)
+{
+	struct fk_values v = fk_unbias(r->p, c);
+	double *t = r->sum[which];
+	const double max = ldexp(1.0, FK_MAX_TOTAL_LG);
+
+	t[0] += fabs(v.objs);
+	t[1] += fabs(v.bytes);
+	t[2] += fabs(v.acc_objs);
+	t[3] += fabs(v.acc_bytes);
+	/* NaN cannot arise: the counts are integers and the factor finite. */
+	if (t[0] >= max || t[1] >= max || t[2] >= max || t[3] >= max)
+		return fk_err_set(r->err, FK_ELIMIT, r->lineno,
+				  "values make the profile's unbiased total pass 2^%d",
+				  FK_MAX_TOTAL_LG);
+	return 0;
+}
+
 /* A "t*:" or "tN:" line (leading blanks already skipped). */
 static int thread_line(struct reader *r, const char *s, const char *end, int header)
 {
@@ -200,7 +225,7 @@ static int thread_line(struct reader *r, const char *s, const char *end, int hea
 			return fail(r, "second 't*:' line in one stack");
 		r->st.c = c;
 		r->have_total = 1;
-		return 0;
+		return add_total(r, &c, 0);
 	}
 	if (!r->have_total)
 		return syntax(r, header ? "thread line before the header totals line" :
@@ -215,7 +240,7 @@ static int thread_line(struct reader *r, const char *s, const char *end, int hea
 		return -1;
 	r->scratch[r->sn].c = c;
 	r->sn++;
-	return 0;
+	return header ? 0 : add_total(r, &c, 1);
 }
 
 /* Moves the per-thread lines read so far into the arena; returns them. */
@@ -460,7 +485,7 @@ static int read_legacy(struct reader *r, const char *s, const char *end)
 		if (skip_ws(s, end) == end)
 			continue;
 		memset(&r->st, 0, sizeof r->st);
-		if (parse_counts(r, &s, end, &r->st.c) < 0)
+		if (parse_counts(r, &s, end, &r->st.c) < 0 || add_total(r, &r->st.c, 0) < 0)
 			return -1;
 		at = skip_ws(s, end);
 		if (at >= end || *at != '@' || (at + 1 < end && at[1] != ' ' && at[1] != '\t'))

@@ -41,6 +41,50 @@
 /* Length of one symbol or file name we keep (also of a demangled name). */
 #define FK_MAX_NAME         (64 * 1024)
 
+/* Paths of files a dump names, resolved under a sysroot: Linux's PATH_MAX
+ * (4096) for the result, twice that while a symbolic link's text is spliced
+ * in; and the links followed for one path, Linux's own bound (40, ELOOP). */
+#define FK_MAX_PATH         8192
+#define FK_MAX_SYMLINKS     40
+
+/* Compressed ELF sections (SHF_COMPRESSED, .zdebug_*) of one file, all
+ * together, may claim at most this many times the file's size once
+ * inflated, or 64 MiB if more. zlib'd DWARF inflates a few times
+ * (libc6-dbg's debug files claim 2 to 13 times their whole size, measured
+ * here); deflate itself reaches 1032:1, so a 3 MB file could make 3 GiB.
+ * A file claiming more is refused with a warning, as other unusable
+ * modules are. */
+#define FK_MAX_ZSECT_RATIO  32
+#define FK_MAX_ZSECT_FLOOR  ((size_t)64 << 20)
+
+/* MiniDebugInfo (.gnu_debugdata, xz) counts toward the same bound: libdwfl
+ * inflates it with no limit of its own (xz reaches 7000:1), so symbolize
+ * inflates it once first, counting, and stops past the bound. The decoder
+ * may use 128 MiB (xz -9 needs 65 MiB); a stream needing more is refused. */
+#define FK_MAX_XZ_MEMORY    ((size_t)128 << 20)
+
+/* A gzip'd pprof profile inflated (from-pprof): profiles of large services
+ * are a few MB of protobuf (our 12k-stack gcc dump makes under 2 MB); 128
+ * MiB is millions of samples. Checked while inflating, so a gzip bomb
+ * (deflate reaches 1032:1) stops at the bound instead of filling memory. */
+#define FK_MAX_PPROF_INFLATED ((size_t)128 << 20)
+
+/* Folded text one run writes (to-folded, from-pprof), counting each line
+ * with the widest value: each line repeats its whole stack, so a 270 KB
+ * pprof of deep, distinct stacks can print a gigabyte, all held in memory
+ * until it is sorted. 128 MiB is beyond what a flame graph can show (an
+ * 86 MB file of 100k stacks takes flamegraph.pl 13 s). */
+#define FK_MAX_FOLDED_OUTPUT ((size_t)128 << 20)
+
+/* Sum of a profile's values (each unbiased, taken without sign), per kind
+ * (objects, bytes, and their accumulated forms) and separately for the
+ * per-thread lines: 2^62. Every merged line (a folded stack, a pprof
+ * sample, a function's total) sums a subset, so it fits in the int64 of
+ * every format with room left for rounding, and every stage accepts or
+ * rejects the same dump where it is read. Real totals are far below: 2^62
+ * bytes is 4 EiB. */
+#define FK_MAX_TOTAL_LG     62
+
 /* Sampling period: jemalloc's lg_prof_sample is at most 63. */
 #define FK_MAX_PERIOD_LG    63
 

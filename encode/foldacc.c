@@ -22,6 +22,7 @@ struct fk_foldacc {
 	size_t curframes;
 	char *pool;                    /* all distinct lines, back to back */
 	size_t poollen, poolcap;
+	size_t outlen;                 /* the output's bound so far */
 	struct entry *ents;
 	size_t nents, entcap;
 	uint32_t *tab;                 /* indices into ents; UINT32_MAX = empty */
@@ -172,6 +173,12 @@ int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 	}
 	if (acc->nents >= UINT32_MAX - 1)
 		return fk_err_set(err, FK_ELIMIT, 0, "too many distinct stacks");
+	/* Each line as written: its stack, a space, at most 20 digits and a
+	 * minus sign, a newline. */
+	if (acc->curlen + 23 > FK_MAX_FOLDED_OUTPUT - acc->outlen)
+		return fk_err_set(err, FK_ELIMIT, 0, "folded output larger than %zu bytes",
+				  (size_t)FK_MAX_FOLDED_OUTPUT);
+	acc->outlen += acc->curlen + 23;
 	if (acc->nents == acc->entcap) {
 		size_t ncap = acc->entcap ? acc->entcap * 2 : 1024;
 		struct entry *ne = realloc(acc->ents, ncap * sizeof *ne);

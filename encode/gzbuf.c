@@ -105,7 +105,7 @@ int fk_gz_decompress(const void *data, size_t len, size_t max,
 					free(buf);
 					inflateEnd(&z);
 					return fk_err_set(err, FK_ELIMIT, 0,
-						"decompressed data larger than %zu bytes", max);
+						"gzip data inflates to more than %zu bytes", max);
 				}
 				nb = realloc(buf, ncap);
 				if (!nb) {
@@ -125,7 +125,7 @@ int fk_gz_decompress(const void *data, size_t len, size_t max,
 				free(buf);
 				inflateEnd(&z);
 				return fk_err_set(err, FK_ELIMIT, 0,
-					"decompressed data larger than %zu bytes", max);
+					"gzip data inflates to more than %zu bytes", max);
 			}
 		} while (rc == Z_OK && (z.avail_out == 0 || z.avail_in > 0));
 		{

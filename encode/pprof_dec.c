@@ -192,13 +192,38 @@ static int check_refs(struct fk_pprof *pp, struct fk_err *err)
 	}
 	if (m->n_sample && !m->n_sample_type)
 		return fk_err_set(err, FK_ESYNTAX, 0, "profile has samples but no sample type");
+	/* Each type's total, without sign, must stay below 2^FK_MAX_TOTAL_LG
+	 * (the rule of core/heapdump.c), so no merge of samples overflows. */
+	uint64_t *sum = calloc(m->n_sample_type ? m->n_sample_type : 1, sizeof *sum);
+	if (!sum)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	for (i = 0; i < m->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = m->sample[i];
 
-		if (s->n_value != m->n_sample_type)
+		if (s->n_value != m->n_sample_type) {
+			free(sum);
 			return fk_err_set(err, FK_ESYNTAX, 0,
 					  "sample %zu: %zu values for %zu sample types",
 					  i + 1, s->n_value, m->n_sample_type);
+		}
+		for (j = 0; j < s->n_value; j++) {
+			int64_t v = s->value[j];
+			uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+			if (a >= ((uint64_t)1 << FK_MAX_TOTAL_LG) - sum[j]) {
+				free(sum);
+				return fk_err_set(err, FK_ELIMIT, 0,
+						  "sample %zu: values make the total of sample "
+						  "type %zu pass 2^%d", i + 1, j + 1,
+						  FK_MAX_TOTAL_LG);
+			}
+			sum[j] += a;
+		}
+	}
+	free(sum);
+	for (i = 0; i < m->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = m->sample[i];
+
 		if (s->n_location_id > FK_MAX_DEPTH_ANY)
 			return fk_err_set(err, FK_ELIMIT, 0,
 					  "sample %zu: %zu locations, more than %d",
@@ -289,7 +314,7 @@ int fk_pprof_read(const void *data, size_t len, struct fk_pprof **out,
 	if (len == 0)
 		return fk_err_set(err, FK_ESYNTAX, 0, "empty input");
 	if (fk_gz_is_gzip(data, len)) {
-		if (fk_gz_decompress(data, len, FK_MAX_INPUT, &plain, &plen, err) < 0)
+		if (fk_gz_decompress(data, len, FK_MAX_PPROF_INFLATED, &plain, &plen, err) < 0)
 			return -1;
 		buf = plain;
 	}

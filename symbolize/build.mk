@@ -1,7 +1,7 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
 SYM_SRC := span.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c \
-           debugfind.c zsect.c modpool.c symfind.c symbolize.c
+           debugfind.c zsect.c modpool.c symfind.c rootpath.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a
@@ -9,10 +9,12 @@ PROGS   += $(B)/symbolize
 
 # What a program linking libfksym.a adds to its link line (the hook too):
 # libdw/libelf, libiberty (static, position-independent: libiberty-dev) for
-# the demanglers, libdeflate for zsect.c, threads for modpool.c.
+# the demanglers, libdeflate and liblzma for zsect.c, threads for modpool.c.
 SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -liberty \
-             $(call pkg,libdeflate,--libs,libdeflate-dev) -pthread
-SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev)
+             $(call pkg,libdeflate,--libs,libdeflate-dev) $(call pkg,liblzma,--libs,liblzma-dev) \
+             -pthread
+SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev) \
+             $(call pkg,liblzma,--cflags,liblzma-dev)
 
 $(SYM_OBJ) $(B)/symbolize_main.o: CPPFLAGS += $(SYM_CFLAGS)
 
@@ -33,6 +35,13 @@ UNIT += $(B)/test_symfind
 OBJS += $(B)/test_symfind.o
 $(B)/test_symfind.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
 $(B)/test_symfind: $(B)/test_symfind.o $(B)/libfksym.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
+
+# Unit tests of opening files a dump names (tests/unit/test_rootpath.c).
+UNIT += $(B)/test_rootpath
+OBJS += $(B)/test_rootpath.o
+$(B)/test_rootpath.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
+$(B)/test_rootpath: $(B)/test_rootpath.o $(B)/libfksym.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
 # libFuzzer target for the symbolized-profile reader.

@@ -37,17 +37,37 @@ size_t fk_debugfind_build_id(Elf *e, unsigned char *buf, size_t max)
 	return 0;
 }
 
-/* Opens path if it is an ELF file that can serve as the debug file of a
- * module with build-id want[0..wantlen) (any file when wantlen is 0).
- * Returns the descriptor or -1. */
-static int try_file(const char *path, const char *self,
-		    const unsigned char *want, size_t wantlen)
+/* Remembers why a debug file was refused, for one warning (symbolize.c);
+ * the first reason is kept. */
+static void refuse(struct fk_smod *m, const char *path, const char *why)
 {
-	if (self && strcmp(path, self) == 0)
+	if (!m->debug_why[0])
+		snprintf(m->debug_why, sizeof m->debug_why, "debug file %.200s: %.100s",
+			 path, why);
+}
+
+/* Opens path (inside root when root is not NULL, as fk_rootpath_open) if
+ * it is an ELF file that can serve as the debug file of module m with
+ * build-id want[0..wantlen) (any file when wantlen is 0), and not the file
+ * self. Returns the descriptor with the path opened in *full (malloc'd),
+ * or -1. A candidate that exists but is refused (no regular file, out of
+ * the root, inflating past its size) is noted in m. */
+static int try_file(struct fk_smod *m, const char *root, const char *path,
+		    const char *self, const unsigned char *want, size_t wantlen,
+		    char **full)
+{
+	char why[256];
+	*full = NULL;
+	int fd = fk_rootpath_open(root, path, full, why, sizeof why);
+	if (fd == -3 || fd == -4)
+		refuse(m, *full ? *full : path, why);
+	if (fd < 0 || (self && strcmp(*full, self) == 0)) {
+		if (fd >= 0)
+			close(fd);
+		free(*full);
+		*full = NULL;
 		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
+	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	int ok = e && elf_kind(e) == ELF_K_ELF;
 	if (ok && wantlen > 0) {
@@ -55,43 +75,51 @@ static int try_file(const char *path, const char *self,
 		size_t n = fk_debugfind_build_id(e, got, sizeof got);
 		ok = n == wantlen && memcmp(got, want, n) == 0;
 	}
+	if (ok && fk_zsect_check(e, why, sizeof why) != 0) {
+		refuse(m, *full, why);
+		ok = 0;
+	}
 	elf_end(e);
 	if (!ok) {
 		close(fd);
+		free(*full);
+		*full = NULL;
 		return -1;
 	}
 	return fd;
 }
 
-/* Hands a found debug file to libdwfl and remembers it for the module's
- * own DWARF reader (dwarfline.c). */
-static int found(struct fk_smod *m, int fd, const char *path, char **name)
+/* Hands a found debug file to libdwfl (which takes *full) and remembers
+ * it for the module's own DWARF reader (dwarfline.c). */
+static int found(struct fk_smod *m, int fd, char *full, char **name)
 {
-	*name = strdup(path);
+	*name = full;
 	free(m->debug_path);
-	m->debug_path = strdup(path);
+	m->debug_path = strdup(full);
 	return fd;
 }
 
 /* A dwz supplementary file (.gnu_debugaltlink): an absolute path, found
  * under the sysroot, or one relative to the module's debug file. Its
  * build-id is checked by libdw, not here. */
-static int find_alt(const struct fk_smod *m, const char *alt, char **name)
+static int find_alt(struct fk_smod *m, const char *alt, char **name)
 {
 	char path[8192];
-	const char *root = m->ctx->o->sysroot;
-	if (alt[0] == '/')
-		snprintf(path, sizeof path, "%s%s", root ? root : "", alt);
-	else if (m->debug_path && strrchr(m->debug_path, '/'))
+	const char *root = m->ctx->o->sysroot, *below;
+	if (alt[0] == '/') {
+		snprintf(path, sizeof path, "%s", alt);
+	} else if (m->debug_path && strrchr(m->debug_path, '/')) {
+		/* Beside a debug file under the root: resolved in it. */
+		below = fk_rootpath_below(root, m->debug_path);
+		const char *dir = below ? below : m->debug_path;
 		snprintf(path, sizeof path, "%.*s/%s",
-			 (int)(strrchr(m->debug_path, '/') - m->debug_path),
-			 m->debug_path, alt);
-	else
+			 (int)(strrchr(dir, '/') - dir), dir, alt);
+		if (!below)
+			root = NULL;
+	} else {
 		return -1;
-	int fd = try_file(path, NULL, NULL, 0);
-	if (fd >= 0)
-		*name = strdup(path);
-	return fd;
+	}
+	return try_file(m, root, path, NULL, NULL, 0, name);
 }
 
 static int find_debuginfo(Dwfl_Module *mod, void **userdata,
@@ -111,49 +139,62 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 	int bidlen = dwfl_module_build_id(mod, &bid, &bidaddr);
 	if (bidlen < 0)
 		bidlen = 0;
-	char path[8192];
+	char path[8192], *full;
 	int fd;
+	/* The last debug folder is the sysroot's own /usr/lib/debug, searched
+	 * inside the root; the options' folders are the caller's. */
+	const char *root = c->o->sysroot && c->o->sysroot[0] ? c->o->sysroot : NULL;
 
 	if (bidlen >= 2) {
 		for (size_t i = 0; i < c->ndebug_dirs; i++) {
+			const char *dir = c->debug_dirs[i], *droot = NULL;
+			if (root && i + 1 == c->ndebug_dirs)
+				dir = "/usr/lib/debug", droot = root;
 			int k = snprintf(path, sizeof path, "%s/.build-id/%02x/",
-					 c->debug_dirs[i], bid[0]);
+					 dir, bid[0]);
 			for (int j = 1; j < bidlen && k > 0 && (size_t)k + 3 < sizeof path; j++)
 				k += snprintf(path + k, sizeof path - (size_t)k, "%02x", bid[j]);
 			if (k <= 0 || (size_t)k + 7 >= sizeof path)
 				continue;
 			strcpy(path + k, ".debug");
-			if ((fd = try_file(path, file_name, bid, (size_t)bidlen)) >= 0)
-				return found(m, fd, path, debuginfo_file_name);
+			if ((fd = try_file(m, droot, path, file_name, bid, (size_t)bidlen,
+					   &full)) >= 0)
+				return found(m, fd, full, debuginfo_file_name);
 		}
 	}
 	if (!debuglink || !debuglink[0])
 		return -1;
-	/* Folder of the opened file, and of the module as the maps name it
-	 * (the form under a global debug folder). */
-	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
-	int dirlen = slash ? (int)(slash - file_name) : 0;
+	/* Folder of the opened file (below the root, if under one), and of
+	 * the module as the maps name it (the form under a global debug
+	 * folder). */
+	const char *below = file_name ? fk_rootpath_below(root, file_name) : NULL;
+	const char *fname = below ? below : file_name;
+	const char *froot = below ? root : NULL;
+	const char *slash = fname ? strrchr(fname, '/') : NULL;
+	int dirlen = slash ? (int)(slash - fname) : 0;
 	const char *mslash = strrchr(m->path, '/');
 	int mdirlen = mslash ? (int)(mslash - m->path) : 0;
 	const unsigned char *want = bidlen > 0 ? bid : NULL;
 	size_t wantlen = (size_t)bidlen;
 
 	if (slash) {
-		snprintf(path, sizeof path, "%.*s/%s", dirlen, file_name, debuglink);
-		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(m, fd, path, debuginfo_file_name);
-		snprintf(path, sizeof path, "%.*s/.debug/%s", dirlen, file_name, debuglink);
-		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(m, fd, path, debuginfo_file_name);
+		snprintf(path, sizeof path, "%.*s/%s", dirlen, fname, debuglink);
+		if ((fd = try_file(m, froot, path, file_name, want, wantlen, &full)) >= 0)
+			return found(m, fd, full, debuginfo_file_name);
+		snprintf(path, sizeof path, "%.*s/.debug/%s", dirlen, fname, debuglink);
+		if ((fd = try_file(m, froot, path, file_name, want, wantlen, &full)) >= 0)
+			return found(m, fd, full, debuginfo_file_name);
 	}
 	for (size_t i = 0; i < c->ndebug_dirs; i++) {
-		snprintf(path, sizeof path, "%s%.*s/%s", c->debug_dirs[i],
-			 mdirlen, m->path, debuglink);
-		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(m, fd, path, debuginfo_file_name);
-		snprintf(path, sizeof path, "%s/%s", c->debug_dirs[i], debuglink);
-		if ((fd = try_file(path, file_name, want, wantlen)) >= 0)
-			return found(m, fd, path, debuginfo_file_name);
+		const char *dir = c->debug_dirs[i], *droot = NULL;
+		if (root && i + 1 == c->ndebug_dirs)
+			dir = "/usr/lib/debug", droot = root;
+		snprintf(path, sizeof path, "%s%.*s/%s", dir, mdirlen, m->path, debuglink);
+		if ((fd = try_file(m, droot, path, file_name, want, wantlen, &full)) >= 0)
+			return found(m, fd, full, debuginfo_file_name);
+		snprintf(path, sizeof path, "%s/%s", dir, debuglink);
+		if ((fd = try_file(m, droot, path, file_name, want, wantlen, &full)) >= 0)
+			return found(m, fd, full, debuginfo_file_name);
 	}
 	return -1;
 }

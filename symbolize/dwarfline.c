@@ -6,8 +6,10 @@
  * the unit from its root for every address. */
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -74,6 +76,8 @@ struct fk_dwline {
 	struct curange *rg;
 	size_t nrg;
 	const char *missing_dwo;       /* a skeleton's .dwo libdw did not find */
+	int dwo_refused;               /* ... because it is no regular file */
+	char *dir;                     /* folder of the ELF file, or NULL */
 };
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
@@ -123,8 +127,14 @@ struct fk_dwline *fk_dwline_open(const char *path, uint64_t bias)
 	if (!d)
 		return NULL;
 	d->bias = bias;
-	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* path was checked when the module or its debug file was found;
+	 * check again, it is opened anew. */
+	char why[128];
+	d->fd = fk_rootpath_open_regular(path, 0, why, sizeof why);
 	if (d->fd < 0)
+		goto fail;
+	const char *slash = strrchr(path, '/');
+	if (slash && !(d->dir = strndup(path, (size_t)(slash - path))))
 		goto fail;
 	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF ||
@@ -194,6 +204,11 @@ struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mo
 	d->fd = -1;
 	Dwarf_Addr dwbias = bias;
 	d->dw = dwfl_module_getdwarf(mod, &dwbias);
+	const char *mainfile = NULL, *debugfile = NULL;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+	const char *f = debugfile ? debugfile : mainfile, *slash = f ? strrchr(f, '/') : NULL;
+	if (slash)
+		d->dir = strndup(f, (size_t)(slash - f));
 	d->bias = dwbias;
 	if (!d->dw) {
 		fk_dwline_free(d);
@@ -210,6 +225,58 @@ static const char *dwo_name(Dwarf_Die *skel)
 	if (dwarf_attr(skel, DW_AT_dwo_name, &a) || dwarf_attr(skel, DW_AT_GNU_dwo_name, &a))
 		s = dwarf_formstring(&a);
 	return s ? s : "?";
+}
+
+/* Whether some path libdw would open for the .dwo file of skeleton unit
+ * skel (elfutils' __libdw_find_split_unit: the name as is if absolute,
+ * else beside the ELF file, then under DW_AT_comp_dir) names something
+ * other than a regular file: libdw opens it without O_NONBLOCK, so a FIFO
+ * there would block for ever. */
+static int dwo_unsafe(const struct fk_dwline *d, Dwarf_Die *skel)
+{
+	Dwarf_Attribute a;
+	const char *name = NULL, *comp = NULL;
+	if (dwarf_attr(skel, DW_AT_dwo_name, &a) || dwarf_attr(skel, DW_AT_GNU_dwo_name, &a))
+		name = dwarf_formstring(&a);
+	if (!name)
+		return 0;
+	if (dwarf_attr(skel, DW_AT_comp_dir, &a))
+		comp = dwarf_formstring(&a);
+	char path[FK_MAX_PATH];
+	for (int k = 0; k < 2; k++) {
+		if (name[0] == '/' && k == 0)
+			snprintf(path, sizeof path, "%s", name);
+		else if (name[0] == '/')
+			break;
+		else if (k == 0)
+			snprintf(path, sizeof path, "%s/%s", d->dir ? d->dir : ".", name);
+		else if (!comp)
+			break;
+		else if (comp[0] == '/')
+			snprintf(path, sizeof path, "%s/%s", comp, name);
+		else
+			snprintf(path, sizeof path, "%s/%s/%s", d->dir ? d->dir : ".", comp, name);
+		struct stat st;
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return 1;
+	}
+	return 0;
+}
+
+/* The split unit DIE of cudie in *subdie when it is a skeleton whose .dwo
+ * libdw may look for; NULL otherwise (add_unit then notes it missing). */
+static Dwarf_Die *split_die(struct fk_dwline *d, Dwarf_Die *cudie, uint8_t type,
+			    Dwarf_Die *subdie)
+{
+	if (type != DW_UT_skeleton)
+		return NULL;
+	if (dwo_unsafe(d, cudie)) {
+		d->dwo_refused = 1;
+		return NULL;
+	}
+	if (dwarf_cu_info(cudie->cu, NULL, NULL, NULL, subdie, NULL, NULL, NULL) != 0)
+		return NULL;
+	return subdie;
 }
 
 /* The index in d->cus of the unit whose DIE is cudie (a skeleton's split
@@ -254,7 +321,7 @@ static int index_units(struct fk_dwline *d)
 	uint8_t type;
 	Dwarf_Die cudie, subdie;
 	d->indexed = 1;
-	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
+	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, NULL) == 0) {
 		cu = next;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
@@ -263,7 +330,8 @@ static int index_units(struct fk_dwline *d)
 			if (hi <= lo)
 				continue;
 			if (ix == -2)
-				ix = add_unit(d, &cudie, type, &subdie);
+				ix = add_unit(d, &cudie, type,
+					      split_die(d, &cudie, type, &subdie));
 			if (ix == -2)
 				break;
 			if (ix < 0 ||
@@ -396,9 +464,9 @@ static int unit_by_aranges(struct fk_dwline *d, uint64_t a)
 	if (!r || dwarf_next_unit(d->dw, r->unit, &next, &hsize, NULL, NULL, NULL,
 				  NULL, NULL, NULL) != 0 ||
 	    !dwarf_offdie(d->dw, r->unit + hsize, &cudie) ||
-	    dwarf_cu_info(cudie.cu, NULL, &type, NULL, &subdie, NULL, NULL, NULL) != 0)
+	    dwarf_cu_info(cudie.cu, NULL, &type, NULL, NULL, NULL, NULL, NULL) != 0)
 		return -1;
-	int ix = add_unit(d, &cudie, type, &subdie);
+	int ix = add_unit(d, &cudie, type, split_die(d, &cudie, type, &subdie));
 	return ix >= 0 ? ix : -1;
 }
 
@@ -605,6 +673,11 @@ int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
 	return n;
 }
 
+int fk_dwline_dwo_refused(const struct fk_dwline *d)
+{
+	return d->dwo_refused;
+}
+
 const char *fk_dwline_missing_dwo(const struct fk_dwline *d)
 {
 	return d->missing_dwo;
@@ -640,6 +713,7 @@ void fk_dwline_free(struct fk_dwline *d)
 	for (size_t i = 0; i < d->nz; i++)
 		fk_zsect_release(&d->z[i]);
 	free(d->z);
+	free(d->dir);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);

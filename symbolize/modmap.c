@@ -234,19 +234,6 @@ static int read_phdrs(struct fk_smod *s, Elf *e, char *why, size_t n)
 	return 0;
 }
 
-static char *join(const char *root, const char *path)
-{
-	size_t a = root ? strlen(root) : 0, b = strlen(path);
-	char *s = malloc(a + b + 2);
-	if (!s)
-		return NULL;
-	memcpy(s, root ? root : "", a);
-	if (a > 0 && s[a - 1] == '/' && path[0] == '/')
-		a--;
-	memcpy(s + a, path, b + 1);
-	return s;
-}
-
 static void hex(char *dst, const unsigned char *b, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -266,22 +253,21 @@ int fk_modmap_open(struct fk_smod *s, char *why, size_t n)
 		snprintf(why, n, "libelf is too old");
 		return -1;
 	}
-	s->file = join(c->o->sysroot, s->path);
-	if (!s->file)
-		return -2;
-	int fd = open(s->file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, n, "%s", strerror(errno));
-		why[0] = why[0] >= 'A' && why[0] <= 'Z' ? (char)(why[0] - 'A' + 'a') : why[0];
-		return -1;
-	}
+	int fd = fk_rootpath_open(c->o->sysroot, s->path, &s->file, why, n);
+	if (fd < 0)
+		return fd == -2 ? -2 : -1;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e) {
 		snprintf(why, n, "not an ELF file");
 		close(fd);
 		return -1;
 	}
+	/* libelf inflates a compressed section to the size its header
+	 * claims: a file claiming far more than it could hold is refused
+	 * before anything reads it. */
 	int r = read_phdrs(s, e, why, n);
+	if (r == 0)
+		r = fk_zsect_check(e, why, n);
 	elf_end(e);
 	if (r == 0)
 		r = check_maps(s, p, why, n);

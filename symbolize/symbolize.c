@@ -85,11 +85,16 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 	struct fk_dwframe dw[FK_MAX_INLINE];
 	fk_smod_load_dwarf(m);
 	if (m->dw && !m->dwo_warned && fk_dwline_missing_dwo(m->dw) && r->o->warn) {
-		char why[320];
-		snprintf(why, sizeof why, "split DWARF file %.255s not found: no inline "
-			 "frames for its code", fk_dwline_missing_dwo(m->dw));
+		char why[400];
+		snprintf(why, sizeof why, "split DWARF file %.255s %s: no inline "
+			 "frames for its code", fk_dwline_missing_dwo(m->dw),
+			 fk_dwline_dwo_refused(m->dw) ? "is not a regular file" : "not found");
 		r->o->warn(r->o->warn_ctx, m->path, why);
 		m->dwo_warned = 1;
+	}
+	if (m->debug_why[0] && !m->debug_warned && r->o->warn) {
+		r->o->warn(r->o->warn_ctx, m->path, m->debug_why);
+		m->debug_warned = 1;
 	}
 	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
 	/* A nameless outermost function (artificial code) is left to the

@@ -33,6 +33,38 @@ void fk_span_index(void *v, size_t n, size_t size);
  * (the last such in the order of v), or NULL. */
 void *fk_span_find(const void *v, size_t n, size_t size, uint64_t addr);
 
+/* ---- rootpath.c: files named by input, opened safely ---- */
+
+/* Opens path read-only if it is a regular file, without ever waiting (a
+ * FIFO, device or socket is refused, not waited on); with nofollow, not
+ * through a symbolic link in its last component. Returns the descriptor
+ * (blocking again), or with a lowercase reason in why (size n) -1 when it
+ * cannot be opened (errno kept) or -4 when it is no regular file. */
+int fk_rootpath_open_regular(const char *path, int nofollow, char *why, size_t n);
+
+/* Opens path, as a dump names it, under root (NULL or "" = none: path as
+ * is) with fk_rootpath_open_regular. Under a root the path is resolved one
+ * component at a time inside it: '..' at the root and a symbolic link
+ * leading above it are refused, an absolute link starts again at the root.
+ * *full gets the malloc'd path opened (the caller frees it, also on
+ * failure; NULL when out of memory or refused). Returns the descriptor,
+ * -1 or -4 with why as fk_rootpath_open_regular, -2 when out of memory, or
+ * -3 with why when the path leaves the root. */
+int fk_rootpath_open(const char *root, const char *path, char **full,
+		     char *why, size_t n);
+
+/* The part of full, a path fk_rootpath_open made under root, below the
+ * root (starting with '/'), or NULL when full is not under root or root is
+ * NULL, "" or "/". */
+const char *fk_rootpath_below(const char *root, const char *full);
+
+/* ---- zsect.c checks (see below) ---- */
+
+/* 0 when the compressed sections of e (SHF_COMPRESSED, and GNU .zdebug_*)
+ * claim at most FK_MAX_ZSECT_RATIO times the file's size in all once
+ * inflated; else -1 with a reason in why (size n). */
+int fk_zsect_check(Elf *e, char *why, size_t n);
+
 /* ---- elfsym.c: a module's function symbols, sorted, built once ---- */
 struct fk_func {
 	struct fk_span span;           /* module addresses */
@@ -119,6 +151,10 @@ int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
  * did not find (the first one), or NULL: those units give lines only. */
 const char *fk_dwline_missing_dwo(const struct fk_dwline *d);
 
+/* True when a .dwo file was not looked for because a path libdw would
+ * open for it is no regular file (a FIFO there would block libdw). */
+int fk_dwline_dwo_refused(const struct fk_dwline *d);
+
 /* Source file:line of addr from the line table alone; 0 or -1. */
 int fk_dwline_src(struct fk_dwline *d, uint64_t addr, const char **file,
 		  uint32_t *line);
@@ -188,6 +224,8 @@ struct fk_smod {
 	int state;                     /* 0 not opened, 1 usable, -1 unusable */
 	char *file;                    /* path opened (sysroot applied) */
 	char *debug_path;              /* debug file libdwfl was given, or NULL */
+	char debug_why[320];           /* a debug file refused, and why, or "" */
+	int debug_warned;              /* debug_why reported (symbolize.c) */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Phdr *loads;              /* PT_LOAD headers */

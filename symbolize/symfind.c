@@ -4,12 +4,9 @@
  * the .symtab of a debug file found by build-id or .gnu_debuglink. The
  * hook uses it to find a jemalloc that exports nothing (a static or
  * `_rjem_`-prefixed one, whose mallctl is only in .symtab). */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "maps.h"
@@ -78,7 +75,6 @@ int fk_symbolize_find_func(const char *path, const char *const *names, size_t n,
 	char *dirs[] = { "/usr/lib/debug" };
 	struct fk_symctx c;
 	struct fk_smod m;
-	struct stat st;
 	int fd, found = -1;
 
 	memset(out, 0, sizeof *out);
@@ -86,13 +82,10 @@ int fk_symbolize_find_func(const char *path, const char *const *names, size_t n,
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return fk_err_set(err, FK_EUNSUPP, 0, "libelf is too old"), -2;
 	/* Only a regular file: a FIFO or a device named here must not block. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char why[256];
+	fd = fk_rootpath_open_regular(path, 0, why, sizeof why);
 	if (fd < 0)
-		return fk_err_set(err, FK_EIO, 0, "%s: %s", path, strerror(errno)), -2;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return fk_err_set(err, FK_EIO, 0, "%s: not a regular file", path), -2;
-	}
+		return fk_err_set(err, FK_EIO, 0, "%s: %s", path, why), -2;
 	memset(&c, 0, sizeof c);
 	memset(&m, 0, sizeof m);
 	c.o = &noopts;

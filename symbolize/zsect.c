@@ -5,12 +5,103 @@
  * of known size twice as fast as zlib's streaming inflate. Inflating
  * touches nothing but the section's own record and reads the file's image;
  * installing the bytes in the ELF handle is done by the handle's owner. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libdeflate.h>
+#include <lzma.h>
 
+#include "limits.h"
 #include "symbolize_int.h"
+
+/* Bytes the xz stream p[0..len) inflates to, counted by inflating into a
+ * scratch buffer and stopping past max (MiniDebugInfo, .gnu_debugdata:
+ * libdwfl inflates it with no bound, and xz reaches 7000:1). A stream
+ * liblzma rejects counts what it gave before (libdwfl fails on it too). */
+static uint64_t xz_size(const unsigned char *p, size_t len, uint64_t max)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	/* The decoder's own memory (its dictionary) is bounded as well. */
+	if (lzma_stream_decoder(&z, FK_MAX_XZ_MEMORY, 0) != LZMA_OK)
+		return 0;
+	unsigned char *buf = malloc(1 << 16);
+	uint64_t total = 0;
+	if (buf) {
+		z.next_in = p;
+		z.avail_in = len;
+		lzma_ret r = LZMA_OK;
+		while (r == LZMA_OK && z.total_out <= max) {
+			z.next_out = buf;
+			z.avail_out = 1 << 16;
+			r = lzma_code(&z, LZMA_FINISH);
+		}
+		total = z.total_out;
+		/* A dictionary past the memory bound is refused whatever the
+		 * output, as libdwfl's unbounded decoder would allocate it. */
+		if (r == LZMA_MEMLIMIT_ERROR)
+			total = UINT64_MAX;
+	}
+	free(buf);
+	lzma_end(&z);
+	return total;
+}
+
+/* The inflated size a section claims: its Chdr's ch_size, for a GNU
+ * .zdebug_ section the big-endian size after "ZLIB", for .gnu_debugdata
+ * what it inflates to (up to just past max); 0 for none of these. */
+static uint64_t claimed(Elf *e, Elf_Scn *scn, size_t shstrndx,
+			const unsigned char *img, size_t filesize, uint64_t max)
+{
+	GElf_Shdr sh;
+	if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		return 0;
+	if (sh.sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+		if (!gelf_getchdr(scn, &ch))
+			return 0;
+		return ch.ch_size;
+	}
+	const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+	if (name && strcmp(name, ".gnu_debugdata") == 0 && sh.sh_offset <= filesize &&
+	    sh.sh_size <= filesize - sh.sh_offset)
+		return xz_size(img + sh.sh_offset, sh.sh_size, max);
+	if (!name || strncmp(name, ".zdebug", 7) != 0 ||
+	    sh.sh_offset > filesize || sh.sh_size < 12 ||
+	    sh.sh_size > filesize - sh.sh_offset)
+		return 0;
+	const unsigned char *p = img + sh.sh_offset;
+	if (memcmp(p, "ZLIB", 4) != 0)
+		return 0;
+	uint64_t v = 0;
+	for (int i = 4; i < 12; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+int fk_zsect_check(Elf *e, char *why, size_t n)
+{
+	size_t filesize, shstrndx;
+	const unsigned char *img = (const unsigned char *)elf_rawfile(e, &filesize);
+	if (!img || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return 0;
+	uint64_t max = (uint64_t)filesize * FK_MAX_ZSECT_RATIO, sum = 0;
+	if (max < FK_MAX_ZSECT_FLOOR)
+		max = FK_MAX_ZSECT_FLOOR;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		uint64_t c = claimed(e, scn, shstrndx, img, filesize, max - sum);
+		if (c > max - sum) {
+			snprintf(why, n, "compressed sections inflate to more than %llu "
+				 "bytes (%d times the file's size, at least %zu MiB)",
+				 (unsigned long long)max, FK_MAX_ZSECT_RATIO,
+				 FK_MAX_ZSECT_FLOOR >> 20);
+			return -1;
+		}
+		sum += c;
+	}
+	return 0;
+}
 
 int fk_zsect_find(Elf *e, Elf_Scn *scn, struct fk_zsect *z)
 {

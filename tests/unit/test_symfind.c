@@ -80,7 +80,7 @@ int main(void)
 	T_OK(strstr(err.msg, "not a regular file") != NULL, "and the reason says so: '%s'", err.msg);
 	k = fk_symbolize_find_func("/nonexistent/file", names, 3, &f, &err);
 	T_EQ_INT(k, -2, "a missing file is an error");
-	T_OK(strstr(err.msg, "No such file") != NULL, "naming errno: '%s'", err.msg);
+	T_OK(strstr(err.msg, "no such file") != NULL, "naming errno: '%s'", err.msg);
 	unlink(fifo);
 	unlink(path);
 	rmdir(dir);

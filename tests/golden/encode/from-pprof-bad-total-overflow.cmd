@@ -1,0 +1,1 @@
+from-pprof fixtures/bad/pprof-total-overflow.pb

@@ -1,0 +1,1 @@
+to-folded fixtures/bad/dump-total-overflow.prof

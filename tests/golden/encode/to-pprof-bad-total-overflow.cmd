@@ -1,0 +1,1 @@
+to-pprof -f fixtures/bad/dump-total-overflow.prof

@@ -1,0 +1,1 @@
+symbolize --sysroot fixtures/sysroot fixtures/bad/dump-total-overflow.prof
