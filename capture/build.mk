@@ -2,7 +2,7 @@
 # man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
 HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
-            hook_jemalloc.c hook_addr.c hook_signal.c serve_profile.c
+            hook_jemalloc.c hook_find.c hook_state.c hook_addr.c hook_signal.c serve_profile.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
 HOOK_SO  := $(B)/libflamekit-hook.so
 OBJS     += $(HOOK_OBJ) $(B)/fetch.o
@@ -60,4 +60,4 @@ $(B)/test_hook_addr.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm

@@ -1,5 +1,5 @@
 /* Fetching a raw heap dump from a running process's hook over HTTP/1.1
- * (plain sockets, no HTTP library): what `jeprof-raw URL` reads. */
+ * (libcurl): what `jeprof-raw URL` reads. */
 #ifndef FK_FETCH_H
 #define FK_FETCH_H
 

@@ -1,5 +1,5 @@
 /* libflamekit-hook: heap-profiling endpoints for any jemalloc program.
- * Preload it (LD_PRELOAD="libjemalloc.so.2 libflamekit-hook.so" with
+ * Preload it (LD_PRELOAD="libflamekit-hook.so libjemalloc.so.2" with
  * FLAMEKIT_HTTP set) or link it (-lflamekit-hook, pkg-config flamekit-hook)
  * and call this API. See libflamekit-hook(3).
  *
@@ -42,12 +42,25 @@ FK_HOOK_API void fk_hook_stop(void);
 FK_HOOK_API int fk_hook_set_active(int active, int lg_sample,
 				   char *errbuf, size_t errsize);
 
+/* jemalloc's mallctl, as a program hands it to fk_hook_set_mallctl. */
+typedef int (*fk_hook_mallctl_fn)(const char *name, void *oldp, size_t *oldlenp,
+				  void *newp, size_t newlen);
+
+/* Makes fn the mallctl of the jemalloc the hook drives (for a program that
+ * links jemalloc statically and the hook through this API: a Rust program
+ * passes _rjem_mallctl). Call it before fk_hook_start; a later call
+ * switches every later request to fn. Fails when fn is NULL or does not
+ * answer mallctl("version"). */
+FK_HOOK_API int fk_hook_set_mallctl(fk_hook_mallctl_fn fn, char *errbuf, size_t errsize);
+
 /* Fills *st. Returns -1 only when st is NULL. */
 FK_HOOK_API int fk_hook_status(struct fk_hook_status *st);
 
 /* Dumps the heap now and writes it to fd in format "raw", "symbolized",
- * "pprof", "folded" or "flame" (NULL = "pprof"). Sampling must be active.
- * The calling thread is not sampled while this runs. */
+ * "pprof", "folded" or "flame" (NULL = "pprof"). Works while sampling is
+ * off (what was sampled stays in jemalloc); fails when nothing was sampled
+ * since start or the last reset. The calling thread is not sampled while
+ * this runs. */
 FK_HOOK_API int fk_hook_dump(int fd, const char *format,
 			     char *errbuf, size_t errsize);
 

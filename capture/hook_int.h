@@ -8,22 +8,64 @@
 
 #include "err.h"
 
-/* ---- hook_jemalloc.c: finding and driving jemalloc's mallctl ---- */
+/* ---- hook_find.c / hook_jemalloc.c: finding and driving jemalloc ---- */
+
+typedef int (*fk_mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 
 enum fk_je_avail {
 	FK_JE_OK,                  /* profiling compiled in and started */
 	FK_JE_NOTFOUND,            /* no mallctl in the process */
 	FK_JE_NOTCOMPILED,         /* jemalloc built without --enable-prof */
 	FK_JE_NOTSTARTED,          /* started without prof:true */
+	FK_JE_FAILED,              /* mallctl("config.prof") itself failed */
 };
 
-/* Finds mallctl once (FLAMEKIT_MALLCTL, then mallctl, je_mallctl,
- * _rjem_mallctl) and reports whether profiling can be used; *why (may be
- * NULL) gets a sentence saying what to do when it cannot. */
+/* Copies of jemalloc told apart in one process. */
+#define FK_HOOK_MAX_COPIES 8
+
+/* One jemalloc found in the process. */
+struct fk_je_copy {
+	fk_mallctl_fn ctl;
+	char symbol[64];           /* "mallctl", "je_mallctl", "_rjem_mallctl" */
+	char module[512];          /* the object defining it */
+	const char *source;        /* "dynamic" (exported), ".symtab", ".dynsym",
+				      ".gnu_debugdata", "debug file" or "api" */
+	int in_exe;                /* defined in the executable */
+	int serves_malloc;         /* a probe malloc moved its thread.allocated */
+	enum fk_je_avail state;
+	int err;                   /* errno of a failed call (FK_JE_FAILED) */
+	char version[64];          /* its "version", or "" */
+};
+
+/* Finds the mallctl functions named names[0..n) in the process: exported
+ * ones, then those of the ELF symbol tables of every loaded object but
+ * this library, executable first; at most max copies into out, one per
+ * function. Returns the count. Reads files; call it from the hook's work,
+ * never from a signal handler. */
+size_t fk_find_jemalloc(const char *const *names, size_t n,
+			struct fk_je_copy *out, size_t max);
+
+/* Finds jemalloc once (fk_je_set_api or FLAMEKIT_MALLCTL first, then
+ * mallctl, je_mallctl, _rjem_mallctl, exported or in symbol tables), picks
+ * the copy serving the program and reports whether profiling can be used;
+ * *why (may be NULL) gets a sentence saying what to do when it cannot. */
 enum fk_je_avail fk_je_check(const char **why);
 
-/* The name of the mallctl found, or NULL. */
+/* Makes fn the mallctl to use from now on (fk_hook_set_mallctl). 0, or -1
+ * with err when fn is NULL or does not answer as a mallctl. */
+int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err);
+
+/* The chosen copy into *c, the number of copies found into *ncopies and,
+ * when there are several, a sentence on the choice into *note (else "").
+ * 0, or -1 when none was found. */
+int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note);
+
+/* The symbol name of the chosen mallctl, or NULL. */
 const char *fk_je_name(void);
+
+/* A size_t statistic of the chosen copy ("stats.allocated", ...) after an
+ * epoch refresh; 0 when unknown. */
+uint64_t fk_je_stat(const char *name);
 
 /* Reads prof.active into *active. 0, or -1 with err. */
 int fk_je_get_active(int *active, struct fk_err *err);
@@ -42,7 +84,8 @@ int fk_je_thread_active(int active, int *old);
 /* Writes a heap dump through prof.dump into a memfd and maps it: *data
  * holds *len bytes and a NUL after them, in a private mapping of *maplen
  * bytes (no copy: the memfd's pages are mapped). Release it with
- * fk_hook_buf_release. Sampling must be active. The caller holds fk_je_lock (one
+ * fk_hook_buf_release. Works while sampling is off too (what was sampled
+ * stays in jemalloc). The caller holds fk_je_lock (one
  * dump and its conversion at a time in the process). 0, or -1 with err. */
 int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
 
@@ -191,19 +234,36 @@ int fk_route(struct fk_req *rq, struct MHD_Connection *c, const char *method,
 #define FK_HOOK_MAX_URL 2048
 /* Connections served at once; more wait in the listen backlog. */
 #define FK_HOOK_MAX_CONN 64
+/* The settings report an idle allocator when the chosen jemalloc holds
+ * less than IDLE_HELD bytes while the process's RSS passes IDLE_RSS. */
+#define FK_HOOK_IDLE_HELD (1u << 20)
+#define FK_HOOK_IDLE_RSS (256u << 20)
 /* Longest ?seconds=N of a delta profile. */
 #define FK_HOOK_MAX_SECONDS 3600
 
 /* ---- hook_main.c: state shared with the routes ---- */
 
-/* Counts a dump served; records when sampling was turned on or off. */
+/* Counts a dump served. */
 void fk_hook_note_dump(void);
-void fk_hook_note_active(int active);
+
+/* Records that sampling was turned on or off (reset: the profile was reset
+ * through prof.reset, which forgets every sample and restarts the clock). */
+void fk_hook_note_active(int active, int reset);
+
+/* Whether anything can have been sampled since start or the last reset. */
+int fk_hook_sampled(void);
+
+/* Why a profile is not served when fk_hook_sampled() is false and jemalloc
+ * holds no sample. */
+#define FK_HOOK_NOTHING_SAMPLED "nothing has been sampled since the program started " \
+	"or since the last reset: turn sampling on, let the program run, then fetch again"
 double fk_hook_active_since(void);        /* fk_now() of activation, or -1 */
 unsigned long fk_hook_dumps(void);
 
-/* Takes the dump lock, dumps, converts to fmt, counts the dump. With
- * FK_EUNSUPP in err->code when sampling is off or jemalloc cannot. */
+/* Takes the dump lock, dumps, converts to fmt, counts the dump: 0. Or 1
+ * (nothing out) when nothing was sampled since start or the last reset
+ * (FK_HOOK_NOTHING_SAMPLED), or -1 with err, FK_EUNSUPP in err->code when
+ * jemalloc cannot profile. */
 int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
 		    size_t *len, size_t *maplen, struct fk_err *err);
 
@@ -223,6 +283,23 @@ int fk_loop_serving(void);
 /* In a forked child: forgets the thread (which does not exist there) and
  * closes the listening socket, without touching the daemon's locks. */
 void fk_loop_forget(void);
+
+/* ---- hook_state.c: sampling settings carried across exec ---- */
+
+/* Finds the settings a previous image of this process (same pid, before
+ * an exec) left, or creates the file that keeps them. Returns 1 when
+ * inherited. Call once, from the constructor of the process that serves. */
+int fk_state_init(void);
+
+/* Records the settings a request or the API set (lg_sample -1: unchanged). */
+void fk_state_save(int enabled, int lg_sample);
+
+/* Applies inherited settings, once jemalloc is found; from the loop
+ * thread before it serves. */
+void fk_state_restore(void);
+
+/* Drops the file (in a forked child, which must not write its parent's). */
+void fk_state_forget(void);
 
 /* ---- hook_signal.c: FLAMEKIT_DUMP_SIGNAL ---- */
 

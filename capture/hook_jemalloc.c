@@ -1,8 +1,9 @@
 /* Finding and driving jemalloc's profiling through mallctl (jemalloc(3),
  * "MALLCTL NAMESPACE": config.prof, opt.prof, prof.active, prof.reset,
- * prof.dump, prof.lg_sample, thread.prof.active). Dumps go through a memfd,
- * so no temporary file is ever created. */
-#include <dlfcn.h>
+ * prof.dump, prof.lg_sample, thread.prof.active) of the copy chosen among
+ * those hook_find.c finds. Dumps go through a memfd, so no temporary file
+ * is ever created. */
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -17,13 +18,18 @@
 #include "hook_int.h"
 #include "limits.h"
 
-typedef int (*fk_mallctl_fn)(const char *, void *, size_t *, void *, size_t);
-
-static pthread_once_t je_once = PTHREAD_ONCE_INIT;
-static fk_mallctl_fn je_ctl;
-static const char *je_fname;
+/* What was found, chosen and learnt of it; under je_mu. */
+static pthread_mutex_t je_mu = PTHREAD_MUTEX_INITIALIZER;
+static int je_done;                    /* discovery ran since the last change */
+static fk_mallctl_fn je_api;           /* given by fk_hook_set_mallctl */
+static fk_mallctl_fn je_ctl;           /* the chosen copy's mallctl */
+static struct fk_je_copy je_copies[FK_HOOK_MAX_COPIES];
+static size_t je_ncopies;
+static int je_chosen = -1;
 static enum fk_je_avail je_avail = FK_JE_NOTFOUND;
-static char je_name_buf[128];
+static char je_why[1400];               /* the sentence for je_avail */
+static char je_note[2048];              /* why this copy, when several */
+static char je_env_name[80];           /* FLAMEKIT_MALLCTL, as given */
 
 /* One dump at a time: jemalloc serialises prof.dump itself, but the
  * parsing and encoding that follow are memory-hungry. */
@@ -43,6 +49,7 @@ void fk_je_atfork_child(void)
 {
 	/* The thread that held it does not exist in the child. */
 	pthread_mutex_init(&dump_lock, NULL);
+	pthread_mutex_init(&je_mu, NULL);
 }
 
 double fk_now(void)
@@ -53,73 +60,280 @@ double fk_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void je_find(void)
+/* The variable a copy reads its options from: its prefix in capitals,
+ * then MALLOC_CONF (jemalloc's JEMALLOC_CPREFIX). */
+static void conf_var(const struct fk_je_copy *c, char *buf, size_t size)
+{
+	size_t n = strlen(c->symbol), k = 0;
+
+	if (n >= 7 && strcmp(c->symbol + n - 7, "mallctl") == 0)
+		n -= 7;
+	for (size_t i = 0; i < n && k + 1 < size; i++)
+		buf[k++] = (char)toupper((unsigned char)c->symbol[i]);
+	snprintf(buf + k, size - k, "MALLOC_CONF");
+}
+
+/* Where a copy is, for messages: "_rjem_mallctl in /srv/app, found in
+ * .symtab, not exported". */
+static void where(const struct fk_je_copy *c, char *buf, size_t size)
+{
+	if (strcmp(c->source, "api") == 0)
+		snprintf(buf, size, "the mallctl given to fk_hook_set_mallctl");
+	else if (strcmp(c->source, "dynamic") == 0)
+		snprintf(buf, size, "%s in %s, exported", c->symbol, c->module);
+	else
+		snprintf(buf, size, "%s in %s, found in %s, not exported", c->symbol,
+			 c->module, c->source);
+}
+
+/* Reads what the copy can do into c->state. */
+static void probe(struct fk_je_copy *c)
+{
+	bool b;
+	size_t sz = sizeof b;
+	const char *v = NULL;
+	size_t vsz = sizeof v;
+	int rc;
+
+	if (c->ctl("version", &v, &vsz, NULL, 0) == 0 && v)
+		snprintf(c->version, sizeof c->version, "%s", v);
+	rc = c->ctl("config.prof", &b, &sz, NULL, 0);
+	if (rc != 0) {
+		c->state = FK_JE_FAILED;
+		c->err = rc;
+		return;
+	}
+	if (!b) {
+		c->state = FK_JE_NOTCOMPILED;
+		return;
+	}
+	sz = sizeof b;
+	rc = c->ctl("opt.prof", &b, &sz, NULL, 0);
+	if (rc != 0) {
+		c->state = FK_JE_FAILED;
+		c->err = rc;
+		return;
+	}
+	c->state = b ? FK_JE_OK : FK_JE_NOTSTARTED;
+}
+
+/* Bytes this thread allocated through the copy (thread.allocated), or 0. */
+static uint64_t thread_allocated(const struct fk_je_copy *c)
+{
+	uint64_t v = 0;
+	size_t sz = sizeof v;
+
+	if (c->ctl("thread.allocated", &v, &sz, NULL, 0) != 0)
+		return 0;
+	return v;
+}
+
+/* Marks the copies that serve malloc: a probe allocation through the
+ * process's malloc moves their thread.allocated. */
+static void probe_malloc(void)
+{
+	static void *(*volatile mal)(size_t) = malloc;
+	static void (*volatile fre)(void *) = free;
+	uint64_t before[FK_HOOK_MAX_COPIES];
+	void *p;
+
+	for (size_t i = 0; i < je_ncopies; i++)
+		before[i] = thread_allocated(&je_copies[i]);
+	p = mal(64 * 1024);
+	for (size_t i = 0; i < je_ncopies; i++)
+		je_copies[i].serves_malloc = p && thread_allocated(&je_copies[i]) - before[i] >= 64 * 1024;
+	fre(p);
+}
+
+/* The copy to serve: the one given through the API; else the program's
+ * own (defined in the executable: a program that links jemalloc in
+ * allocates through it); else the one that serves malloc; else the first. */
+static int choose(const char **reason)
+{
+	for (size_t i = 0; i < je_ncopies; i++)
+		if (strcmp(je_copies[i].source, "api") == 0)
+			return *reason = "given by fk_hook_set_mallctl", (int)i;
+	for (size_t i = 0; i < je_ncopies; i++)
+		if (je_copies[i].in_exe)
+			return *reason = "it is linked into the executable", (int)i;
+	for (size_t i = 0; i < je_ncopies; i++)
+		if (je_copies[i].serves_malloc)
+			return *reason = "it serves malloc", (int)i;
+	return *reason = "the first found", 0;
+}
+
+static void explain(const struct fk_je_copy *c)
+{
+	char w[700], var[80];
+
+	where(c, w, sizeof w);
+	conf_var(c, var, sizeof var);
+	switch (c->state) {
+	case FK_JE_OK:
+		je_why[0] = '\0';
+		break;
+	case FK_JE_FAILED:
+		snprintf(je_why, sizeof je_why, "found jemalloc (%s), but mallctl(\"config.prof\") "
+			 "failed there: %s", w, strerror(c->err));
+		break;
+	case FK_JE_NOTCOMPILED:
+		snprintf(je_why, sizeof je_why, "this jemalloc (%s) was built without profiling "
+			 "(config.prof is false): use a build configured with --enable-prof "
+			 "(Debian's libjemalloc2; Rust's jemalloc-sys with its \"profiling\" feature)", w);
+		break;
+	case FK_JE_NOTSTARTED:
+		if (strcmp(c->source, "dynamic") == 0 && !c->in_exe && strcmp(var, "MALLOC_CONF") == 0)
+			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
+				 "startup (%s): restart the program with MALLOC_CONF=prof:true,"
+				 "prof_active:false, or put libflamekit-hook.so before "
+				 "libjemalloc.so.2 in LD_PRELOAD", w);
+		else
+			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
+				 "startup (%s): restart the program with %s=prof:true,prof_active:false "
+				 "(this jemalloc is linked into the program, so the hook's own "
+				 "malloc_conf does not reach it)", w, var);
+		break;
+	case FK_JE_NOTFOUND:
+		break;
+	}
+}
+
+static void not_found(void)
+{
+	if (je_env_name[0])
+		snprintf(je_why, sizeof je_why, "FLAMEKIT_MALLCTL=%s: no function '%s' in the "
+			 "program or its libraries (exported symbols, .symtab, .gnu_debugdata "
+			 "and build-id debug files searched)", je_env_name, je_env_name);
+	else
+		snprintf(je_why, sizeof je_why, "jemalloc not found in this process: no mallctl, "
+			 "je_mallctl or _rjem_mallctl among its exported symbols or in the symbol "
+			 "tables of its executable and libraries (.symtab, .gnu_debugdata, build-id "
+			 "debug files): start it with LD_PRELOAD=\"libflamekit-hook.so "
+			 "libjemalloc.so.2\", set FLAMEKIT_MALLCTL to the name of its mallctl, or "
+			 "call fk_hook_set_mallctl");
+}
+
+/* Finds, probes and chooses; under je_mu. */
+static void discover(void)
 {
 	static const char *const names[] = { "mallctl", "je_mallctl", "_rjem_mallctl" };
 	const char *env = getenv("FLAMEKIT_MALLCTL");
-	bool b;
-	size_t sz;
+	const char *reason = "";
+	char w[700];
 
-	if (env && *env) {
-		snprintf(je_name_buf, sizeof je_name_buf, "%s", env);
-		je_ctl = (fk_mallctl_fn)(uintptr_t)dlsym(RTLD_DEFAULT, je_name_buf);
-		if (je_ctl)
-			je_fname = je_name_buf;
+	je_ctl = NULL;
+	je_chosen = -1;
+	je_note[0] = '\0';
+	je_env_name[0] = '\0';
+	if (je_api) {
+		memset(&je_copies[0], 0, sizeof je_copies[0]);
+		je_copies[0].ctl = je_api;
+		snprintf(je_copies[0].symbol, sizeof je_copies[0].symbol, "mallctl");
+		snprintf(je_copies[0].module, sizeof je_copies[0].module, "fk_hook_set_mallctl");
+		je_copies[0].source = "api";
+		je_ncopies = 1;
+	} else if (env && *env) {
+		const char *one[1];
+
+		snprintf(je_env_name, sizeof je_env_name, "%s", env);
+		one[0] = je_env_name;
+		je_ncopies = fk_find_jemalloc(one, 1, je_copies, FK_HOOK_MAX_COPIES);
 	} else {
-		for (size_t i = 0; i < sizeof names / sizeof names[0] && !je_ctl; i++) {
-			je_ctl = (fk_mallctl_fn)(uintptr_t)dlsym(RTLD_DEFAULT, names[i]);
-			if (je_ctl)
-				je_fname = names[i];
+		je_ncopies = fk_find_jemalloc(names, sizeof names / sizeof names[0],
+					      je_copies, FK_HOOK_MAX_COPIES);
+	}
+	je_done = 1;
+	if (je_ncopies == 0) {
+		je_avail = FK_JE_NOTFOUND;
+		not_found();
+		return;
+	}
+	for (size_t i = 0; i < je_ncopies; i++)
+		probe(&je_copies[i]);
+	probe_malloc();
+	je_chosen = choose(&reason);
+	je_ctl = je_copies[je_chosen].ctl;
+	je_avail = je_copies[je_chosen].state;
+	explain(&je_copies[je_chosen]);
+	if (je_ncopies > 1) {
+		size_t k;
+
+		where(&je_copies[je_chosen], w, sizeof w);
+		k = (size_t)snprintf(je_note, sizeof je_note, "%zu jemalloc copies in this "
+				     "process; serving %s because %s; also ", je_ncopies, w, reason);
+		for (size_t i = 0; i < je_ncopies && k < sizeof je_note; i++) {
+			if ((int)i == je_chosen)
+				continue;
+			where(&je_copies[i], w, sizeof w);
+			k += (size_t)snprintf(je_note + k, sizeof je_note - k, "%s; ", w);
 		}
+		if (k < sizeof je_note)
+			snprintf(je_note + k, sizeof je_note - k, "do not preload libjemalloc.so.2 "
+				 "into a program that contains jemalloc (FLAMEKIT_MALLCTL chooses one)");
 	}
-	if (!je_ctl)
-		return;
-	sz = sizeof b;
-	if (je_ctl("config.prof", &b, &sz, NULL, 0) != 0 || !b) {
-		je_avail = FK_JE_NOTCOMPILED;
-		return;
-	}
-	sz = sizeof b;
-	if (je_ctl("opt.prof", &b, &sz, NULL, 0) != 0 || !b) {
-		je_avail = FK_JE_NOTSTARTED;
-		return;
-	}
-	je_avail = FK_JE_OK;
+}
+
+static void ensure(void)
+{
+	pthread_mutex_lock(&je_mu);
+	if (!je_done)
+		discover();
+	pthread_mutex_unlock(&je_mu);
 }
 
 enum fk_je_avail fk_je_check(const char **why)
 {
-	pthread_once(&je_once, je_find);
-	if (why) {
-		switch (je_avail) {
-		case FK_JE_OK:
-			*why = "";
-			break;
-		case FK_JE_NOTFOUND:
-			*why = "jemalloc not found in this process: start it with "
-			       "LD_PRELOAD=\"libjemalloc.so.2 libflamekit-hook.so\", or set "
-			       "FLAMEKIT_MALLCTL to the name of its mallctl function "
-			       "(for example _rjem_mallctl, exported with -rdynamic)";
-			break;
-		case FK_JE_NOTCOMPILED:
-			*why = "this jemalloc was built without profiling: use a build "
-			       "configured with --enable-prof (Debian's libjemalloc2 is one)";
-			break;
-		case FK_JE_NOTSTARTED:
-			*why = "jemalloc profiling was not enabled at startup: restart the "
-			       "program with MALLOC_CONF=prof:true,prof_active:false "
-			       "(_RJEM_MALLOC_CONF for Rust's tikv-jemallocator), or put "
-			       "libflamekit-hook.so before libjemalloc.so.2 in LD_PRELOAD";
-			break;
-		}
-	}
+	ensure();
+	if (why)
+		*why = je_why;
 	return je_avail;
+}
+
+int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err)
+{
+	const char *v = NULL;
+	size_t sz = sizeof v;
+
+	if (!fn)
+		return fk_err_set(err, FK_ESYNTAX, 0, "no mallctl function given");
+	if (fn("version", &v, &sz, NULL, 0) != 0 || !v)
+		return fk_err_set(err, FK_EUNSUPP, 0, "the function given does not answer "
+				  "mallctl(\"version\"): is it jemalloc's mallctl?");
+	pthread_mutex_lock(&je_mu);
+	je_api = fn;
+	je_done = 0;
+	pthread_mutex_unlock(&je_mu);
+	return 0;
+}
+
+int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note)
+{
+	ensure();
+	*ncopies = je_ncopies;
+	*note = je_note;
+	if (je_chosen < 0)
+		return -1;
+	*c = je_copies[je_chosen];
+	return 0;
 }
 
 const char *fk_je_name(void)
 {
-	pthread_once(&je_once, je_find);
-	return je_fname;
+	ensure();
+	return je_chosen >= 0 ? je_copies[je_chosen].symbol : NULL;
+}
+
+uint64_t fk_je_stat(const char *name)
+{
+	uint64_t epoch = 1;
+	size_t v = 0, sz = sizeof v;
+
+	if (fk_je_check(NULL) == FK_JE_NOTFOUND)
+		return 0;
+	je_ctl("epoch", NULL, NULL, &epoch, sizeof epoch);
+	if (je_ctl(name, &v, &sz, NULL, 0) != 0)
+		return 0;
+	return (uint64_t)v;
 }
 
 static int je_ready(struct fk_err *err)
@@ -238,12 +452,11 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 {
 	char path[64];
 	const char *pp = path;
-	int active, fd, rc, ret;
+	int fd, rc, ret;
 
-	if (fk_je_get_active(&active, err) < 0)
+	/* Also while sampling is off: what was sampled stays in jemalloc. */
+	if (je_ready(err) < 0)
 		return -1;
-	if (!active)
-		return fk_err_set(err, FK_EUNSUPP, 0, "sampling is not active");
 	fd = memfd_create("flamekit-dump", MFD_CLOEXEC);
 	if (fd < 0)
 		return fk_err_set(err, FK_EIO, 0, "memfd_create: %s", strerror(errno));

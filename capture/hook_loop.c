@@ -29,7 +29,11 @@ static void *loop_main(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "flamekit-hook");
+	/* Find jemalloc before the first request is served, and stop sampling
+	 * this thread before it does any of the hook's work. */
+	fk_je_check(NULL);
 	fk_je_thread_active(0, NULL);
+	fk_state_restore();
 	for (;;) {
 		struct pollfd pf[3];
 		int n = 0, isig = -1, ihttp = -1, to = -1;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "flamekit_hook.h"
@@ -24,8 +26,41 @@ FK_HOOK_API const char *malloc_conf = "prof:true,prof_active:false,lg_prof_sampl
 
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
 static double active_since = -1;
+static int sampled;                    /* sampling was on since start or reset */
 static unsigned long dumps;
 static int sigfd = -1;
+
+/* The unix socket this process created, removed when it stops serving. */
+static struct {
+	char path[108];
+	dev_t dev;
+	ino_t ino;
+} sock;
+
+static void remember_socket(const struct fk_addr *a)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&a->ss;
+	struct stat st;
+
+	sock.path[0] = '\0';
+	if (a->family != AF_UNIX || un->sun_path[0] == '\0' ||
+	    stat(un->sun_path, &st) < 0)
+		return;
+	snprintf(sock.path, sizeof sock.path, "%s", un->sun_path);
+	sock.dev = st.st_dev;
+	sock.ino = st.st_ino;
+}
+
+/* Removes the socket file, unless another process has replaced it. */
+static void remove_socket(void)
+{
+	struct stat st;
+
+	if (sock.path[0] && stat(sock.path, &st) == 0 && st.st_dev == sock.dev &&
+	    st.st_ino == sock.ino)
+		unlink(sock.path);
+	sock.path[0] = '\0';
+}
 
 static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 {
@@ -40,14 +75,33 @@ void fk_hook_note_dump(void)
 	pthread_mutex_unlock(&st_lock);
 }
 
-void fk_hook_note_active(int active)
+void fk_hook_note_active(int active, int reset)
 {
 	pthread_mutex_lock(&st_lock);
+	if (reset)
+		sampled = 0;
 	if (!active)
 		active_since = -1;
-	else if (active_since < 0)
+	else if (active_since < 0 || reset)
 		active_since = fk_now();
+	if (active)
+		sampled = 1;
 	pthread_mutex_unlock(&st_lock);
+}
+
+int fk_hook_sampled(void)
+{
+	int s, active = 0;
+
+	pthread_mutex_lock(&st_lock);
+	s = sampled;
+	pthread_mutex_unlock(&st_lock);
+	/* Sampling turned on by the program or its MALLOC_CONF counts too. */
+	if (!s && fk_je_get_active(&active, NULL) == 0 && active) {
+		fk_hook_note_active(1, 0);
+		s = 1;
+	}
+	return s;
 }
 
 double fk_hook_active_since(void)
@@ -79,6 +133,13 @@ int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
 
 	fk_je_lock();
 	rc = fk_je_dump(&raw, &rlen, &rmap, err);
+	if (rc == 0 && !fk_hook_sampled() && !memmem(raw, rlen, "\n@", 2)) {
+		/* Nothing sampled since start or the last reset: say so rather
+		 * than serve an empty profile. */
+		fk_hook_buf_release(raw, rmap);
+		fk_je_unlock();
+		return 1;
+	}
 	if (rc == 0)
 		rc = fk_serve_convert(raw, rlen, rmap, fmt, o, out, len, maplen, err);
 	fk_je_unlock();
@@ -90,6 +151,7 @@ int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
 static void forked_child(void)
 {
 	fk_je_atfork_child();
+	fk_state_forget();
 	pthread_mutex_init(&st_lock, NULL);
 	fk_loop_forget();
 }
@@ -131,6 +193,7 @@ static int start_locked(const char *addr, struct fk_err *err)
 		fk_http_free(d);
 		return -1;
 	}
+	remember_socket(&a);
 	return 0;
 }
 
@@ -160,6 +223,7 @@ void fk_hook_stop(void)
 	pthread_mutex_lock(&st_lock);
 	if (fk_loop_serving()) {
 		fk_loop_stop();
+		remove_socket();
 		/* The signal dump, if configured, keeps working. */
 		if (sigfd >= 0)
 			fk_loop_start(NULL, sigfd, &err);
@@ -176,7 +240,20 @@ int fk_hook_set_active(int active, int lg_sample, char *errbuf, size_t errsize)
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
-	fk_hook_note_active(active);
+	fk_hook_note_active(active, lg_sample >= 0);
+	fk_state_save(active, lg_sample);
+	return 0;
+}
+
+int fk_hook_set_mallctl(fk_hook_mallctl_fn fn, char *errbuf, size_t errsize)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, NULL);
+	if (fk_je_set_api(fn, &err) < 0) {
+		set_errbuf(errbuf, errsize, &err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -222,6 +299,8 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	/* This thread's own allocations while dumping stay out of the profile. */
 	had = fk_je_thread_active(0, &old) == 0;
 	rc = fk_hook_produce(fmt, &o, &out, &len, &maplen, &err);
+	if (rc > 0)
+		rc = fk_err_set(&err, FK_EUNSUPP, 0, "%s", FK_HOOK_NOTHING_SAMPLED);
 	for (p = out; rc == 0 && len > 0;) {
 		ssize_t w = write(fd, p, len);
 
@@ -285,6 +364,7 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	if (addr && *addr) {
 		char buf[300];
 
+		fk_state_init();
 		if (fk_hook_start(addr, buf, sizeof buf) < 0)
 			fprintf(stderr, "flamekit-hook: FLAMEKIT_HTTP=%s: %s\n", addr, buf);
 		return;
@@ -298,5 +378,6 @@ __attribute__((destructor)) static void fk_hook_fini(void)
 	/* Stop serving before the host's memory goes away under the thread. */
 	pthread_mutex_lock(&st_lock);
 	fk_loop_stop();
+	remove_socket();
 	pthread_mutex_unlock(&st_lock);
 }

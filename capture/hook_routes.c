@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hook_int.h"
 #include "num.h"
@@ -56,15 +57,44 @@ static void json_str(FILE *f, const char *s)
 	putc('"', f);
 }
 
+/* A problem the settings report although profiling works: the chosen
+ * jemalloc holds almost nothing while the process is large, so the
+ * program's allocations go elsewhere (another allocator, another copy). */
+static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
+{
+	uint64_t held = fk_je_stat("stats.allocated");
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	uint64_t rss_bytes = (uint64_t)(rss > 0 ? rss : 0) * (uint64_t)sysconf(_SC_PAGESIZE);
+	if (held == 0 || held >= FK_HOOK_IDLE_HELD || rss_bytes < FK_HOOK_IDLE_RSS)
+		return 0;
+	snprintf(buf, size, "the jemalloc served (%s in %s) holds only %llu bytes while the "
+		 "process's RSS is %llu bytes: the program seems to allocate through "
+		 "another allocator; its profiles will be nearly empty (set FLAMEKIT_MALLCTL "
+		 "to the right mallctl)", c->symbol, c->module, (unsigned long long)held,
+		 (unsigned long long)rss_bytes);
+	return 1;
+}
+
 static int settings_json(struct MHD_Connection *c, unsigned status)
 {
 	struct fk_reply r = { .status = status, .ctype = "application/json" };
-	const char *why = "";
+	const char *why = "", *note = "";
 	enum fk_je_avail av = fk_je_check(&why);
-	int active = 0, lg = fk_je_lg_sample();
+	int active = 0, lg = fk_je_lg_sample(), found;
 	double since = fk_hook_active_since();
+	struct fk_je_copy cp;
+	size_t ncopies = 0;
+	char idle[1024];
 	FILE *f;
 
+	found = fk_je_chosen(&cp, &ncopies, &note) == 0;
 	if (av == FK_JE_OK && fk_je_get_active(&active, NULL) < 0)
 		active = 0;
 	f = open_memstream(&r.body, &r.len);
@@ -75,11 +105,20 @@ static int settings_json(struct MHD_Connection *c, unsigned status)
 		fprintf(f, "\"lg_sample\":%d,", lg);
 	else
 		fputs("\"lg_sample\":null,", f);
-	fprintf(f, "\"jemalloc\":%s,\"mallctl\":", av != FK_JE_NOTFOUND ? "true" : "false");
-	if (fk_je_name())
-		json_str(f, fk_je_name());
-	else
-		fputs("null", f);
+	fprintf(f, "\"jemalloc\":%s,\"mallctl\":", found ? "true" : "false");
+	if (found) {
+		json_str(f, cp.symbol);
+		fputs(",\"mallctl_module\":", f);
+		json_str(f, cp.module);
+		fputs(",\"mallctl_source\":", f);
+		json_str(f, cp.source);
+		fputs(",\"jemalloc_version\":", f);
+		json_str(f, cp.version);
+	} else {
+		fputs("null,\"mallctl_module\":null,\"mallctl_source\":null,"
+		      "\"jemalloc_version\":null", f);
+	}
+	fprintf(f, ",\"jemallocs_found\":%zu", ncopies);
 	fprintf(f, ",\"profiling_compiled\":%s,\"profiling_started\":%s,",
 		av == FK_JE_OK || av == FK_JE_NOTSTARTED ? "true" : "false",
 		av == FK_JE_OK ? "true" : "false");
@@ -87,10 +126,18 @@ static int settings_json(struct MHD_Connection *c, unsigned status)
 		fprintf(f, "\"active_seconds\":%.3f,", fk_now() - since);
 	else
 		fputs("\"active_seconds\":null,", f);
+	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_hook_sampled() ? "true" : "false");
 	fprintf(f, "\"dumps_served\":%lu", fk_hook_dumps());
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
 		json_str(f, why);
+	} else if (found && idle_allocator(idle, sizeof idle, &cp)) {
+		fputs(",\"problem\":", f);
+		json_str(f, idle);
+	}
+	if (note[0]) {
+		fputs(",\"warning\":", f);
+		json_str(f, note);
 	}
 	fputs("}\n", f);
 	if (fclose(f) != 0) {
@@ -133,7 +180,8 @@ static int route_settings(struct MHD_Connection *c, const char *method)
 	}
 	if (fk_je_set_active(on, lg, &err) < 0)
 		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-	fk_hook_note_active(on);
+	fk_hook_note_active(on, lg >= 0);
+	fk_state_save(on, lg);
 	return settings_json(c, MHD_HTTP_OK);
 }
 
@@ -148,22 +196,13 @@ static const char *host_for_msg(struct MHD_Connection *c)
 	return h;
 }
 
-/* 409 unless sampling is on; -1 when it is. */
-static int need_active(struct MHD_Connection *c)
+/* 409 with FK_HOOK_NOTHING_SAMPLED and how to turn sampling on. */
+static int nothing_sampled(struct MHD_Connection *c)
 {
-	struct fk_err err;
-	int active;
-
-	fk_err_init(&err, NULL);
-	if (fk_je_get_active(&active, &err) < 0)
-		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-	if (!active)
-		return fk_http_error(c, MHD_HTTP_CONFLICT,
-				     "sampling is not active: turn it on with "
-				     "curl -X POST -H 'X-Flamekit: 1' "
-				     "'http://%s/internal/heap/settings?enabled=true', "
-				     "let the program run, then fetch again", host_for_msg(c));
-	return -1;
+	return fk_http_error(c, MHD_HTTP_CONFLICT,
+			     "%s: curl -X POST -H 'X-Flamekit: 1' "
+			     "'http://%s/internal/heap/settings?enabled=true'",
+			     FK_HOOK_NOTHING_SAMPLED, host_for_msg(c));
 }
 
 static int send_profile(struct MHD_Connection *c, int fmt, const struct fk_serve_opts *o)
@@ -171,8 +210,13 @@ static int send_profile(struct MHD_Connection *c, int fmt, const struct fk_serve
 	struct fk_reply r = { .status = MHD_HTTP_OK, .ctype = fk_fmt_ctype(fmt) };
 	struct fk_err err;
 
+	int rc;
+
 	fk_err_init(&err, NULL);
-	if (fk_hook_produce(fmt, o, &r.body, &r.len, &r.maplen, &err) < 0)
+	rc = fk_hook_produce(fmt, o, &r.body, &r.len, &r.maplen, &err);
+	if (rc > 0)
+		return nothing_sampled(c);
+	if (rc < 0)
 		return fk_http_error(c, err.code == FK_EUNSUPP ? MHD_HTTP_SERVICE_UNAVAILABLE
 				     : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
 	if (fmt == FK_OUT_PPROF)
@@ -206,7 +250,7 @@ static int route_heap(struct MHD_Connection *c)
 		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad inverted '%.40s': want true or false", s);
 	if (fk_serve_check(&o, &s) < 0)
 		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "%s", s);
-	if ((rc = unavailable(c)) != -1 || (rc = need_active(c)) != -1)
+	if ((rc = unavailable(c)) != -1)
 		return rc;
 	return send_profile(c, fmt, &o);
 }
@@ -271,10 +315,12 @@ static int route_pprof(struct fk_req *rq, struct MHD_Connection *c)
 	if (s && (fk_parse_u64(s, strlen(s), &secs) < 0 || secs > FK_HOOK_MAX_SECONDS))
 		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad seconds '%.40s': want 0 to %d",
 				     s, FK_HOOK_MAX_SECONDS);
-	if ((rc = unavailable(c)) != -1 || (rc = need_active(c)) != -1)
+	if ((rc = unavailable(c)) != -1)
 		return rc;
 	if (!s || secs == 0)
 		return send_profile(c, FK_OUT_PPROF, NULL);
+	if (!fk_hook_sampled())
+		return nothing_sampled(c);
 	d = calloc(1, sizeof *d);
 	if (!d)
 		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");

@@ -48,6 +48,13 @@ static struct fk_profile *load(const char *name)
 	fk_err_init(&err, p->source);
 	if (fk_fetch(name, &data, &len, &err) < 0)
 		fk_die_err(&err);
+	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b) {
+		/* /debug/pprof/heap and ?format=pprof serve pprof, not a dump. */
+		fk_err_set(&err, FK_EUNSUPP, 0, "this URL serves a pprof profile, not a raw "
+			   "dump: give the hook's base URL (http://HOST:PORT), from which "
+			   "jeprof-raw fetches /internal/heap?format=raw");
+		fk_die_err(&err);
+	}
 	fk_profile_own(p, data);
 	if (fk_profile_parse(p, data, len, &err) < 0)
 		fk_die_err(&err);

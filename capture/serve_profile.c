@@ -124,6 +124,14 @@ static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o
 	return rc;
 }
 
+/* Each thread symbolization starts for the hook stays out of the profiles
+ * it serves: sampling off before it allocates. */
+static void unsampled_thread(void *ctx)
+{
+	(void)ctx;
+	fk_je_thread_active(0, NULL);
+}
+
 /* Symbolizes p with the files its maps name (the live process's own) and
  * writes it in fmt. */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
@@ -133,7 +141,9 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	struct membuf m;
 	int rc;
 
-	if (fk_symbolize(p, NULL, err) < 0)
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread };
+
+	if (fk_symbolize(p, &so, err) < 0)
 		return -1;
 	switch (fmt) {
 	case FK_OUT_PPROF:

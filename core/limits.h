@@ -38,19 +38,8 @@
 /* Recursion over DWARF DIE trees. */
 #define FK_MAX_DIE_DEPTH    256
 
-/* Length of one symbol or file name we keep. */
+/* Length of one symbol or file name we keep (also of a demangled name). */
 #define FK_MAX_NAME         (64 * 1024)
-
-/* Rust v0 names (symbolize/rustsym.c): nesting of paths, types, consts and
- * back references in one name (real names nest a few dozen levels; a back
- * reference pointing into its own element only ends here); productions
- * visited for one name (back references let a short name print long text:
- * output is capped by FK_MAX_NAME, this caps names that revisit much and
- * print little); code points of one Punycode identifier (decoding is
- * quadratic; no Rust identifier comes near). */
-#define FK_MAX_RUST_DEPTH    256
-#define FK_MAX_RUST_STEPS    (1u << 20)
-#define FK_MAX_RUST_PUNYCODE 1024
 
 /* Sampling period: jemalloc's lg_prof_sample is at most 63. */
 #define FK_MAX_PERIOD_LG    63

@@ -1,16 +1,16 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
-SYM_SRC := addrset.c span.c modmap.c elfsym.c symname.c rustsym.c dwarfline.c ehframe.c \
-           debugfind.c allocframes.c zsect.c modpool.c symbolize.c
+SYM_SRC := addrset.c span.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c \
+           debugfind.c allocframes.c zsect.c modpool.c symfind.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a
 PROGS   += $(B)/symbolize
 
 # What a program linking libfksym.a adds to its link line (the hook too):
-# libdw/libelf, libstdc++ for __cxa_demangle, libdeflate for zsect.c, threads
-# for modpool.c.
-SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -lstdc++ \
+# libdw/libelf, libiberty (static, position-independent: libiberty-dev) for
+# the demanglers, libdeflate for zsect.c, threads for modpool.c.
+SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-dev) -liberty \
              $(call pkg,libdeflate,--libs,libdeflate-dev) -pthread
 SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev)
 
@@ -28,20 +28,21 @@ $(B)/test_symbolize.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
 $(B)/test_symbolize: $(B)/test_symbolize.o $(B)/libfksym.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
+# fk_symbolize_find_func on ELF files (tests/unit/test_symfind.c).
+UNIT += $(B)/test_symfind
+OBJS += $(B)/test_symfind.o
+$(B)/test_symfind.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
+$(B)/test_symfind: $(B)/test_symfind.o $(B)/libfksym.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
+
 # libFuzzer target for the symbolized-profile reader.
 FUZZ += fuzz_symprof
 $(B)/fuzz_symprof: $(B)/fuzz_symprof.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
 
-# Unit tests of the Rust demangler and the Rust rules (tests/unit/test_rustsym.c).
-UNIT += $(B)/test_rustsym
-OBJS += $(B)/test_rustsym.o
-$(B)/test_rustsym.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
-$(B)/test_rustsym: $(B)/test_rustsym.o $(B)/libfksym.a $(B)/libfkcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
-# libFuzzer target for the Rust demangler.
-FUZZ += fuzz_rustsym
-$(B)/fuzz_rustsym.o: CPPFLAGS += $(SYM_CFLAGS)
-$(B)/fuzz_rustsym: $(B)/fuzz_rustsym.o $(B)/rustsym.o
-	$(FUZZ_LINK)
+# libFuzzer target for symbol names and the demanglers.
+FUZZ += fuzz_symname
+$(B)/fuzz_symname.o: CPPFLAGS += $(SYM_CFLAGS)
+$(B)/fuzz_symname: $(B)/fuzz_symname.o $(B)/symname.o
+	$(FUZZ_LINK) -liberty

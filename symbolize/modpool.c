@@ -80,6 +80,7 @@ struct pool {
 	int round;
 	const struct fk_modaddr *addrs;
 	size_t naddrs;
+	const struct fk_symbolize_opts *o;
 	pthread_mutex_t lock;
 	size_t next;                   /* next job to take, under lock */
 };
@@ -136,6 +137,16 @@ static void *work(void *arg)
 	}
 }
 
+/* A thread of the pool: the caller's start hook runs before it allocates
+ * anything (the hook keeps its threads out of the profiles it serves). */
+static void *worker(void *arg)
+{
+	struct pool *pl = arg;
+	if (pl->o && pl->o->thread_start)
+		pl->o->thread_start(pl->o->thread_ctx);
+	return work(pl);
+}
+
 /* Heaviest first, then in the order listed. */
 static int cmp_job(const void *a, const void *b)
 {
@@ -157,7 +168,7 @@ static void run(struct pool *pl, size_t nthreads)
 	pthread_t tid[MAX_THREADS];
 	size_t started = 0;
 	for (size_t t = 1; t < nthreads; t++)
-		if (pthread_create(&tid[started], NULL, work, pl) == 0)
+		if (pthread_create(&tid[started], NULL, worker, pl) == 0)
 			started++;
 	work(pl);
 	for (size_t t = 0; t < started; t++)
@@ -205,10 +216,12 @@ static size_t dwarf_bytes(const struct fk_smod *m)
 	return n;
 }
 
-int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs)
+int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs,
+		       const struct fk_symbolize_opts *o)
 {
 	struct pool pl;
 	memset(&pl, 0, sizeof pl);
+	pl.o = o;
 	pl.addrs = addrs;
 	pl.naddrs = naddrs;
 	size_t cap = 0;

@@ -212,7 +212,7 @@ static int prepare(struct run *r)
 		if (m && m->state == 1 && fk_modmap_addr(m, off, &v[n].addr) == 0)
 			v[n++].mod = m;
 	}
-	int rc = fk_modpool_prepare(v, n);
+	int rc = fk_modpool_prepare(v, n, r->o);
 	free(v);
 	return rc == 0 ? 0 : nomem(r);
 }

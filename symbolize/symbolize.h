@@ -7,6 +7,7 @@
 #define FK_SYMBOLIZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 #include "profile.h"
@@ -24,6 +25,10 @@ struct fk_symbolize_opts {
 	int keep_allocator_frames;     /* keep jemalloc's and malloc's frames */
 	fk_symbolize_warn_fn *warn;    /* NULL: warnings are dropped */
 	void *warn_ctx;
+	/* Called first on every thread symbolization starts, before that
+	 * thread allocates (NULL: none): the hook turns sampling off there. */
+	void (*thread_start)(void *ctx);
+	void *thread_ctx;
 };
 
 /* Resolves every address of p's stacks. Fills p->syms (keys per
@@ -37,5 +42,22 @@ struct fk_symbolize_opts {
  * Returns 0, or -1 with err (out of memory only). o may be NULL. */
 int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 		 struct fk_err *err);
+
+/* Where fk_symbolize_find_func found a function. */
+struct fk_symfind {
+	uint64_t vaddr;                /* its ELF virtual address (st_value) */
+	const char *table;             /* ".symtab", ".dynsym", ".gnu_debugdata"
+					  or "debug file" (static strings) */
+	char debug_file[256];          /* the debug file libdwfl used, or "" */
+};
+
+/* Looks names[0..n) up as defined functions in the ELF file path: its
+ * .symtab, else its .dynsym and .gnu_debugdata, else a debug file found by
+ * build-id or .gnu_debuglink under /usr/lib/debug. Only a regular file is
+ * opened. Returns the index in names of the first name found (names are
+ * tried in their order) with *out filled, -1 when none is defined, or -2
+ * with err when the file cannot be read. */
+int fk_symbolize_find_func(const char *path, const char *const *names, size_t n,
+			   struct fk_symfind *out, struct fk_err *err);
 
 #endif

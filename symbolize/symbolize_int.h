@@ -83,19 +83,11 @@ size_t fk_symname_syslen(const char *raw, size_t len);
 size_t fk_symname_baselen(const char *raw, size_t len);
 
 /* Demangles the Rust (v0 or legacy) or C++ (Itanium ABI) name raw[0..len)
- * into a malloc'd string; NULL when raw is not mangled or demangling fails. */
+ * with libiberty into a malloc'd string: Rust names in rustc-demangle's
+ * alternate form (no hash, no crate disambiguators), C++ names with their
+ * parameters. NULL when raw is not mangled, demangling fails, or the name
+ * would pass FK_MAX_NAME bytes (or out of memory). */
 char *fk_symname_demangle(const char *raw, size_t len);
-
-/* ---- rustsym.c: Rust symbol names ---- */
-
-/* Demangles the Rust name raw[0..len), v0 ("_R...") or legacy ("_ZN...E"
- * ending in a "h" + 16 hex digits hash element), into a malloc'd string in
- * rustc-demangle's alternate form: no hash, crate disambiguators or
- * instantiating crate ("<alloc::alloc::Global as
- * core::alloc::Allocator>::allocate", "alloc::vec::Vec<T,A>::push"). NULL
- * when raw is not a Rust name, is malformed, or its display would pass
- * FK_MAX_NAME bytes (or out of memory). Reads nothing past len. */
-char *fk_symname_rust(const char *raw, size_t len);
 
 /* Length of the mangled part of a legacy Rust name, through the "E" after
  * its hash element (what follows is a suffix such as ".llvm.123"), or 0
@@ -289,7 +281,10 @@ int fk_smod_load_funcs(struct fk_smod *m);
 /* Builds, on up to as many threads as CPUs (at most 4), everything that
  * resolving the addresses will need of their modules: DWARF index, unit
  * tables, symbol table, unwind table; each module on one thread. Touches
- * nothing but the modules. 0, or -1 when out of memory (nothing done). */
-int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs);
+ * nothing but the modules; each thread it starts first calls
+ * o->thread_start (o may be NULL). 0, or -1 when out of memory (nothing
+ * done). */
+int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs,
+		       const struct fk_symbolize_opts *o);
 
 #endif

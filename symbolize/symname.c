@@ -1,16 +1,17 @@
 /* Symbol names as ELF symbol tables hold them, turned into the names people
  * compare and merge: version suffixes (GNU symbol versioning) and compiler
- * clone suffixes removed, Rust (rustsym.c) and Itanium C++ ABI names
- * demangled. */
+ * clone suffixes removed, Rust (v0 and legacy) and Itanium C++ ABI names
+ * demangled by libiberty, the demangler of binutils and gdb: its callback
+ * forms neither allocate nor exit, and need no libstdc++ in the processes
+ * the hook is preloaded into. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize_int.h"
+#include <libiberty/demangle.h>
 
-/* libstdc++'s demangler (the Itanium C++ ABI's __cxa_demangle); declared
- * here because its header is C++ only. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
+#include "limits.h"
+#include "symbolize_int.h"
 
 size_t fk_symname_syslen(const char *raw, size_t len)
 {
@@ -57,27 +58,113 @@ size_t fk_symname_baselen(const char *raw, size_t len)
 	return len;
 }
 
+/* Whether s[0..n) is "h" and 16 hex digits: the hash element that ends a
+ * legacy Rust name. */
+static int is_rust_hash(const char *s, size_t n)
+{
+	if (n != 17 || s[0] != 'h')
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+size_t fk_symname_rust_legacylen(const char *raw, size_t len)
+{
+	/* _ZN, then <decimal length><bytes> elements, then E. */
+	size_t i = 3, last = 0, lastlen = 0;
+
+	if (len < 4 || memcmp(raw, "_ZN", 3) != 0)
+		return 0;
+	while (i < len && raw[i] != 'E') {
+		size_t n = 0;
+
+		if (!isdigit((unsigned char)raw[i]) || raw[i] == '0')
+			return 0;
+		while (i < len && isdigit((unsigned char)raw[i])) {
+			n = n * 10 + (size_t)(raw[i] - '0');
+			if (n > len)
+				return 0;
+			i++;
+		}
+		if (n > len - i)
+			return 0;
+		last = i;
+		lastlen = n;
+		i += n;
+	}
+	if (i >= len || !is_rust_hash(raw + last, lastlen))
+		return 0;
+	return i + 1;
+}
+
+/* The demangler's output, gathered up to FK_MAX_NAME bytes. */
+struct dem {
+	char *buf;
+	size_t len, cap;
+	int failed;
+};
+
+static void gather(const char *s, size_t n, void *opaque)
+{
+	struct dem *d = opaque;
+
+	if (d->failed)
+		return;
+	if (n > FK_MAX_NAME - d->len) {
+		d->failed = 1;
+		return;
+	}
+	if (d->len + n + 1 > d->cap) {
+		size_t nc = d->cap ? d->cap : 256;
+		char *nb;
+
+		while (nc < d->len + n + 1)
+			nc *= 2;
+		nb = realloc(d->buf, nc);
+		if (!nb) {
+			d->failed = 1;
+			return;
+		}
+		d->buf = nb;
+		d->cap = nc;
+	}
+	memcpy(d->buf + d->len, s, n);
+	d->len += n;
+	d->buf[d->len] = '\0';
+}
+
 char *fk_symname_demangle(const char *raw, size_t len)
 {
-	/* Rust first: its legacy names are valid Itanium names too, which
-	 * __cxa_demangle shows with their hash and "$LT$"-style escapes. */
-	char *rust = fk_symname_rust(raw, len);
-	if (rust)
-		return rust;
-	/* Itanium names start with _Z; some toolchains add an underscore. */
-	if (len < 3 || !(memcmp(raw, "_Z", 2) == 0 || memcmp(raw, "__Z", 3) == 0))
+	struct dem d = { 0 };
+	char *tmp;
+	int ok;
+
+	/* Rust names start with _R (v0) or _ZN (legacy, which are also valid
+	 * Itanium names: Rust first, so the hash is dropped); C++ with _Z,
+	 * which some toolchains prefix with an underscore. */
+	if (len < 3 || !(memcmp(raw, "_R", 2) == 0 || memcmp(raw, "_Z", 2) == 0 ||
+			 memcmp(raw, "__Z", 3) == 0 || memcmp(raw, "__R", 3) == 0))
 		return NULL;
-	char *tmp = malloc(len + 1);
+	tmp = malloc(len + 1);
 	if (!tmp)
 		return NULL;
 	memcpy(tmp, raw, len);
 	tmp[len] = '\0';
-	int status = -1;
-	char *out = __cxa_demangle(tmp[1] == '_' ? tmp + 1 : tmp, NULL, NULL, &status);
+	const char *m = tmp[1] == '_' ? tmp + 1 : tmp;
+	ok = rust_demangle_callback(m, DMGL_PARAMS | DMGL_ANSI, gather, &d) && !d.failed;
+	if (!ok) {
+		free(d.buf);
+		memset(&d, 0, sizeof d);
+		ok = m[1] == 'Z' &&
+		     cplus_demangle_v3_callback(m, DMGL_PARAMS | DMGL_ANSI, gather, &d) &&
+		     !d.failed;
+	}
 	free(tmp);
-	if (status != 0) {
-		free(out);
+	if (!ok || !d.buf || d.len == 0) {
+		free(d.buf);
 		return NULL;
 	}
-	return out;
+	return d.buf;
 }

@@ -77,6 +77,10 @@ is "empty format is 400" "$(code)" 400
 check "jeprof-raw URL fetches a dump" grep -q "^heap_v2/4096" "$T/fetched"
 "$B/jeprof-raw" "http://localhost:$port/internal/heap?format=raw" >"$T/fetched2" 2>>"$T/jr.err"
 check "jeprof-raw with an explicit path and a host name" grep -q '^MAPPED_LIBRARIES:' "$T/fetched2"
+"$B/jeprof-raw" "$U/debug/pprof/heap" >"$T/fetched3" 2>"$T/jr3.err"; st=$?
+is "jeprof-raw on the pprof endpoint exits 1" "$st" 1
+like "and points to the base URL" "$(cat "$T/jr3.err")" 'serves a pprof profile, not a raw dump: give the hook.s base URL'
+check "and writes nothing" [ ! -s "$T/fetched3" ]
 "$B/jeprof-raw" "$U/internal/heap?format=bogus" >/dev/null 2>"$T/jr.err"; st=$?
 is "jeprof-raw on an error status exits 1" "$st" 1
 like "jeprof-raw says the server's sentence" "$(cat "$T/jr.err")" "HTTP 400: unknown format 'bogus'"
@@ -90,8 +94,26 @@ like "disable answers enabled false" "$s" '"enabled":false'
 s=$(cu "$U/internal/heap/settings")
 like "settings says false after disable" "$s" '"enabled":false'
 like "no activation time once disabled" "$s" '"active_seconds":null'
-cu "$U/internal/heap?format=raw" >/dev/null
-is "heap after disable is 409" "$(code)" 409
+# Stop, then look: what was sampled stays served, and stops growing.
+cu "$U/internal/heap?format=raw" >"$T/off1"
+is "heap after disable is 200 (stop, then look)" "$(code)" 200
+check "heap after disable still holds the samples" grep -q '^@ 0x' "$T/off1"
+host_cmd "grow 100" '^grown 3[0-9][0-9]'
+cu "$U/internal/heap?format=raw" >"$T/off2"
+"$B/jeprof-raw" --stats "$T/off1" >/dev/null 2>"$T/st1"
+"$B/jeprof-raw" --stats "$T/off2" >/dev/null 2>"$T/st2"
+is "nothing sampled after disable: the heap stops growing" \
+	"$(awk '/^bytes:/ { print $2 }' "$T/st2")" "$(awk '/^bytes:/ { print $2 }' "$T/st1")"
+cu "$U/debug/pprof/heap" >/dev/null
+is "/debug/pprof/heap after disable is 200" "$(code)" 200
+"$B/jeprof-raw" "$U" >"$T/off3" 2>/dev/null
+check "jeprof-raw URL after disable fetches the dump" grep -q '^@ 0x' "$T/off3"
+s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?lg_sample=19")
+like "a reset while off keeps sampling off" "$s" '"enabled":false'
+like "a reset forgets what was sampled" "$s" '"sampled":false'
+b=$(cu "$U/internal/heap?format=raw")
+is "after a reset while off, nothing is sampled: 409" "$(code)" 409
+like "409 says nothing was sampled" "$b" 'nothing has been sampled since the program started or since the last reset'
 
 cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=maybe" >/dev/null
 is "bad enabled value is 400" "$(code)" 400
@@ -128,7 +150,7 @@ like "and was told why" "$(cat "$T/late")" 'server is stopping'
 
 nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ { print $3 }' | sed 's/@.*//' | sort >"$T/syms"
 is "the library exports only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")" \
-	"fk_hook_dump fk_hook_set_active fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
+	"fk_hook_dump fk_hook_set_active fk_hook_set_mallctl fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
 like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib -lflamekit-hook *$'
 check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
 
@@ -143,6 +165,7 @@ host_cmd "grow 20" '^grown 20'
 "$B/jeprof-raw" "unix:$sock" >"$T/ufetched" 2>"$T/ujr.err"
 check "jeprof-raw unix:PATH fetches a dump" grep -q '^MAPPED_LIBRARIES:' "$T/ufetched"
 check "host exits cleanly (unix)" stop_host
+check "the unix socket file is removed at exit" [ ! -e "$sock" ]
 "$B/jeprof-raw" "unix:$sock" >/dev/null 2>"$T/ujr.err"; st=$?
 is "jeprof-raw on a dead socket exits 1" "$st" 1
 like "and says why" "$(cat "$T/ujr.err")" "unix:$sock: cannot connect"

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jemalloc/jemalloc.h>
+
 #include "flamekit_hook.h"
 
 static void *blocks[256];
@@ -52,6 +54,10 @@ int main(int argc, char **argv)
 	status("before");
 	rc = fk_hook_dump(1, "raw", err, sizeof err);
 	printf("dump_inactive %d %s\n", rc, err);
+	rc = fk_hook_set_mallctl(NULL, err, sizeof err);
+	printf("set_mallctl_null %d %s\n", rc, err);
+	rc = fk_hook_set_mallctl(mallctl, err, sizeof err);
+	printf("set_mallctl %d %s\n", rc, rc ? err : "");
 	rc = fk_hook_set_active(1, 12, err, sizeof err);
 	printf("activate %d %s\n", rc, rc ? err : "");
 	for (int i = 0; i < 256; i++)
@@ -69,6 +75,10 @@ int main(int argc, char **argv)
 	rc = fk_hook_set_active(0, -1, err, sizeof err);
 	printf("deactivate %d\n", rc);
 	status("after");
+	fd = open("/dev/null", O_WRONLY);
+	rc = fk_hook_dump(fd, "pprof", err, sizeof err);
+	printf("dump_after_off %d %s\n", rc, rc ? err : "");
+	close(fd);
 	fk_hook_stop();
 	status("stopped");
 	for (int i = 0; i < 256; i++)

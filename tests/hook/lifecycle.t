@@ -24,7 +24,9 @@ s=$(cu "$U/internal/heap/settings")
 like "no jemalloc: settings says so" "$s" '"jemalloc":false.*"problem":"jemalloc not found'
 b=$(cu "$U/internal/heap")
 is "no jemalloc: heap is 503" "$(code)" 503
-like "no jemalloc: the 503 says to preload libjemalloc" "$b" 'LD_PRELOAD="libjemalloc.so.2 libflamekit-hook.so"'
+like "no jemalloc: the 503 says to preload libjemalloc" "$b" 'LD_PRELOAD="libflamekit-hook.so libjemalloc.so.2"'
+like "no jemalloc: the 503 says where it looked" "$b" 'exported symbols or in the symbol tables of its executable and libraries'
+
 cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=true" >/dev/null
 is "no jemalloc: enabling is 503" "$(code)" 503
 check "no jemalloc: host unharmed" host_cmd "grow 10" '^grown 10'
@@ -142,7 +144,9 @@ is "a second fk_hook_start fails" "$(a start_again)" "-1"
 is "linked: the library's malloc_conf started profiling" "$(a before.started)" 1
 is "inactive at start" "$(a before.active)" 0
 is "serving" "$(a before.serving)" 1
-like "dump while inactive fails" "$(a dump_inactive)" '^-1 sampling is not active'
+like "dump before anything was sampled fails" "$(a dump_inactive)" '^-1 nothing has been sampled since the program started'
+is "fk_hook_set_mallctl(NULL) fails" "$(a set_mallctl_null)" "-1 no mallctl function given"
+is "fk_hook_set_mallctl(mallctl)" "$(a set_mallctl)" 0
 is "fk_hook_set_active(1, 12)" "$(a activate)" 0
 is "active" "$(a active.active)" 1
 is "lg_sample 12" "$(a active.lg_sample)" 12
@@ -155,5 +159,6 @@ check "the API's dump names api_site_alloc" grep -q 'api_site_alloc' "$T/apif"
 rm -f "$rm_later"
 is "one dump counted" "$(a after.dumps)" 1
 is "deactivated" "$(a after.active)" 0
+is "fk_hook_dump after deactivating serves what was sampled" "$(a dump_after_off)" 0
 is "fk_hook_stop stops serving" "$(a stopped.serving)" 0
 check "API program: nothing on stderr" [ ! -s "$T/api.err" ]

@@ -87,8 +87,9 @@ is "unknown format is 400" "$(code)" 400
 s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false")
 like "disable answers false" "$s" '"enabled":false'
 like "settings says false" "$(cu "$U/internal/heap/settings")" '"enabled":false'
-cu "$U/internal/heap" >/dev/null
-is "pprof after disabling is 409" "$(code)" 409
+cu "$U/internal/heap" >"$T/off.pb.gz"
+is "pprof after disabling is 200 (stop, then look)" "$(code)" 200
+check "and names the site" sh -c "go tool pprof -top '$T/off.pb.gz' 2>/dev/null | grep -q '$SITE'"
 
 echo quit >&3
 exec 3>&-

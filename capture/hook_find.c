@@ -1,0 +1,156 @@
+/* Finding every jemalloc in the process: its mallctl among the exported
+ * symbols (dlsym), then in the ELF symbol tables of each loaded object, the
+ * executable first (a static jemalloc, prefixed `_rjem_` by Rust's
+ * jemalloc-sys or not, exports nothing), including .gnu_debugdata and
+ * build-id debug files (symbolize/symfind.c reads them). Each address found
+ * is checked to lie in an executable segment of its object at the load
+ * bias dl_iterate_phdr gives. */
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hook_int.h"
+#include "symbolize.h"
+
+/* A loaded object, copied out of dl_iterate_phdr (no work is done under
+ * the loader's lock). */
+struct obj {
+	char path[512];
+	uintptr_t bias;
+	const ElfW(Phdr) *phdr;
+	size_t nphdr;
+	int is_exe;
+};
+
+struct objs {
+	struct obj *v;
+	size_t n, cap;
+	uintptr_t self;            /* an address in this library */
+};
+
+static int in_exec_segment(const struct obj *o, uintptr_t addr)
+{
+	for (size_t i = 0; i < o->nphdr; i++) {
+		const ElfW(Phdr) *ph = &o->phdr[i];
+		uintptr_t lo = o->bias + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && addr >= lo &&
+		    addr - lo < ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static int collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct objs *os = arg;
+	struct obj o;
+
+	(void)size;
+	memset(&o, 0, sizeof o);
+	o.bias = info->dlpi_addr;
+	o.phdr = info->dlpi_phdr;
+	o.nphdr = info->dlpi_phnum;
+	if (os->n == 0 && (!info->dlpi_name || !info->dlpi_name[0])) {
+		o.is_exe = 1;
+		snprintf(o.path, sizeof o.path, "/proc/self/exe");
+	} else if (info->dlpi_name && info->dlpi_name[0] == '/') {
+		snprintf(o.path, sizeof o.path, "%s", info->dlpi_name);
+	} else {
+		return 0;              /* the vDSO: no file */
+	}
+	if (in_exec_segment(&o, os->self))
+		return 0;              /* this library: it holds no jemalloc */
+	if (os->n == os->cap) {
+		size_t nc = os->cap ? os->cap * 2 : 32;
+		struct obj *nv = realloc(os->v, nc * sizeof *nv);
+
+		if (!nv)
+			return 1;
+		os->v = nv;
+		os->cap = nc;
+	}
+	os->v[os->n++] = o;
+	return 0;
+}
+
+/* Adds a copy unless its function is known already (the first way it was
+ * found is kept: exported before .symtab). */
+static size_t add(struct fk_je_copy *out, size_t n, size_t max, fk_mallctl_fn fn,
+		  const char *sym, const char *module, const char *source, int in_exe)
+{
+	for (size_t i = 0; i < n; i++)
+		if (out[i].ctl == fn)
+			return n;
+	if (n == max)
+		return n;
+	memset(&out[n], 0, sizeof out[n]);
+	out[n].ctl = fn;
+	snprintf(out[n].symbol, sizeof out[n].symbol, "%s", sym);
+	snprintf(out[n].module, sizeof out[n].module, "%s", module);
+	out[n].source = source;
+	out[n].in_exe = in_exe;
+	return n + 1;
+}
+
+/* The executable's path as users know it (the link /proc/self/exe names). */
+static void exe_name(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n <= 0)
+		snprintf(buf, size, "the executable");
+	else
+		buf[n] = '\0';
+}
+
+size_t fk_find_jemalloc(const char *const *names, size_t nnames,
+			struct fk_je_copy *out, size_t max)
+{
+	struct objs os;
+	size_t n = 0;
+	char exe[512];
+	Dl_info di;
+
+	exe_name(exe, sizeof exe);
+	memset(&os, 0, sizeof os);
+	os.self = (uintptr_t)(void *)fk_find_jemalloc;
+	dl_iterate_phdr(collect, &os);
+	for (size_t i = 0; i < nnames; i++) {
+		void *p = dlsym(RTLD_DEFAULT, names[i]);
+		const char *mod = "?";
+		int is_exe = 0;
+
+		if (!p)
+			continue;
+		if (dladdr(p, &di) && di.dli_fname && di.dli_fname[0])
+			mod = di.dli_fname;
+		for (size_t k = 0; k < os.n; k++)
+			if (os.v[k].is_exe && in_exec_segment(&os.v[k], (uintptr_t)p))
+				is_exe = 1;
+		n = add(out, n, max, (fk_mallctl_fn)(uintptr_t)p, names[i],
+			is_exe ? exe : mod, "dynamic", is_exe);
+	}
+	for (size_t k = 0; k < os.n; k++) {
+		struct fk_symfind f;
+		struct fk_err err;
+		const struct obj *o = &os.v[k];
+		int which;
+
+		fk_err_init(&err, NULL);
+		which = fk_symbolize_find_func(o->path, names, nnames, &f, &err);
+		if (which < 0)
+			continue;
+		uintptr_t addr = o->bias + (uintptr_t)f.vaddr;
+		if (!in_exec_segment(o, addr))
+			continue;
+		n = add(out, n, max, (fk_mallctl_fn)addr, names[which],
+			o->is_exe ? exe : o->path, f.table, o->is_exe);
+	}
+	free(os.v);
+	return n;
+}
