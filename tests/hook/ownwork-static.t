@@ -6,7 +6,8 @@
 # objects) has a frame of the project's code or of the libraries it runs:
 # checked by address against the dump's own maps and by name. On
 # fk-jestatic (static jemalloc, which also serves the hook's mallocs),
-# fk-rjem (Rust, _rjem_ jemalloc) and hook-alloc-prog (libjemalloc.so.2).
+# fk-rjem (Rust, _rjem_ jemalloc) and hook-alloc-prog (libjemalloc.so.2;
+# ownwork.t checks it by name, this by address too).
 . "$(dirname "$0")/hooklib.sh"
 WAIT_TENTHS=300
 trap '' PIPE
