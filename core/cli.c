@@ -149,6 +149,13 @@ struct fk_profile *fk_cli_load(const char *path)
 	return p;
 }
 
+void fk_cli_note_unsymbolized(const struct fk_profile *p)
+{
+	if (!p->symbolized && p->nstacks > 0)
+		fk_warn("%s: not symbolized: frames are named module+offset; "
+			"run symbolize on it first for function names", p->source);
+}
+
 void fk_cli_open_out(struct fk_out *out, const char *path)
 {
 	struct fk_err err;

@@ -42,6 +42,10 @@ struct fk_profile;
  * The caller frees the result with fk_profile_free. */
 struct fk_profile *fk_cli_load(const char *path);
 
+/* For tools that name frames: one line on stderr when p is a raw,
+ * unsymbolized profile, saying that symbolize gives names. */
+void fk_cli_note_unsymbolized(const struct fk_profile *p);
+
 /* Opens the all-or-nothing output (io.h) for path (NULL or "-" = stdout);
  * exits 1 on failure. */
 void fk_cli_open_out(struct fk_out *out, const char *path);

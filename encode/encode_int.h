@@ -57,14 +57,6 @@ int fk_u64map_put(struct fk_u64map *m, uint64_t key, uint32_t val);
  * memory (the table is unchanged and still usable). */
 int fk_u64map_reserve(struct fk_u64map *m, size_t n);
 
-/* ---- buildid.c: the GNU build-id of an ELF file ---- */
-
-/* Writes into hex (size bytes) the lowercase hex build-id of the ELF file
- * at path, when that file is still the one with inode number inode (the
- * maps line's). Returns 0, or -1 when the file cannot be read, is another
- * file, is not a 64-bit little-endian ELF file, or has no build-id. */
-int fk_enc_read_build_id(const char *path, uint64_t inode, char *hex, size_t size);
-
 /* ---- foldacc.c: folded lines, merged, sorted, written at once ---- */
 
 struct fk_foldacc;

@@ -400,23 +400,14 @@ static int add_stacks(struct enc *e)
 	return 0;
 }
 
-/* The build-id of mapping m: as symbolize recorded it (a symbolized profile
- * is the authority: symbolize may have read other files, under a sysroot);
- * for a raw profile, read from the file when it is still the mapped one
- * (same inode), unless told not to. */
+/* The build-id of mapping m as symbolize recorded it: the files it read
+ * are the authority (under a sysroot, too). A raw profile carries none, so
+ * its pprof depends only on the profile, not on the machine encoding it. */
 static const char *build_id(struct enc *e, const struct fk_mapping *m)
 {
-	const char *id;
-	char hex[2 * 64 + 1];
-
 	if (m->kind != FK_MAP_FILE)
 		return NULL;
-	id = fk_profile_build_id(e->p, m->path);
-	if (id || e->p->symbolized || e->o->no_file_build_ids || m->deleted || !m->inode)
-		return id;
-	if (fk_enc_read_build_id(m->path, m->inode, hex, sizeof hex) < 0)
-		return NULL;
-	return fk_arena_strndup(e->a, hex, strlen(hex));
+	return fk_profile_build_id(e->p, m->path);
 }
 
 /* Chooses the Mapping list: every executable file mapping and every mapping

@@ -15,7 +15,6 @@ struct fk_pprof_opts {
 	int64_t time_nanos;            /* Profile.time_nanos; 0 leaves it unset */
 	const char *source;            /* input name for the comment; NULL = p->source */
 	int level;                     /* gzip level 1..9; 0 = 6, or 3 past 4 MiB */
-	int no_file_build_ids;         /* never read build-ids from mapped files */
 };
 
 /* Encodes p (raw or symbolized, as read by fk_profile_parse) into a new

@@ -70,6 +70,7 @@ int main(int argc, char **argv)
 	fk_cli_open_out(&out, outpath);
 	fk_err_init(&err, p->source);
 	fk_cli_commit_out(&out, fk_pprof_write(p, &po, out.fp, &err), &err);
+	fk_cli_note_unsymbolized(p);
 	fk_profile_free(p);
 	return 0;
 }

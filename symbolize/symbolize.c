@@ -43,7 +43,8 @@ static const char *intern(struct run *r, const char *s, size_t n)
 	return fk_strtab_intern(r->p->strs, s, n);
 }
 
-/* A one-frame placeholder "base+0xOFF". */
+/* A one-frame placeholder "base+0xADDR": the ELF virtual address in a
+ * module that was read, else the file offset. */
 static int placeholder(struct run *r, struct res *out, const char *base,
 		       uint64_t off)
 {
@@ -255,10 +256,11 @@ static int resolve_file(struct run *r, const struct fk_mapping *mp,
 		return 0;
 	}
 	/* In no symbol: name the function by its unwind-table start, so
-	 * stacks still merge per function, never by a neighbour's name. */
+	 * stacks still merge per function, never by a neighbour's name; at
+	 * its ELF virtual address, the one addr2line, gdb and objdump take. */
 	if (fk_ehframe_func_start(m->mod, &m->cfi, addr, &start) == 0)
-		fk_modmap_fileoff(m, start, &off);
-	return placeholder(r, out, m->base, off);
+		addr = start;
+	return placeholder(r, out, m->base, addr - m->bias);
 }
 
 static int resolve(struct run *r, uint64_t raddr, struct res *out)

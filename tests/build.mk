@@ -1,10 +1,14 @@
 # tests/: unit tests are linked by the fragment of the folder they test
 # (UNIT += build/test_x); this runs them all with the golden and peer tests.
 UNIT ?=
-.PHONY: check units
+.PHONY: check check-fast units
 units: $(UNIT)
 check: all units
 	@B=$(B) tests/run-all
+# Unit tests and goldens only (well under a minute): the tier to run while
+# editing; `make check` adds the peer, pipeline, browser and hook scripts.
+check-fast: all units
+	@FK_FAST=1 B=$(B) tests/run-all
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built by clang in build/fuzz with
 # ASan and UBSan. A folder's fragment adds `FUZZ += fuzz_x` and a link rule

@@ -262,26 +262,6 @@ static void test_decode_checks(void)
 	T_OK(fk_pprof_read("", 0, &pp, &err) < 0, "empty input refused");
 }
 
-static void test_build_id(void)
-{
-	struct stat st;
-	char hex[129];
-
-	if (stat("/proc/self/exe", &st) < 0) {
-		T_OK(0, "stat /proc/self/exe");
-		return;
-	}
-	T_OK(fk_enc_read_build_id("/proc/self/exe", st.st_ino, hex, sizeof hex) == 0 &&
-	     strlen(hex) == 40 && strspn(hex, "0123456789abcdef") == 40,
-	     "build-id of this test program read (%s)", hex);
-	T_OK(fk_enc_read_build_id("/proc/self/exe", st.st_ino + 1, hex, sizeof hex) < 0,
-	     "another inode: not the mapped file, no build-id");
-	T_OK(stat("tests/unit/t.h", &st) == 0 &&
-	     fk_enc_read_build_id("tests/unit/t.h", st.st_ino, hex, sizeof hex) < 0,
-	     "not an ELF file: no build-id");
-	T_OK(fk_enc_read_build_id("/no/such/file", 1, hex, sizeof hex) < 0, "missing file");
-}
-
 int main(void)
 {
 	test_gzip();
@@ -289,6 +269,5 @@ int main(void)
 	test_rounding();
 	test_encode();
 	test_decode_checks();
-	test_build_id();
 	return T_DONE();
 }

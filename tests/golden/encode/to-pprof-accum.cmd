@@ -1,1 +1,2 @@
-t=$(mktemp) && to-pprof fixtures/good/accum.prof >$t && go tool pprof -symbolize=none -raw $t 2>&1; rm -f $t
+to-pprof fixtures/good/accum.prof >"$T/p.pb.gz"
+go tool pprof -symbolize=none -raw "$T/p.pb.gz" 2>&1

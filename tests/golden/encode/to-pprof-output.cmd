@@ -1,1 +1,2 @@
-to-pprof -o /tmp/fk-golden-to-pprof.pb.gz fixtures/good/tiny.prof && from-pprof /tmp/fk-golden-to-pprof.pb.gz; rm -f /tmp/fk-golden-to-pprof.pb.gz
+to-pprof -o "$T/out.pb.gz" fixtures/good/tiny.prof
+from-pprof "$T/out.pb.gz"

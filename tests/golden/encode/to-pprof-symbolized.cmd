@@ -1,1 +1,2 @@
-t=$(mktemp) && symbolize --sysroot fixtures/sysroot fixtures/dumps/fk-inline.prof 2>/dev/null | to-pprof >$t && go tool pprof -raw $t 2>&1; rm -f $t
+symbolize --sysroot fixtures/sysroot fixtures/dumps/fk-inline.prof 2>/dev/null | to-pprof >"$T/p.pb.gz"
+go tool pprof -raw "$T/p.pb.gz" 2>&1

@@ -1,1 +1,2 @@
-t=$(mktemp) && to-pprof --threads fixtures/dumps/fk-threads.prof >$t && go tool pprof -symbolize=none -raw $t 2>&1 | sed -n "/^Samples/,/^Locations/p"; rm -f $t
+to-pprof --threads fixtures/dumps/fk-threads.prof >"$T/p.pb.gz"
+go tool pprof -symbolize=none -raw "$T/p.pb.gz" 2>&1 | sed -n "/^Samples/,/^Locations/p"

@@ -1,1 +1,2 @@
-t=$(mktemp) && to-pprof --time 1700000000000000000 fixtures/good/tiny.prof >$t && TZ=UTC go tool pprof -symbolize=none -top $t 2>&1 | sed -n 1,5p; rm -f $t
+to-pprof --time 1700000000000000000 fixtures/good/tiny.prof >"$T/p.pb.gz"
+TZ=UTC go tool pprof -symbolize=none -top "$T/p.pb.gz" 2>&1 | sed -n 1,5p

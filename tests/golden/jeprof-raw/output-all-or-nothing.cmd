@@ -1,1 +1,6 @@
-d=$(mktemp -d); jeprof-raw -o $d/out.prof fixtures/bad/dump-crlf.prof; ls $d; jeprof-raw -o $d/out.prof fixtures/good/tiny.prof && ls $d && cmp $d/out.prof fixtures/good/tiny.prof; rm -rf $d
+# A rejected input leaves no output file; a good one is written whole.
+if jeprof-raw -o "$T/out.prof" fixtures/bad/dump-crlf.prof; then exit 3; fi
+ls "$T"
+jeprof-raw -o "$T/out.prof" fixtures/good/tiny.prof
+ls "$T"
+cmp "$T/out.prof" fixtures/good/tiny.prof

@@ -1,1 +1,2 @@
-d=$(mktemp -d) && cp fixtures/debug/fk-stripped.debug "$d/" && symbolize --sysroot fixtures/sysroot --debug-dir "$d" fixtures/dumps/fk-stripped.prof 2>/dev/null | grep "^=sym"; st=$?; rm -rf "$d"; exit $st
+cp fixtures/debug/fk-stripped.debug "$T/"
+symbolize --sysroot fixtures/sysroot --debug-dir "$T" fixtures/dumps/fk-stripped.prof 2>/dev/null | grep "^=sym"
