@@ -75,6 +75,10 @@ works() {
 	is "$name: not enabled at start" "$(jfield "$s" enabled)" false
 	is "$name: no problem" "$(jfield "$s" problem)" null
 
+	b=$(cu "$U/internal/heap?format=raw")
+	is "$name: nothing sampled since start: 409" "$(code)" 409
+	like "$name: and the 409 says so" "$b" 'nothing has been sampled'
+
 	# 1. enable, then samples are collected.
 	s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=true&lg_sample=14")
 	is "$name: POST enabled=true is 200" "$(code)" 200
@@ -130,6 +134,12 @@ works() {
 	is "$name: settings says not enabled" "$(jfield "$s" enabled)" false
 	is "$name: settings keeps lg_sample 14" "$(jfield "$s" lg_sample)" 14
 	like "$name: dumps are counted" "$(jfield "$s" dumps_served)" '^([5-9]|[1-9][0-9]+)$'
+	# A reset (lg_sample) while disabled empties the profile: 409 again.
+	cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?lg_sample=15" >/dev/null
+	is "$name: reset while disabled is 200" "$(code)" 200
+	b=$(cu "$U/internal/heap?format=raw")
+	is "$name: nothing sampled since the reset: 409" "$(code)" 409
+	like "$name: and the 409 says so" "$b" 'nothing has been sampled'
 	check "$name: exits cleanly" stop_host
 }
 
@@ -195,6 +205,32 @@ notstarted "fk-jestatic, no MALLOC_CONF" "$FX/fk-jestatic" mallctl "$MC" \
 port=$(free_port)
 notstarted "fk-jestatic-rjem, no _RJEM_MALLOC_CONF" "$FX/fk-jestatic-rjem" _rjem_mallctl "$RJ" \
 	LD_PRELOAD="$HOOK" FLAMEKIT_HTTP=127.0.0.1:$port
+
+# FLAMEKIT_MALLCTL names the symbol: found in .symtab when it is there,
+# and said so when it is nowhere.
+port=$(free_port)
+U=http://127.0.0.1:$port
+if started "fk-rjem, FLAMEKIT_MALLCTL=_rjem_mallctl" "$FX/fk-rjem" LD_PRELOAD="$HOOK" \
+    FLAMEKIT_MALLCTL=_rjem_mallctl _RJEM_MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port; then
+	s=$(cu "$U/internal/heap/settings")
+	is "FLAMEKIT_MALLCTL=_rjem_mallctl: jemalloc found" "$(jfield "$s" jemalloc)" true
+	is "FLAMEKIT_MALLCTL=_rjem_mallctl: that symbol" "$(jfield "$s" mallctl)" _rjem_mallctl
+	is "FLAMEKIT_MALLCTL=_rjem_mallctl: from .symtab" "$(jfield "$s" mallctl_source)" .symtab
+	check "FLAMEKIT_MALLCTL=_rjem_mallctl: exits cleanly" stop_host
+fi
+port=$(free_port)
+U=http://127.0.0.1:$port
+if started "fk-rjem, FLAMEKIT_MALLCTL=fk_no_such_mallctl" "$FX/fk-rjem" LD_PRELOAD="$HOOK" \
+    FLAMEKIT_MALLCTL=fk_no_such_mallctl _RJEM_MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port; then
+	s=$(cu "$U/internal/heap/settings")
+	is "FLAMEKIT_MALLCTL not found: jemalloc false" "$(jfield "$s" jemalloc)" false
+	like "FLAMEKIT_MALLCTL not found: problem names the variable and the symbol" \
+		"$(jfield "$s" problem)" 'FLAMEKIT_MALLCTL.*fk_no_such_mallctl'
+	b=$(cu "$U/internal/heap")
+	is "FLAMEKIT_MALLCTL not found: heap is 503" "$(code)" 503
+	like "FLAMEKIT_MALLCTL not found: the 503 says so" "$b" 'FLAMEKIT_MALLCTL.*fk_no_such_mallctl'
+	check "FLAMEKIT_MALLCTL not found: exits cleanly" stop_host
+fi
 
 # doubly NAME PROG FUNC ENV...: a program with a _rjem_ jemalloc inside it
 # and libjemalloc.so.2 preloaded after the hook (which then gives the
