@@ -206,6 +206,27 @@ port=$(free_port)
 notstarted "fk-jestatic-rjem, no _RJEM_MALLOC_CONF" "$FX/fk-jestatic-rjem" _rjem_mallctl "$RJ" \
 	LD_PRELOAD="$HOOK" FLAMEKIT_HTTP=127.0.0.1:$port
 
+# The signal dump, too, serves what was sampled once sampling is off.
+port=$(free_port)
+U=http://127.0.0.1:$port
+mkdir -p "$T/dumps"
+if started "fk-jestatic, FLAMEKIT_DUMP_SIGNAL=USR2" "$FX/fk-jestatic" LD_PRELOAD="$HOOK" \
+    MALLOC_CONF=$ON FLAMEKIT_DUMP_SIGNAL=USR2 FLAMEKIT_DUMP_DIR="$T/dumps" FLAMEKIT_HTTP=127.0.0.1:$port; then
+	enable "$U" "&lg_sample=14"
+	check "signal: grows 50 blocks" host_cmd "grow 50" '^grown 50$'
+	cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false" >/dev/null
+	is "signal: disabled" "$(code)" 200
+	kill -USR2 "$HOST_PID"
+	sigd=$T/dumps/flamekit.$HOST_PID.0.heap
+	i=0; while [ ! -s "$sigd" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	check "signal: USR2 after disable wrote a dump" [ -s "$sigd" ]
+	check "signal: it is a valid dump" "$B/jeprof-raw" --check "$sigd"
+	"$B/symbolize" "$sigd" >"$T/sigsym" 2>/dev/null
+	"$B/to-folded" "$T/sigsym" >"$T/sigf" 2>/dev/null
+	check "signal: it names jes_grow_cache" grep -q jes_grow_cache "$T/sigf"
+	check "signal: exits cleanly" stop_host
+fi
+
 # FLAMEKIT_MALLCTL names the symbol: found in .symtab when it is there,
 # and said so when it is nowhere.
 port=$(free_port)
