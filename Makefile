@@ -17,7 +17,7 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wformat=2 -Wvla -Wimplicit-fallthrough
 OPT      ?= -O2 -g
 CFLAGS   ?=
-CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -Icore -Isymbolize -Iencode -Irender -Icapture -I$(B)
+CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -Icore -Icli -Isymbolize -Iencode -Irender -Icapture -I$(B)
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
@@ -39,6 +39,7 @@ OBJS  :=
 .DEFAULT_GOAL := all
 
 include core/build.mk
+include cli/build.mk
 include symbolize/build.mk
 include encode/build.mk
 include render/build.mk
@@ -50,7 +51,7 @@ include tests/build.mk
 all: $(PROGS) $(LIBS)
 
 # Sources are found by vpath; file names are unique across the tree.
-vpath %.c core symbolize encode render capture tests/unit tests/fuzz $(B)
+vpath %.c core cli symbolize encode render capture tests/unit tests/fuzz $(B)
 $(B)/%.o: %.c | $(B)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 

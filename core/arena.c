@@ -1,10 +1,11 @@
 /* A bump allocator over a chain of blocks (see arena.h). */
 #include "arena.h"
 
+#include "bigmem.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define BLOCK_MIN (256 * 1024)
 #define HUGE_MIN  (4 * 1024 * 1024)
@@ -12,7 +13,7 @@
 struct block {
 	struct block *next;
 	size_t size, used;
-	int mapped;                    /* from mmap, not malloc */
+	int mapped;                    /* from fk_big_alloc, not malloc */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -29,15 +30,9 @@ static struct block *new_block(size_t size)
 	struct block *b;
 
 	if (size >= HUGE_MIN) {
-		void *m = mmap(NULL, sizeof *b + size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (m == MAP_FAILED)
+		b = fk_big_alloc(sizeof *b + size);
+		if (!b)
 			return NULL;
-#ifdef MADV_HUGEPAGE
-		madvise(m, sizeof *b + size, MADV_HUGEPAGE);
-#endif
-		b = m;
 		b->mapped = 1;
 		return b;
 	}
@@ -61,7 +56,7 @@ void fk_arena_free(struct fk_arena *a)
 	for (b = a->head; b; b = next) {
 		next = b->next;
 		if (b->mapped)
-			munmap(b, sizeof *b + b->size);
+			fk_big_free(b, sizeof *b + b->size);
 		else
 			free(b);
 	}

@@ -1,19 +1,18 @@
 # core/: the profile model and text formats; libc only.
-CORE_SRC := $(filter-out cli.c,$(notdir $(wildcard core/*.c)))
+CORE_SRC := $(notdir $(wildcard core/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
-# cli.c: the tools' shared main-side helpers (usage, printing errors); the
-# only core file that prints, so it is a library of its own, never linked
-# into the hook.
-CLI_OBJ  := $(B)/cli.o
-OBJS     += $(CORE_OBJ) $(CLI_OBJ)
+OBJS     += $(CORE_OBJ)
 
 $(B)/libfkcore.a: $(CORE_OBJ)
-	$(AR) rcs $@ $^
-$(B)/libfkcli.a: $(CLI_OBJ)
 	$(AR) rcs $@ $^
 
 # What a program linking libfkcore.a adds to its link line.
 CORE_LDLIBS := -lm
+
+UNIT += $(B)/test_allocframes
+$(B)/test_allocframes: $(B)/test_allocframes.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LDLIBS)
+$(B)/test_allocframes.o: CPPFLAGS += -Itests/unit
 
 UNIT += $(B)/test_core
 $(B)/test_core: $(B)/test_core.o $(B)/libfkcore.a

@@ -27,4 +27,31 @@ static inline void *fk_grow(void *arr, size_t *cap, size_t n, size_t elsize, siz
 	return np;
 }
 
+/* Makes the capacity *cap of the malloc'd array *arr (elements of size
+ * elsize) at least need, doubling from first. Returns 0, or -1 when out of
+ * memory (*arr and *cap are then unchanged). */
+static inline int fk_reserve(void **arr, size_t *cap, size_t need, size_t elsize,
+			     size_t first)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : first;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / elsize)
+		return -1;
+	np = realloc(*arr, ncap * elsize);
+	if (!np)
+		return -1;
+	*arr = np;
+	*cap = ncap;
+	return 0;
+}
+
 #endif

@@ -12,6 +12,7 @@
 #include "maps.h"
 #include "num.h"
 #include "strtab.h"
+#include "u64map.h"
 
 struct reader {
 	struct fk_profile *p;
@@ -21,9 +22,8 @@ struct reader {
 	int allow_negative;
 
 	/* Thread id -> index into p->threads (open addressing, ids + 1). */
-	uint64_t *tkeys;
-	uint32_t *tvals;
-	size_t tcap, thread_cap, stack_cap;
+	struct fk_u64map tmap;         /* thread id -> index in p->threads */
+	size_t thread_cap, stack_cap;
 
 	/* The stack being read. */
 	int in_stack, have_total;
@@ -136,48 +136,18 @@ static int thread_index(struct reader *r, uint64_t id, const char *name,
 			size_t nlen, uint32_t *out)
 {
 	struct fk_profile *p = r->p;
-	size_t j;
+	uint32_t known = fk_u64map_get(&r->tmap, id);
 	void *grown;
 
-	if ((p->nthreads + 1) * 2 > r->tcap) {
-		size_t ncap = r->tcap ? r->tcap * 2 : 64, i;
-		uint64_t *nk = calloc(ncap, sizeof *nk);
-		uint32_t *nv = calloc(ncap, sizeof *nv);
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return nomem(r);
+	if (known != UINT32_MAX) {
+		*out = known;
+		if (name && !p->threads[known].name) {
+			p->threads[known].name = fk_strtab_intern(p->strs, name, nlen);
+			if (!p->threads[known].name)
+				return nomem(r);
 		}
-		for (i = 0; i < r->tcap; i++) {
-			if (!r->tkeys[i])
-				continue;
-			for (j = (r->tkeys[i] * 0x9e3779b97f4a7c15ULL) >> 32 & (ncap - 1);
-			     nk[j]; j = (j + 1) & (ncap - 1))
-				;
-			nk[j] = r->tkeys[i];
-			nv[j] = r->tvals[i];
-		}
-		free(r->tkeys);
-		free(r->tvals);
-		r->tkeys = nk;
-		r->tvals = nv;
-		r->tcap = ncap;
+		return 0;
 	}
-	for (j = ((id + 1) * 0x9e3779b97f4a7c15ULL) >> 32 & (r->tcap - 1); r->tkeys[j];
-	     j = (j + 1) & (r->tcap - 1)) {
-		if (r->tkeys[j] == id + 1) {
-			*out = r->tvals[j];
-			if (name && !p->threads[*out].name) {
-				p->threads[*out].name = fk_strtab_intern(p->strs, name, nlen);
-				if (!p->threads[*out].name)
-					return nomem(r);
-			}
-			return 0;
-		}
-	}
-	if (id == UINT64_MAX)
-		return fail(r, "thread id out of range");
 	if (p->nthreads == FK_MAX_THREADS)
 		return fk_err_set(r->err, FK_ELIMIT, r->lineno, "more than %d threads",
 				  FK_MAX_THREADS);
@@ -192,8 +162,8 @@ static int thread_index(struct reader *r, uint64_t id, const char *name,
 		if (!p->threads[p->nthreads].name)
 			return nomem(r);
 	}
-	r->tkeys[j] = id + 1;
-	r->tvals[j] = (uint32_t)p->nthreads;
+	if (fk_u64map_put(&r->tmap, id, (uint32_t)p->nthreads) < 0)
+		return nomem(r);
 	*out = (uint32_t)p->nthreads++;
 	return 0;
 }
@@ -560,8 +530,7 @@ int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
 		rc = syntax(&r, "not a jemalloc heap profile: first line is", s, n);
 	}
 out:
-	free(r.tkeys);
-	free(r.tvals);
+	fk_u64map_release(&r.tmap);
 	free(r.scratch);
 	return rc;
 }

@@ -9,87 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bigmem.h"
 #include "limits.h"
-
-int fk_read_all(const char *path, char **data, size_t *len, struct fk_err *err)
-{
-	int fd, is_stdin = !path || strcmp(path, "-") == 0;
-	size_t cap = 1 << 16, n = 0;
-	struct stat st;
-	char *buf;
-
-	*data = NULL;
-	*len = 0;
-	fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fk_err_set(err, FK_EIO, 0, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			if (!is_stdin)
-				close(fd);
-			return fk_err_set(err, FK_EIO, 0, "is a directory");
-		}
-		if (S_ISREG(st.st_mode) && st.st_size > 0) {
-			if ((uint64_t)st.st_size > FK_MAX_INPUT) {
-				if (!is_stdin)
-					close(fd);
-				return fk_err_set(err, FK_ELIMIT, 0,
-						  "input larger than %zu bytes", FK_MAX_INPUT);
-			}
-			/* Room for the NUL and for the read that sees EOF, so
-			 * an exactly sized file is never grown. */
-			cap = (size_t)st.st_size + 2;
-		}
-	}
-	buf = malloc(cap);
-	if (!buf)
-		goto nomem;
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 >= cap) {
-			char *nb;
-
-			if (cap > FK_MAX_INPUT) {
-				free(buf);
-				if (!is_stdin)
-					close(fd);
-				return fk_err_set(err, FK_ELIMIT, 0,
-						  "input larger than %zu bytes", FK_MAX_INPUT);
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto nomem;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r == 0)
-			break;
-		if (r < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			free(buf);
-			if (!is_stdin)
-				close(fd);
-			return fk_err_set(err, FK_EIO, 0, "read error: %s", strerror(e));
-		}
-		n += (size_t)r;
-	}
-	if (!is_stdin)
-		close(fd);
-	buf[n] = '\0';
-	*data = buf;
-	*len = n;
-	return 0;
-nomem:
-	free(buf);
-	if (!is_stdin)
-		close(fd);
-	return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
-}
 
 /* Reads a stream (a pipe, a terminal) into anonymous memory grown with
  * mremap, so growing never copies what was read, on transparent huge pages
@@ -98,13 +19,10 @@ nomem:
 static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 {
 	size_t cap = (size_t)2 << 20, n = 0, page = (size_t)sysconf(_SC_PAGESIZE), keep;
-	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *buf = fk_big_alloc(cap);
 
-	if (buf == MAP_FAILED)
+	if (!buf)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
-#ifdef MADV_HUGEPAGE
-	madvise(buf, cap, MADV_HUGEPAGE);
-#endif
 	for (;;) {
 		ssize_t r;
 
@@ -116,16 +34,13 @@ static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 				return fk_err_set(err, FK_ELIMIT, 0,
 						  "input larger than %zu bytes", FK_MAX_INPUT);
 			}
-			nb = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
-			if (nb == MAP_FAILED) {
+			nb = fk_big_resize(buf, cap, cap * 2);
+			if (!nb) {
 				munmap(buf, cap);
 				return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
 			}
 			buf = nb;
 			cap *= 2;
-#ifdef MADV_HUGEPAGE
-			madvise(buf, cap, MADV_HUGEPAGE);
-#endif
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r == 0)

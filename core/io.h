@@ -7,15 +7,11 @@
 
 #include "err.h"
 
-/* Reads all of path ("-" or NULL = stdin) into a new malloc'd buffer with a
- * NUL after the data (*data, *len); at most FK_MAX_INPUT bytes. Returns 0, or
- * -1 with err (errno text). The caller frees *data. */
-int fk_read_all(const char *path, char **data, size_t *len, struct fk_err *err);
-
-/* Like fk_read_all, but a regular file is mapped read-only instead of
- * copied, and a stream is read into memory that grows without copying; no
- * NUL follows the data. *mapped says how to release it (fk_release_input).
- * Used for big inputs the parsers take as (ptr, len). */
+/* Reads all of path ("-" or NULL = stdin), at most FK_MAX_INPUT bytes: a
+ * regular file is mapped read-only, a stream is read into memory that
+ * grows without copying; no NUL follows the data. *mapped says how to
+ * release it (fk_release_input). The one input reader of the tools: every
+ * parser takes its input as (ptr, len). 0, or -1 with err (errno text). */
 int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
 		 struct fk_err *err);
 

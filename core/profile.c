@@ -1,6 +1,10 @@
 /* The profile model: lifetime, unbiasing, lookups (see profile.h). */
 #include "profile.h"
 
+#include <stddef.h>
+
+#include "search.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,17 +159,10 @@ int fk_profile_index_maps(struct fk_profile *p, struct fk_err *err)
 
 const struct fk_mapping *fk_profile_map_of(const struct fk_profile *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nmaps;
+	/* The last mapping starting at or before addr. */
+	size_t lo = fk_count_le(p->maps, p->nmaps, sizeof *p->maps,
+				offsetof(struct fk_mapping, start), addr);
 
-	/* Last mapping whose start is <= addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	if (addr < p->maps[lo - 1].limit)

@@ -9,7 +9,6 @@
 #include "arena.h"
 #include "grow.h"
 #include "heapdump.h"
-#include "io.h"
 #include "limits.h"
 #include "num.h"
 #include "strtab.h"
@@ -316,15 +315,13 @@ static int read_symbols(struct sreader *r, const char *data, size_t len, size_t 
 	return syntax(r, "symbol section without its closing '---' line", "", 0);
 }
 
-int fk_profile_parse(struct fk_profile *p, const char *data, size_t len,
+int fk_symprof_parse(struct fk_profile *p, const char *data, size_t len,
 		     struct fk_err *err)
 {
 	struct sreader r;
 	size_t off = 0;
 	int rc;
 
-	if (len < 10 || memcmp(data, "--- symbol", 10) != 0)
-		return fk_heapdump_parse(p, data, len, err);
 	memset(&r, 0, sizeof r);
 	r.p = p;
 	r.err = err;
@@ -332,7 +329,8 @@ int fk_profile_parse(struct fk_profile *p, const char *data, size_t len,
 	{
 		const char *nl = memchr(data, '\n', len);
 
-		if (!nl || (size_t)(nl - data) != 10)
+		if (len < 10 || memcmp(data, "--- symbol", 10) != 0 || !nl ||
+		    (size_t)(nl - data) != 10)
 			return fk_err_set(err, FK_ESYNTAX, 1, "bad symbol section header");
 		off = (size_t)(nl - data) + 1;
 	}
@@ -347,18 +345,6 @@ int fk_profile_parse(struct fk_profile *p, const char *data, size_t len,
 		r.lineno++;
 	}
 	return fk_heapdump_parse_at(p, data + off, len - off, r.lineno + 1, err);
-}
-
-int fk_profile_load(struct fk_profile *p, const char *path, struct fk_err *err)
-{
-	char *data;
-	size_t len;
-	int mapped;
-
-	if (fk_map_input(path, &data, &len, &mapped, err) < 0)
-		return -1;
-	fk_profile_own_input(p, data, len, mapped);
-	return fk_profile_parse(p, data, len, err);
 }
 
 /* Writes name with control bytes as spaces; for jeprof's "--"-separated

@@ -20,18 +20,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "input.h"
 #include "profile.h"
 
-/* Reads a raw or symbolized profile from data[0..len) into the new profile
- * p; data must outlive p (fk_profile_own). Returns 0, or -1 with err. This
- * is the one entry point every tool uses to read a profile. */
-int fk_profile_parse(struct fk_profile *p, const char *data, size_t len,
+/* Reads the symbolized profile data[0..len) (it starts with "--- symbol")
+ * into the new profile p; data must outlive p. Returns 0, or -1 with err.
+ * Tools read every format through fk_profile_parse (input.h). */
+int fk_symprof_parse(struct fk_profile *p, const char *data, size_t len,
 		     struct fk_err *err);
-
-/* Reads path ("-" or NULL = stdin; regular files are mapped, not copied)
- * and parses it with fk_profile_parse into the new profile p, which then
- * owns the input. Returns 0, or -1 with err. What tools call. */
-int fk_profile_load(struct fk_profile *p, const char *path, struct fk_err *err);
 
 /* Writes p with its symbols in the symbolized format. 0, or -1 with err. */
 int fk_symprof_write(const struct fk_profile *p, FILE *out, struct fk_err *err);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "u64map.h"
 #include "profile.pb-c.h"            /* generated from profile.proto into $(B) */
 
 /* ---- gzbuf.c: whole-buffer gzip (RFC 1952) through zlib ---- */
@@ -27,35 +28,6 @@ int fk_gz_is_gzip(const void *data, size_t len);
  * truncated or too large input. */
 int fk_gz_decompress(const void *data, size_t len, size_t max,
 		     unsigned char **out, size_t *outlen, struct fk_err *err);
-
-/* ---- u64map.c: open-addressing table from uint64 keys to uint32 values ---- */
-
-struct fk_u64map_slot {
-	uint64_t key;
-	uint32_t val;                  /* UINT32_MAX marks an empty slot */
-};
-
-struct fk_u64map {
-	struct fk_u64map_slot *slots;  /* key and value side by side: one cache miss */
-	size_t cap, n;                 /* cap is a power of two */
-};
-
-/* Prepares an empty table. Always succeeds (no allocation yet). */
-void fk_u64map_init(struct fk_u64map *m);
-
-/* Frees the table's arrays; the table may be reused after init. */
-void fk_u64map_release(struct fk_u64map *m);
-
-/* Returns the value of key, or UINT32_MAX when absent. */
-uint32_t fk_u64map_get(const struct fk_u64map *m, uint64_t key);
-
-/* Sets key to val (val != UINT32_MAX), replacing an old value. Returns 0,
- * or -1 when out of memory. */
-int fk_u64map_put(struct fk_u64map *m, uint64_t key, uint32_t val);
-
-/* Makes room for n keys without rehashing. Returns 0, or -1 when out of
- * memory (the table is unchanged and still usable). */
-int fk_u64map_reserve(struct fk_u64map *m, size_t n);
 
 /* ---- foldacc.c: folded lines, merged, sorted, written at once ---- */
 

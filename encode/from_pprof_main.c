@@ -34,6 +34,7 @@ int main(int argc, char **argv)
 	struct fk_out out;
 	char *data;
 	size_t len, i;
+	int mapped;
 
 	fk_cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "s:lo:h", opts, NULL)) != -1) {
@@ -52,11 +53,11 @@ int main(int argc, char **argv)
 		path = argv[optind];
 
 	fk_err_init(&err, path);
-	if (fk_read_all(path, &data, &len, &err) < 0)
+	if (fk_map_input(path, &data, &len, &mapped, &err) < 0)
 		fk_die_err(&err);
 	if (fk_pprof_read(data, len, &pp, &err) < 0)
 		fk_die_err(&err);
-	free(data);
+	fk_release_input(data, len, mapped);
 	if (list) {
 		for (i = 0; i < fk_pprof_ntypes(pp); i++)
 			printf("%s/%s\n", fk_pprof_type_name(pp, i), fk_pprof_type_unit(pp, i));

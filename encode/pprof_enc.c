@@ -10,16 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocframes.h"
 #include "arena.h"
+#include "grow.h"
 #include "strtab.h"
-
-const char fk_pprof_allocator_regex[] =
-	"(je_|_rjem_)?(calloc|cfree|malloc|free|memalign|posix_memalign|aligned_alloc"
-	"|pvalloc|valloc|realloc|reallocarray|mallocx|rallocx|xallocx|dallocx|sdallocx"
-	"|malloc_default|imalloc|imalloc_body|prof_alloc_prep|prof_backtrace_impl"
-	"|prof_backtrace|prof_tctx_create|irallocx_prof|do_rallocx|ixallocx_prof)"
-	"|operator new.*|operator delete.*|tc_.*"
-	"|libjemalloc\\.so[.0-9]*\\+0x[0-9a-f]+";
 
 /* Uncompressed size above which the default gzip level drops to 3. */
 #define BIG_PLAIN ((size_t)4 << 20)
@@ -78,22 +72,10 @@ static int oom(struct enc *e)
 	return fk_err_set(e->err, FK_ENOMEM, 0, "out of memory");
 }
 
+/* Room for element n of *arr. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
-	size_t ncap;
-	void *na;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	if (ncap > SIZE_MAX / elem)
-		return -1;
-	na = realloc(*arr, ncap * elem);
-	if (!na)
-		return -1;
-	*arr = na;
-	*cap = ncap;
-	return 0;
+	return fk_reserve(arr, cap, n + 1, elem, 256);
 }
 
 /* Returns the string-table index of s (NULL counts as ""), or -1. */
@@ -507,6 +489,7 @@ static void *ptr_array(struct enc *e, void *base, size_t n, size_t elem)
 
 static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 {
+	char rx[2048];
 	const struct fk_profile *p = e->p;
 	Perftools__Profiles__ValueType *st[4];
 	size_t nst = 0;
@@ -544,7 +527,8 @@ static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 	if (add_stacks(e) < 0 || add_mappings(e) < 0 || make_locations(e) < 0)
 		return -1;
 	if (p->allocator_frames_kept &&
-	    (msg->drop_frames = str_ix(e, fk_pprof_allocator_regex)) < 0)
+	    (fk_alloc_regex(rx, sizeof rx) < 0 ||
+	     (msg->drop_frames = str_ix(e, rx)) < 0))
 		return -1;
 	msg->time_nanos = e->o->time_nanos;
 

@@ -34,8 +34,4 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 int fk_pprof_write(const struct fk_profile *p, const struct fk_pprof_opts *o,
 		   FILE *out, struct fk_err *err);
 
-/* The drop_frames regular expression written when allocator frames were
- * kept: jemalloc's entry points and internals, whole-name match (RE2). */
-extern const char fk_pprof_allocator_regex[];
-
 #endif

@@ -1,7 +1,7 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
-SYM_SRC := addrset.c span.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c \
-           debugfind.c allocframes.c zsect.c modpool.c symfind.c symbolize.c
+SYM_SRC := span.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c \
+           debugfind.c zsect.c modpool.c symfind.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a

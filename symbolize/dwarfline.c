@@ -5,6 +5,7 @@
  * first time an address falls in it. libdw's dwarf_getscopes instead walks
  * the unit from its root for every address. */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #include <elfutils/libdw.h>
 
 #include "limits.h"
+#include "grow.h"
+#include "search.h"
 #include "symbolize_int.h"
 
 /* One address range of a subprogram or inlined subroutine, in DIE walk
@@ -63,7 +66,7 @@ struct fk_dwline {
 	uint64_t bias;                 /* module address = DWARF address + bias */
 	struct cu *cus;                /* units met so far */
 	size_t ncus, cucap;
-	struct fk_addrset byoff;       /* unit DIE offset -> index in cus */
+	struct fk_u64map byoff;        /* unit DIE offset -> index in cus */
 	struct arange *ar;             /* .debug_aranges, sorted */
 	size_t nar;
 	int ar_loaded;
@@ -75,17 +78,7 @@ struct fk_dwline {
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *nv = realloc(*v, n * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = n;
-	return 0;
+	return fk_reserve(v, cap, need, size, 16);
 }
 
 /* Debug sections a lookup reads; libdw decompresses every compressed
@@ -234,11 +227,11 @@ static int add_unit(struct fk_dwline *d, Dwarf_Die *cudie, uint8_t type,
 	    type == DW_UT_skeleton ? tag != DW_TAG_skeleton_unit : 1)
 		return -2;
 	Dwarf_Off key = dwarf_dieoffset(cudie);
-	if (fk_addrset_get(&d->byoff, key, &i) == 0)
+	if ((i = fk_u64map_get(&d->byoff, key)) != UINT32_MAX)
 		return (int)i;
 	if (d->ncus >= INT32_MAX ||
 	    grow((void **)&d->cus, &d->cucap, d->ncus + 1, sizeof *d->cus) != 0 ||
-	    fk_addrset_put(&d->byoff, key, (uint32_t)d->ncus, NULL) < 0)
+	    fk_u64map_add(&d->byoff, key, (uint32_t)d->ncus, NULL) < 0)
 		return -1;
 	struct cu *c = &d->cus[d->ncus];
 	memset(c, 0, sizeof *c);
@@ -572,14 +565,8 @@ int fk_dwline_lookup(struct fk_dwline *d, uint64_t addr,
 	if (!c || build(c) != 0 || max <= 0)
 		return 0;
 	/* The subprogram holding a: last range starting at or before it. */
-	size_t lo = 0, hi = c->nsubs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->subs[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = fk_count_le(c->subs, c->nsubs, sizeof *c->subs,
+				offsetof(struct sub, lo), a);
 	const struct ent *top = NULL;
 	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++) {
 		if (c->subs[i].hi > a) {
@@ -643,7 +630,7 @@ void fk_dwline_free(struct fk_dwline *d)
 		free(d->cus[i].subs);
 	}
 	free(d->cus);
-	fk_addrset_release(&d->byoff);
+	fk_u64map_release(&d->byoff);
 	free(d->ar);
 	free(d->rg);
 	if (d->elf) {

@@ -10,6 +10,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include "search.h"
 #include "symbolize_int.h"
 
 struct ehtab {
@@ -116,14 +117,7 @@ int fk_ehframe_func_start(Dwfl_Module *mod, void **cache, uint64_t addr,
 	struct ehtab *t = *cache;
 	if (!t || t->n == 0)
 		return -1;
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->starts[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = fk_count_le(t->starts, t->n, sizeof *t->starts, 0, addr);
 	if (lo == 0)
 		return -1;
 	uint64_t cand = t->starts[lo - 1];

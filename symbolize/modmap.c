@@ -15,19 +15,12 @@
 #include "strtab.h"
 #include "symbolize_int.h"
 
-static int cmp_path(const void *a, const void *b)
-{
-	const struct fk_smod *x = *(const struct fk_smod *const *)a;
-	const struct fk_smod *y = *(const struct fk_smod *const *)b;
-	return x->path < y->path ? -1 : x->path > y->path;
-}
-
 int fk_modmap_init(struct fk_symctx *c)
 {
 	const struct fk_profile *p = c->p;
 	c->mods = calloc(p->nmaps ? p->nmaps : 1, sizeof *c->mods);
-	c->bypath = calloc(p->nmaps ? p->nmaps : 1, sizeof *c->bypath);
-	if (!c->mods || !c->bypath)
+	fk_u64map_init(&c->bypath);
+	if (!c->mods)
 		return -1;
 	c->nmods = 0;
 	/* Paths are interned, so equal paths are equal pointers. */
@@ -46,10 +39,10 @@ int fk_modmap_init(struct fk_symctx *c)
 		s->base = fk_maps_basename(m->path);
 		s->ctx = c;
 	}
+	/* Paths are interned: a module is found by its path's address. */
 	for (size_t j = 0; j < c->nmods; j++)
-		c->bypath[j] = &c->mods[j];
-	if (c->nmods > 1)
-		qsort(c->bypath, c->nmods, sizeof *c->bypath, cmp_path);
+		if (fk_u64map_put(&c->bypath, (uintptr_t)c->mods[j].path, (uint32_t)j) < 0)
+			return -1;
 	return 0;
 }
 
@@ -57,18 +50,8 @@ struct fk_smod *fk_modmap_module(struct fk_symctx *c, const struct fk_mapping *m
 {
 	if (m->kind != FK_MAP_FILE)
 		return NULL;
-	size_t lo = 0, hi = c->nmods;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct fk_smod *s = c->bypath[mid];
-		if (s->path == m->path)
-			return (struct fk_smod *)s;
-		if (s->path < m->path)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	uint32_t j = fk_u64map_get(&c->bypath, (uintptr_t)m->path);
+	return j == UINT32_MAX ? NULL : &c->mods[j];
 }
 
 /* Whether file offset off lies in ph as the loader maps it: exactly, or
@@ -364,8 +347,7 @@ void fk_modmap_release(struct fk_symctx *c)
 		free(s->debug_path);
 	}
 	free(c->mods);
-	free(c->bypath);
+	fk_u64map_release(&c->bypath);
 	c->mods = NULL;
-	c->bypath = NULL;
 	c->nmods = 0;
 }

@@ -3,6 +3,9 @@
  * largest end among it and the ranges before it, so the walk back from the
  * last range starting at or before an address stops as soon as no earlier
  * range can reach it, however ranges nest or overlap. */
+#include <stddef.h>
+
+#include "search.h"
 #include "symbolize_int.h"
 
 #define AT(v, i, size) ((struct fk_span *)((char *)(v) + (i) * (size)))
@@ -29,14 +32,7 @@ void fk_span_index(void *v, size_t n, size_t size)
 void *fk_span_find(const void *v, size_t n, size_t size, uint64_t addr)
 {
 	/* Last entry with lo <= addr. */
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (AT(v, mid, size)->lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = fk_count_le(v, n, size, offsetof(struct fk_span, lo), addr);
 	/* Walk back over entries that may still reach addr; the first one
 	 * that holds it has the latest start. */
 	for (size_t i = lo; i-- > 0;) {

@@ -26,7 +26,7 @@ struct run {
 	const struct fk_symbolize_opts *o;
 	struct fk_err *err;
 	uint64_t *raddr;               /* distinct resolve addresses, sorted */
-	struct fk_addrset index;       /* resolve address -> index in raddr */
+	struct fk_u64map index;        /* resolve address -> index in raddr */
 	struct res *res;
 	size_t n;
 };
@@ -44,13 +44,14 @@ static const char *intern(struct run *r, const char *s, size_t n)
 }
 
 /* A one-frame placeholder "base+0xADDR": the ELF virtual address in a
- * module that was read, else the file offset. */
+ * module that was read, else the file offset; just "base" when off is
+ * UINT64_MAX. */
 static int placeholder(struct run *r, struct res *out, const char *base,
 		       uint64_t off)
 {
 	char buf[512];
-	int n = snprintf(buf, sizeof buf, "%.400s+0x%llx", base,
-			 (unsigned long long)off);
+	int n = off == UINT64_MAX ? snprintf(buf, sizeof buf, "%.400s", base)
+		: snprintf(buf, sizeof buf, "%.400s+0x%llx", base, (unsigned long long)off);
 	struct fk_frame *f = fk_arena_alloc(r->p->arena, sizeof *f);
 	if (!f || n < 0)
 		return nomem(r);
@@ -267,8 +268,11 @@ static int resolve(struct run *r, uint64_t raddr, struct res *out)
 {
 	memset(out, 0, sizeof *out);
 	const struct fk_mapping *mp = fk_profile_map_of(r->p, raddr);
+	/* Outside every mapping: code of a module unloaded before the dump
+	 * (dlclose), whose file is unknown. One frame for all of them, so
+	 * their stacks merge instead of splitting per address. */
 	if (!mp)
-		return placeholder(r, out, "[unmapped]", raddr);
+		return placeholder(r, out, "[unmapped]", UINT64_MAX);
 	switch (mp->kind) {
 	case FK_MAP_FILE:
 		return resolve_file(r, mp, raddr, out);
@@ -288,7 +292,7 @@ static int cmp_u64(const void *a, const void *b)
 static const struct res *res_of(const struct run *r, uint64_t raddr)
 {
 	uint32_t i;
-	return fk_addrset_get(&r->index, raddr, &i) == 0 ? &r->res[i] : NULL;
+	return (i = fk_u64map_get(&r->index, raddr)) != UINT32_MAX ? &r->res[i] : NULL;
 }
 
 /* The address resolved for frame i of a stack whose original frame index
@@ -305,7 +309,7 @@ static int collect(struct run *r)
 	for (size_t i = 0; i < p->nstacks; i++) {
 		for (uint32_t j = 0; j < p->stacks[i].depth; j++) {
 			uint64_t a = raddr_of(&p->stacks[i], j, r->leaf_ret);
-			int rc = fk_addrset_put(&r->index, a, (uint32_t)r->n, NULL);
+			int rc = fk_u64map_add(&r->index, a, (uint32_t)r->n, NULL);
 			if (rc < 0)
 				return nomem(r);
 			if (rc == 0)
@@ -324,9 +328,9 @@ static int collect(struct run *r)
 	 * warnings come out in a deterministic order. */
 	if (r->n > 1)
 		qsort(r->raddr, r->n, sizeof *r->raddr, cmp_u64);
-	fk_addrset_release(&r->index);
+	fk_u64map_release(&r->index);
 	for (size_t i = 0; i < r->n; i++)
-		if (fk_addrset_put(&r->index, r->raddr[i], (uint32_t)i, NULL) < 0)
+		if (fk_u64map_add(&r->index, r->raddr[i], (uint32_t)i, NULL) < 0)
 			return nomem(r);
 	if (check_code(r) != 0 || prepare(r) != 0)
 		return -1;
@@ -386,7 +390,7 @@ static int store(struct run *r)
 	/* One symbol per distinct key of the final stacks; the first
 	 * occurrence decides (keys and resolve addresses agree but for a
 	 * return address that is also some stack's real leaf). */
-	struct fk_addrset keys = { 0 };
+	struct fk_u64map keys = { 0 };
 	struct keyed *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -394,7 +398,7 @@ static int store(struct run *r)
 		const struct fk_stack *s = &p->stacks[i];
 		for (uint32_t j = 0; j < s->depth; j++) {
 			uint64_t key = fk_stack_key(s, j);
-			int added = fk_addrset_put(&keys, key, (uint32_t)n, NULL);
+			int added = fk_u64map_add(&keys, key, (uint32_t)n, NULL);
 			if (added == 0)
 				continue;
 			if (added < 0 || (n == cap && grow_keyed(&v, &cap) != 0)) {
@@ -407,7 +411,7 @@ static int store(struct run *r)
 		}
 	}
 	free(dropped);
-	fk_addrset_release(&keys);
+	fk_u64map_release(&keys);
 	if (rc != 0) {
 		free(v);
 		return nomem(r);
@@ -514,7 +518,7 @@ out:
 	for (size_t i = 0; i < r.c.ndebug_dirs; i++)
 		free(r.c.debug_dirs[i]);
 	free(r.c.debug_dirs);
-	fk_addrset_release(&r.index);
+	fk_u64map_release(&r.index);
 	free(r.raddr);
 	free(r.res);
 	return rc;

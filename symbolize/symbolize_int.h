@@ -8,6 +8,8 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include "allocframes.h"
+#include "u64map.h"
 #include "profile.h"
 #include "symbolize.h"
 
@@ -55,24 +57,6 @@ const struct fk_func *fk_functab_find(const struct fk_functab *t, uint64_t addr)
 /* Frees the table (names stay libdwfl's) and empties it. */
 void fk_functab_release(struct fk_functab *t);
 
-/* ---- addrset.c: address -> index hash map ---- */
-struct fk_addrset {
-	uint64_t *keys;
-	uint32_t *vals;                /* UINT32_MAX marks an empty slot */
-	size_t cap, n;
-};
-
-/* Adds key -> val unless key is present (then *old, if not NULL, gets its
- * value). Returns 1 when added, 0 when present, -1 when out of memory.
- * val must not be UINT32_MAX. A zeroed struct is an empty map. */
-int fk_addrset_put(struct fk_addrset *s, uint64_t key, uint32_t val, uint32_t *old);
-
-/* Stores the value of key in *val: 0, or -1 when absent. */
-int fk_addrset_get(const struct fk_addrset *s, uint64_t key, uint32_t *val);
-
-/* Frees the map's storage and empties it. */
-void fk_addrset_release(struct fk_addrset *s);
-
 /* ---- symname.c: raw symbol names to display and system names ---- */
 
 /* Length of raw without a version suffix ("@GLIBC_2.2.5", "@@..."). */
@@ -94,14 +78,6 @@ char *fk_symname_demangle(const char *raw, size_t len);
  * when raw[0..len) is no legacy Rust name. Its path may hold dots
  * ("core..clone..Clone"), which are no clone suffixes. */
 size_t fk_symname_rust_legacylen(const char *raw, size_t len);
-
-/* ---- allocframes.c ---- */
-
-/* True when a frame is an allocator frame: its module is libjemalloc, or its
- * (outermost, display) function name is an allocation entry point or a
- * jemalloc internal. module_base and name may be NULL. */
-int fk_alloc_is_frame(const char *module_base, const char *name,
-		      const char *sysname);
 
 /* ---- dwarfline.c: DWARF inline chains and file:line, per CU built once ---- */
 struct fk_dwline;
@@ -235,7 +211,7 @@ struct fk_symctx {
 	size_t ndebug_dirs;
 	struct fk_smod *mods;          /* one per distinct file path */
 	size_t nmods;
-	const struct fk_smod **bypath; /* sorted by path pointer */
+	struct fk_u64map bypath;       /* interned path's address -> index in mods */
 };
 
 /* Creates one module per distinct file path of p's maps. 0 or -1 (ENOMEM). */

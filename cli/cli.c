@@ -1,6 +1,8 @@
 /* The tools' shared main-side helpers (see cli.h). */
 #include "cli.h"
 
+#include "bigmem.h"
+
 #include "io.h"
 #include "profile.h"
 #include "symprof.h"
@@ -19,7 +21,6 @@ const char *fk_progname = "flamekit";
 /* glibc's main heap grows in steps this large, on transparent huge pages
  * of this size. */
 #define HEAP_STEP ((size_t)64 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
 
 /* The blocks tune_heap() skips, kept for the life of the process. */
 static void *volatile held[2];
@@ -43,18 +44,16 @@ static void tune_heap(void)
 	uintptr_t lo = ((uintptr_t)sbrk(0) + page - 1) & ~(page - 1);
 	/* More than the heap holds now: glibc extends it by HEAP_STEP. Both
 	 * blocks are kept, untouched (static, so not reported as leaks). */
-	char *skip = malloc(HUGE_PAGE);
+	char *skip = malloc(FK_HUGE_PAGE);
 	if (!skip)
 		return;
 	held[0] = skip;
-	size_t gap = (HUGE_PAGE - ((uintptr_t)skip + HUGE_PAGE) % HUGE_PAGE) % HUGE_PAGE;
+	size_t gap = (FK_HUGE_PAGE - ((uintptr_t)skip + FK_HUGE_PAGE) % FK_HUGE_PAGE) % FK_HUGE_PAGE;
 	if (gap > 256)
 		held[1] = malloc(gap - 64);
 	uintptr_t hi = (uintptr_t)sbrk(0) & ~(page - 1);
-#ifdef MADV_HUGEPAGE
 	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#endif
+		fk_big_advise((void *)lo, hi - lo);
 }
 
 void fk_cli_init(const char *argv0)

@@ -3,10 +3,13 @@
  * no trustworthy names), the allocation entry points of C, C++ and
  * jemalloc's own API, jemalloc's internals for a statically linked
  * jemalloc (jeprof 5.3.1's list, src/jeprof.in, extended), and Rust's
- * allocation path from its collections down to malloc. */
+ * allocation path from its collections down to malloc. One table: symbolize
+ * drops these frames with fk_alloc_is_frame, and to-pprof, when they are
+ * kept, gives pprof the same rules as a drop_frames regex. */
+#include <stdio.h>
 #include <string.h>
 
-#include "symbolize_int.h"
+#include "allocframes.h"
 
 static const char *const entry_points[] = {
 	/* C and POSIX */
@@ -151,4 +154,84 @@ int fk_alloc_is_frame(const char *module_base, const char *name,
 		return is_entry(name + n) || starts(name + n, "new");
 	}
 	return 0;
+}
+
+/* The regex builder: appends to a bounded buffer, remembering overflow. */
+struct rx {
+	char *buf;
+	size_t size, len;
+	int full;
+};
+
+static void rx_raw(struct rx *r, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (r->full || n >= r->size - r->len) {
+		r->full = 1;
+		return;
+	}
+	memcpy(r->buf + r->len, s, n + 1);
+	r->len += n;
+}
+
+/* A literal, with RE2's special characters escaped. */
+static void rx_lit(struct rx *r, const char *s)
+{
+	char c[3] = { '\\', 0, 0 };
+
+	for (; *s; s++) {
+		c[1] = *s;
+		rx_raw(r, strchr(".^$*+?()[]{}|\\", *s) ? c : c + 1);
+	}
+}
+
+/* "(a|b|c)" of the literals v[0..n). */
+static void rx_alts(struct rx *r, const char *const *v, size_t n)
+{
+	rx_raw(r, "(");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rx_raw(r, "|");
+		rx_lit(r, v[i]);
+	}
+	rx_raw(r, ")");
+}
+
+#define N(a) (sizeof a / sizeof a[0])
+
+int fk_alloc_regex(char *buf, size_t size)
+{
+	struct rx r = { buf, size, 0, size == 0 };
+
+	if (size)
+		buf[0] = '\0';
+	/* The entry points, bare, under glibc's or a sanitizer's name. */
+	rx_raw(&r, "(_+interceptor_)?");
+	rx_alts(&r, entry_points, N(entry_points));
+	/* Everything a prefixed jemalloc exports; tcmalloc's entry points. */
+	rx_raw(&r, "|(je_|_rjem_|_rjem_je_).+|tc_(");
+	rx_alts(&r, entry_points, N(entry_points));
+	rx_raw(&r, "|new.*)");
+	/* C++: every operator new and new[]. */
+	rx_raw(&r, "|operator new.*");
+	/* Rust: the shims, the allocation modules, the allocator traits. */
+	rx_raw(&r, "|(__rustc::)?");
+	rx_alts(&r, rust_shims, N(rust_shims));
+	rx_raw(&r, "|");
+	rx_alts(&r, rust_prefixes, N(rust_prefixes));
+	rx_raw(&r, ".*");
+	for (size_t i = 0; i < N(rust_trait_methods); i++) {
+		rx_raw(&r, "|<.* as ");
+		rx_lit(&r, rust_trait_methods[i].trait);
+		rx_raw(&r, ">::");
+		rx_lit(&r, rust_trait_methods[i].method);
+		rx_raw(&r, "|.*<impl ");
+		rx_lit(&r, rust_trait_methods[i].trait);
+		rx_raw(&r, " for .*>::");
+		rx_lit(&r, rust_trait_methods[i].method);
+	}
+	/* Frames of libjemalloc's own mapping, named module+offset. */
+	rx_raw(&r, "|libjemalloc[^+]*\\+0x[0-9a-f]+");
+	return r.full ? -1 : 0;
 }

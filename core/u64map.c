@@ -1,16 +1,28 @@
-/* An open-addressing hash table from uint64 keys to uint32 values, for
- * pprof ids and addresses (linear probing, load at most 1/2, keys and
- * values interleaved so a lookup costs one cache miss). */
-#include "encode_int.h"
+/* The uint64 -> uint32 hash table (see u64map.h). */
+#include "u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+
+#include "bigmem.h"
 
 /* Tables of millions of addresses are probed at random: on 4 KiB pages
  * nearly every probe is a TLB miss (costly under virtualisation), so big
- * tables ask for transparent huge pages. */
-#define HUGE_PAGE ((size_t)2 << 20)
+ * tables live on huge pages. */
+#define BIG_TABLE (2 * FK_HUGE_PAGE)
+
+static int is_big(size_t cap)
+{
+	return cap * sizeof(struct fk_u64map_slot) >= BIG_TABLE;
+}
+
+static void free_slots(struct fk_u64map_slot *s, size_t cap)
+{
+	if (is_big(cap))
+		fk_big_free(s, cap * sizeof *s);
+	else
+		free(s);
+}
 
 void fk_u64map_init(struct fk_u64map *m)
 {
@@ -19,7 +31,7 @@ void fk_u64map_init(struct fk_u64map *m)
 
 void fk_u64map_release(struct fk_u64map *m)
 {
-	free(m->slots);
+	free_slots(m->slots, m->cap);
 	memset(m, 0, sizeof *m);
 }
 
@@ -54,18 +66,9 @@ static int rehash(struct fk_u64map *m, size_t ncap)
 
 	if (ncap > SIZE_MAX / sizeof *ns)
 		return -1;
-	if (ncap * sizeof *ns >= 2 * HUGE_PAGE) {
-		void *mem;
-
-		if (posix_memalign(&mem, HUGE_PAGE, ncap * sizeof *ns) != 0)
-			return -1;
-		madvise(mem, ncap * sizeof *ns, MADV_HUGEPAGE);
-		ns = mem;
-	} else {
-		ns = malloc(ncap * sizeof *ns);
-		if (!ns)
-			return -1;
-	}
+	ns = is_big(ncap) ? fk_big_alloc(ncap * sizeof *ns) : malloc(ncap * sizeof *ns);
+	if (!ns)
+		return -1;
 	memset(ns, 0xff, ncap * sizeof *ns);
 	for (i = 0; i < m->cap; i++) {
 		size_t j;
@@ -76,7 +79,7 @@ static int rehash(struct fk_u64map *m, size_t ncap)
 			;
 		ns[j] = m->slots[i];
 	}
-	free(m->slots);
+	free_slots(m->slots, m->cap);
 	m->slots = ns;
 	m->cap = ncap;
 	return 0;
@@ -109,4 +112,23 @@ int fk_u64map_put(struct fk_u64map *m, uint64_t key, uint32_t val)
 	m->slots[i].val = val;
 	m->n++;
 	return 0;
+}
+
+int fk_u64map_add(struct fk_u64map *m, uint64_t key, uint32_t val, uint32_t *old)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && rehash(m, m->cap ? m->cap * 2 : 64) < 0)
+		return -1;
+	for (i = slot(key, m->cap); m->slots[i].val != UINT32_MAX; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].key == key) {
+			if (old)
+				*old = m->slots[i].val;
+			return 0;
+		}
+	}
+	m->slots[i].key = key;
+	m->slots[i].val = val;
+	m->n++;
+	return 1;
 }
