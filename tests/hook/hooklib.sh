@@ -51,23 +51,55 @@ start_host() {
 	wait_line '^ready'
 }
 
+# start_prog PROG [ENV=VALUE...]: like start_host, for any program that
+# speaks hook-alloc-prog's protocol (the fixtures in fixtures/sysroot),
+# run with exactly the environment additions given: no LD_PRELOAD or
+# FLAMEKIT_HTTP of its own. Sets HOST_PID and HOST_OUT; fails when the
+# program prints no "ready" line.
+start_prog() {
+	prog=$1; shift
+	rm -f "$T/in"; mkfifo "$T/in"
+	HOST_OUT=$T/host.out; : >"$HOST_OUT"
+	env "$@" "$prog" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
+	HOST_PID=$!
+	PIDS="$PIDS $HOST_PID"
+	exec 3>"$T/in"
+	wait_line '^ready'
+}
+
+# jfield JSON KEY: the value of KEY in a JSON object: a string bare, true,
+# false, a number, "null" when null or absent, "(not JSON)" otherwise.
+jfield() {
+	printf '%s' "$1" | python3 -c '
+import json, sys
+try:
+    v = json.load(sys.stdin).get(sys.argv[1])
+except Exception:
+    print("(not JSON)"); sys.exit(0)
+print("null" if v is None else json.dumps(v) if isinstance(v, bool) else v)' "$2"
+}
+
 # host_cmd CMD PATTERN: sends a command and waits for its answer.
 host_cmd() { echo "$1" >&3; wait_line "$2"; }
 
-# wait_line PATTERN: waits (10 s at most) for a line of the host's output.
+# WAIT_TENTHS: how long wait_line and wait_http wait, in tenths of a
+# second (default 100: 10 s).
+WAIT_TENTHS=${WAIT_TENTHS:-100}
+
+# wait_line PATTERN: waits (WAIT_TENTHS) for a line of the host's output.
 wait_line() {
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt "$WAIT_TENTHS" ]; do
 		grep -Eq -- "$1" "$HOST_OUT" 2>/dev/null && return 0
 		sleep 0.1; i=$((i + 1))
 	done
 	return 1
 }
 
-# wait_http URL: waits (10 s at most) until something answers at URL.
+# wait_http URL: waits (WAIT_TENTHS) until something answers at URL.
 wait_http() {
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt "$WAIT_TENTHS" ]; do
 		curl -s -o /dev/null --max-time 2 "$@" && return 0
 		sleep 0.1; i=$((i + 1))
 	done

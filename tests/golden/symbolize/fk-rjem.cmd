@@ -1,0 +1,1 @@
+symbolize --sysroot fixtures/sysroot fixtures/dumps/fk-rjem.prof
