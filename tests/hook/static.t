@@ -179,7 +179,7 @@ port=$(free_port)
 works fk-rjem "$FX/fk-rjem" rjem_grow_cache _rjem_mallctl .symtab '/fk-rjem$' \
 	LD_PRELOAD="$HOOK" _RJEM_MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port
 port=$(free_port)
-works fk-rjem-hook "$FX/fk-rjem-hook" rjem_grow_cache - api '^fk_hook_set_mallctl$' \
+works fk-rjem-hook "$FX/fk-rjem-hook" rjem_grow_cache _rjem_mallctl api '/fk-rjem-hook$' \
 	LD_LIBRARY_PATH="$B" _RJEM_MALLOC_CONF=$ON FK_FIXTURE_HTTP=127.0.0.1:$port
 port=$(free_port)
 works fk-jestatic "$FX/fk-jestatic" jes_grow_cache mallctl .symtab '/fk-jestatic$' \
