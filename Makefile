@@ -11,6 +11,10 @@ CC       ?= cc
 B        := build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
+# Libraries go where Debian's multiarch layout puts them
+# (/usr/local/lib/x86_64-linux-gnu); set LIBDIR to choose.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR   ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 VERSION  := 0.1.0
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -77,22 +81,28 @@ clean:
 
 # Installs the tools, the hook library with its header and pkg-config file,
 # and the man pages under $(DESTDIR)$(PREFIX).
+# The library is installed as libflamekit-hook.so.VERSION with the links
+# libflamekit-hook.so.0 (its soname) and libflamekit-hook.so.
 BINDIR  = $(DESTDIR)$(PREFIX)/bin
-LIBDIR  = $(DESTDIR)$(PREFIX)/lib
+DLIBDIR = $(DESTDIR)$(LIBDIR)
 INCDIR  = $(DESTDIR)$(PREFIX)/include
 MANDIR  = $(DESTDIR)$(PREFIX)/share/man
 install: all
-	install -d $(BINDIR) $(LIBDIR)/pkgconfig $(INCDIR) $(MANDIR)/man1 $(MANDIR)/man3
+	install -d $(BINDIR) $(DLIBDIR)/pkgconfig $(INCDIR) $(MANDIR)/man1 $(MANDIR)/man3
 	install -m 0755 $(PROGS) $(BINDIR)
-	install -m 0755 $(HOOK_SO) $(LIBDIR)
+	install -m 0755 $(HOOK_REAL) $(DLIBDIR)/libflamekit-hook.so.$(VERSION)
+	ln -sf libflamekit-hook.so.$(VERSION) $(DLIBDIR)/$(HOOK_SONAME)
+	ln -sf $(HOOK_SONAME) $(DLIBDIR)/libflamekit-hook.so
 	install -m 0644 capture/flamekit_hook.h $(INCDIR)
-	install -m 0644 $(B)/flamekit-hook.pc $(LIBDIR)/pkgconfig
+	install -m 0644 $(B)/flamekit-hook.pc $(DLIBDIR)/pkgconfig
 	install -m 0644 $(wildcard man/*.1) $(MANDIR)/man1
 	install -m 0644 $(wildcard man/*.3) $(MANDIR)/man3
 
 uninstall:
-	rm -f $(addprefix $(BINDIR)/,$(notdir $(PROGS))) $(LIBDIR)/$(notdir $(HOOK_SO)) \
-	      $(INCDIR)/flamekit_hook.h $(LIBDIR)/pkgconfig/flamekit-hook.pc \
+	rm -f $(addprefix $(BINDIR)/,$(notdir $(PROGS))) \
+	      $(DLIBDIR)/libflamekit-hook.so.$(VERSION) $(DLIBDIR)/$(HOOK_SONAME) \
+	      $(DLIBDIR)/libflamekit-hook.so \
+	      $(INCDIR)/flamekit_hook.h $(DLIBDIR)/pkgconfig/flamekit-hook.pc \
 	      $(addprefix $(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
 	      $(addprefix $(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
 

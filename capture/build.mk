@@ -4,6 +4,11 @@
 HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
             hook_jemalloc.c hook_find.c hook_state.c hook_addr.c hook_signal.c serve_profile.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
+# The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
+# version FLAMEKIT_HOOK_0 names), with the development link
+# libflamekit-hook.so beside it, which LD_PRELOAD and -l use.
+HOOK_SONAME := libflamekit-hook.so.0
+HOOK_REAL := $(B)/$(HOOK_SONAME)
 HOOK_SO  := $(B)/libflamekit-hook.so
 OBJS     += $(HOOK_OBJ) $(B)/fetch.o
 LIBS     += $(HOOK_SO) $(B)/flamekit-hook.pc
@@ -18,13 +23,16 @@ HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
 
 $(HOOK_OBJ): CFLAGS += $(HOOK_CFLAGS)
 
-$(HOOK_SO): $(HOOK_OBJ) $(HOOK_ALIBS) capture/hook.map
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libflamekit-hook.so \
+$(HOOK_REAL): $(HOOK_OBJ) $(HOOK_ALIBS) capture/hook.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(HOOK_SONAME) \
 		-Wl,--version-script=capture/hook.map -Wl,-z,defs -Wl,-z,now \
 		-o $@ $(HOOK_OBJ) $(HOOK_ALIBS) $(HOOK_LDLIBS)
+$(HOOK_SO): $(HOOK_REAL)
+	ln -sf $(HOOK_SONAME) $@
 
-$(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in | $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+$(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # ---- jeprof-raw: its program rule lives in capture/jeprof_raw.mk ----
 

@@ -151,7 +151,7 @@ like "and was told why" "$(cat "$T/late")" 'server is stopping'
 nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ { print $3 }' | sed 's/@.*//' | sort >"$T/syms"
 is "the library exports only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")" \
 	"fk_hook_dump fk_hook_set_active fk_hook_set_mallctl fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
-like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib -lflamekit-hook *$'
+like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib(/[a-z0-9_-]+)? -lflamekit-hook *$'
 check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
 
 # The same over a unix socket.

@@ -1,7 +1,8 @@
 #!/bin/sh
-# make install into a temporary DESTDIR installs tools, hook, header,
-# pkg-config file and man pages; an installed tool runs; uninstall removes
-# them all.
+# make install into a temporary DESTDIR installs tools, hook (multiarch
+# LIBDIR, soname libflamekit-hook.so.0 and its links), header, pkg-config
+# file and man pages; an installed tool runs, a program links against the
+# installed library; uninstall removes them all.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 B=${B:-build}
@@ -15,8 +16,11 @@ else
 	nok "make install: $(tail -3 "$d.log" | tr '\n' ' ')"
 fi
 rm -f "$d.log"
+ma=$(${CC:-cc} -print-multiarch)
+L=lib/$ma
 for f in bin/jeprof-raw bin/symbolize bin/to-pprof bin/to-folded bin/from-pprof bin/render-flame \
-	 lib/libflamekit-hook.so include/flamekit_hook.h lib/pkgconfig/flamekit-hook.pc \
+	 $L/libflamekit-hook.so.0.1.0 $L/libflamekit-hook.so.0 $L/libflamekit-hook.so \
+	 include/flamekit_hook.h $L/pkgconfig/flamekit-hook.pc \
 	 share/man/man1/jeprof-raw.1 share/man/man1/render-flame.1 share/man/man3/libflamekit-hook.3; do
 	[ -e "$d/usr/local/$f" ] && ok "installed $f" || nok "installed $f"
 done
@@ -25,8 +29,25 @@ if "$d/usr/local/bin/jeprof-raw" --check --stats fixtures/good/tiny.prof 2>&1 | 
 else
 	nok "installed jeprof-raw runs"
 fi
-grep -q '^prefix=/usr/local' "$d/usr/local/lib/pkgconfig/flamekit-hook.pc" 2>/dev/null &&
+grep -q '^prefix=/usr/local' "$d/usr/local/$L/pkgconfig/flamekit-hook.pc" 2>/dev/null &&
 	ok "pkg-config file names the prefix" || nok "pkg-config file names the prefix"
+[ "$(readlink "$d/usr/local/$L/libflamekit-hook.so")" = libflamekit-hook.so.0 ] &&
+	[ "$(readlink "$d/usr/local/$L/libflamekit-hook.so.0")" = libflamekit-hook.so.0.1.0 ] &&
+	ok "soname and development links" || nok "soname and development links"
+soname=$(readelf -d "$d/usr/local/$L/libflamekit-hook.so.0.1.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = libflamekit-hook.so.0 ] && ok "soname libflamekit-hook.so.0" || nok "soname is '$soname'"
+libs=$(PKG_CONFIG_PATH="$d/usr/local/$L/pkgconfig" pkg-config --libs flamekit-hook 2>&1 | sed "s/ *$//")
+[ "$libs" = "-L/usr/local/$L -lflamekit-hook" ] && ok "pkg-config --libs flamekit-hook: $libs" ||
+	nok "pkg-config --libs flamekit-hook: '$libs'"
+# A program links against the installed library and runs with it.
+printf '#include <flamekit_hook.h>\nint main(void) { struct fk_hook_status st; return fk_hook_status(&st); }\n' >"$d/t.c"
+if ${CC:-cc} -I"$d/usr/local/include" -o "$d/t" "$d/t.c" -L"$d/usr/local/$L" -lflamekit-hook 2>"$d/cc.err" &&
+	LD_LIBRARY_PATH="$d/usr/local/$L" "$d/t"; then
+	ok "a program links and runs against the installed library"
+else
+	nok "a program links and runs against the installed library: $(head -3 "$d/cc.err" | tr '\n' ' ')"
+fi
+rm -f "$d/t" "$d/t.c" "$d/cc.err"
 make -s --no-print-directory B="$B" DESTDIR="$d" PREFIX=/usr/local uninstall >/dev/null 2>&1
 left=$(find "$d" -type f | wc -l)
 [ "$left" = 0 ] && ok "make uninstall removes every file" || nok "make uninstall left $left files"
