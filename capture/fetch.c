@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 
 #include "fetch.h"
+#include "grow.h"
 #include "limits.h"
 #include "num.h"
 
@@ -118,21 +119,8 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
 		b->too_big = 1;
 		return 0;
 	}
-	if (b->len + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 65536;
-		char *np;
-
-		while (nc < b->len + n + 1)
-			nc *= 2;
-		np = realloc(b->p, nc);
-		if (!np)
-			return 0;
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->len, ptr, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	if (fk_append(&b->p, &b->len, &b->cap, ptr, n) < 0)
+		return 0;
 	return n;
 }
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Makes room for one more element in the malloc'd array arr of n elements
  * of size elsize and capacity *cap (the first capacity is first). Returns
@@ -51,6 +52,22 @@ static inline int fk_reserve(void **arr, size_t *cap, size_t need, size_t elsize
 		return -1;
 	*arr = np;
 	*cap = ncap;
+	return 0;
+}
+
+/* Appends s[0..n) to the NUL-terminated text *buf of *len bytes (capacity
+ * *cap, growing by doubling from 256). Returns 0, or -1 when out of memory
+ * (nothing appended). Callers bound the total themselves. */
+static inline int fk_append(char **buf, size_t *len, size_t *cap, const void *s, size_t n)
+{
+	void *b = *buf;
+
+	if (n > SIZE_MAX - *len - 1 || fk_reserve(&b, cap, *len + n + 1, 1, 256) < 0)
+		return -1;
+	*buf = b;
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include <libiberty/demangle.h>
 
+#include "grow.h"
 #include "limits.h"
 #include "symbolize_int.h"
 
@@ -116,23 +117,8 @@ static void gather(const char *s, size_t n, void *opaque)
 		d->failed = 1;
 		return;
 	}
-	if (d->len + n + 1 > d->cap) {
-		size_t nc = d->cap ? d->cap : 256;
-		char *nb;
-
-		while (nc < d->len + n + 1)
-			nc *= 2;
-		nb = realloc(d->buf, nc);
-		if (!nb) {
-			d->failed = 1;
-			return;
-		}
-		d->buf = nb;
-		d->cap = nc;
-	}
-	memcpy(d->buf + d->len, s, n);
-	d->len += n;
-	d->buf[d->len] = '\0';
+	if (fk_append(&d->buf, &d->len, &d->cap, s, n) < 0)
+		d->failed = 1;
 }
 
 char *fk_symname_demangle(const char *raw, size_t len)
