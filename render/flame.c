@@ -26,6 +26,9 @@ void fk_flame_opts_init(struct fk_flame_opts *o)
 	o->fontsize = 12;
 	o->minwidth = 0.1;
 	o->sort = FK_SORT_NAME;
+	/* Root on top, as pprof draws heap graphs: the root row and the
+	 * heaviest frames are on the first screen at any window size. */
+	o->inverted = 1;
 }
 
 struct fk_flame *fk_flame_new(const struct fk_flame_opts *o, struct fk_err *err)

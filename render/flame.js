@@ -1,7 +1,12 @@
 // flame.js: the interactive part of render-flame's SVG page, embedded at
-// build time. The page draws without it; this adds tooltips, zoom, search,
-// keyboard navigation, URL state and the differential view switch.
-// Text from the input is only ever set with textContent or setAttribute.
+// build time. The SVG carries every frame of the profile as data (the
+// #fktable code, the #fknames table); this script lays the graph out at the
+// window's real width with a fixed font size and draws only the frames wide
+// enough to see. Search, zoom, counts and tables read the full data, so
+// they are exact at any size; "(N more)" is only a drawing of narrow
+// neighbours and zooms into them. Without script the page shows the
+// drawing render-flame made. Text from the input is only ever set with
+// textContent or setAttribute.
 (function () {
 	"use strict";
 	var NS = "http://www.w3.org/2000/svg", XNS = "http://www.w3.org/1999/xhtml";
@@ -11,52 +16,75 @@
 	var names = meta.textContent.replace(/^\n/, "").split("\n");
 	var countname = meta.getAttribute("data-countname") || "";
 	var nametype = meta.getAttribute("data-nametype") || "";
-	var framesEl = document.getElementById("frames");
-	var els = framesEl.children;
-	var stride = D.diff ? 7 : 4, n = D.f.length / stride;
-	var depth = new Int32Array(n), nm = new Int32Array(n), parent = new Int32Array(n);
-	var val = new Float64Array(n), self = new Float64Array(n);
-	var bval, bself, vis, isMore = new Uint8Array(n);
-	var i, k;
+	var FH = D.frameheight, FS = D.fontsize, CHW = FS * D.fontwidth, XPAD = D.xpad;
+	var MINPX = 1;                 // narrower frames are drawn merged or not at all
+	var i;
 
-	if (D.diff) {
-		bval = new Float64Array(n);
-		bself = new Float64Array(n);
-		vis = new Float64Array(n);
-	}
-	var stack = [];
-	for (i = 0; i < n; i++) {
-		k = i * stride;
-		depth[i] = D.f[k];
-		nm[i] = D.f[k + 1];
-		val[i] = D.f[k + 2];
-		self[i] = D.f[k + 3];
-		if (D.diff) {
-			bval[i] = D.f[k + 4];
-			bself[i] = D.f[k + 5];
-			vis[i] = D.f[k + 6];
+	// ---- the data: one tree, preorder, N value columns ----------------
+	var n = D.n, ncol = D.cols;
+	var depth = new Int32Array(n), parent = new Int32Array(n), nm = new Int32Array(n);
+	var end = new Int32Array(n), self = [], tot = [];
+	(function decode() {
+		var s = document.getElementById("fktable").textContent, pos = 0, c, k, v, d, dig;
+		var dec = new Int8Array(128).fill(-1), fin = "0123456789ABCDEFGHIJKLMNOPQRSTUV",
+			more = "WXYZabcdefghijklmnopqrstuvwxyz-_";
+		for (k = 0; k < 32; k++) {
+			dec[fin.charCodeAt(k)] = k;
+			dec[more.charCodeAt(k)] = 32 + k;
 		}
-		stack.length = depth[i];
-		parent[i] = depth[i] ? stack[depth[i] - 1] : -1;
-		stack.push(i);
-	}
-	for (i = 0; i < D.more.length; i++)
-		isMore[D.more[i]] = 1;
-	// end[i]: one past the last frame of i's subtree (preorder).
-	var end = new Int32Array(n);
-	for (i = n - 1; i >= 0; i--) {
-		if (!end[i])
-			end[i] = i + 1;
-		if (parent[i] >= 0 && end[parent[i]] < end[i])
-			end[parent[i]] = end[i];
+		function num() {
+			var x = 0;
+			for (;;) {
+				dig = dec[s.charCodeAt(pos++)];
+				if (dig < 32)
+					return x * 32 + dig;
+				x = x * 32 + dig - 32;
+			}
+		}
+		for (c = 0; c < ncol; c++)
+			self.push(new Float64Array(n));
+		var stack = new Int32Array(n + 1), prev = -1;
+		for (k = 0; k < n; k++) {
+			d = prev + 1 - num();
+			depth[k] = d;
+			stack[d] = k;
+			parent[k] = d ? stack[d - 1] : -1;
+			nm[k] = num();
+			for (c = 0; c < ncol; c++)
+				self[c][k] = num();
+			prev = d;
+		}
+		if (D.diff) {
+			// The "vanished" column: a frame gone from the new profile
+			// keeps its base value.
+			var vs = new Float64Array(n);
+			for (k = 0; k < n; k++)
+				vs[k] = self[0][k] || self[1][k];
+			self.push(vs);
+		}
+		for (c = 0; c < self.length; c++) {
+			var t = Float64Array.from(self[c]);
+			for (k = n - 1; k > 0; k--)
+				t[parent[k]] += t[k];
+			tot.push(t);
+		}
+		for (k = n - 1; k >= 0; k--) {
+			if (!end[k])
+				end[k] = k + 1;
+			v = parent[k];
+			if (v >= 0 && end[v] < end[k])
+				end[v] = end[k];
+		}
+	})();
+	var colNames = D.diff ? ["new", "base", "new + vanished"] : ["value"];
+
+	var state = { zoom: 0, ra: -1, rb: -1, query: "", icase: true, regex: false, col: 0,
+		up: !D.inverted, sel: -1, fn: -1, mpos: -1, normalize: !!D.normalize, table: false, sw: -1 };
+	function wc() {
+		return tot[state.col];
 	}
 
-	var hlOn = new Uint8Array(n), ancOf = new Uint8Array(n);
-	var X0 = new Float64Array(n), W0 = new Float64Array(n);
-	var state = { zoom: 0, query: "", icase: true, vanished: false, sel: -1, matches: [], mpos: -1 };
-	var X = new Float64Array(n), W = new Float64Array(n);
-
-	// ---- formatting -------------------------------------------------
+	// ---- formatting ---------------------------------------------------
 	function commas(v) {
 		return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 	}
@@ -73,109 +101,93 @@
 	function pct(a, b) {
 		return b > 0 ? (100 * a / b).toFixed(2) + "%" : "-";
 	}
-	function cur(i) {
-		return state.vanished ? vis[i] : val[i];
-	}
 	function pathOf(i) {
 		var p = [];
 		for (; i > 0; i = parent[i])
 			p.push(names[nm[i]]);
 		return p.reverse().join(";");
 	}
+	// Cuts s to at most chars characters in the middle: the start and the
+	// end of a long C++ name are what tell frames apart.
+	function cut(s, chars) {
+		var a = Array.from(s);
+		if (a.length <= chars)
+			return s;
+		var head = Math.ceil((chars - 1) / 2), tail = chars - 1 - head;
+		return a.slice(0, head).join("") + "\u2026" + (tail ? a.slice(a.length - tail).join("") : "");
+	}
 
-	// ---- layout -----------------------------------------------------
-	function frameY(d) {
-		return D.inverted ? D.ypad1 + d * D.frameheight : D.height - D.ypad2 - (d + 1) * D.frameheight;
-	}
-	function label(g, i) {
-		var w = W[i], chars = Math.floor(w / (D.fontsize * D.fontwidth));
-		if (chars < 3)
-			return;
-		var t = document.createElementNS(NS, "text");
-		var s = names[nm[i]], a = Array.from(s);
-		if (a.length > chars)
-			s = a.slice(0, chars - 2).join("") + "..";
-		t.textContent = s;
-		t.setAttribute("x", (X[i] + 3).toFixed(1));
-		t.setAttribute("y", (frameY(depth[i]) + D.frameheight / 2 + D.fontsize / 3).toFixed(1));
-		g.appendChild(t);
-	}
-	// The page's own frames are never changed (restyling 100k elements
-	// costs seconds): a zoomed or switched view is drawn over them in a
-	// group of its own, holding only the frames it shows.
-	var view = svg.insertBefore(document.createElementNS(NS, "g"), framesEl.nextSibling);
-	view.setAttribute("id", "view");
-	var shown = [], inView = new Int32Array(n).fill(-1);
-	function elOf(j) {
-		return inView[j] >= 0 ? view.children[inView[j] + 1] : els[j];
-	}
-	// A view frame takes the class of the page's frame (its colour), read
-	// only for the frames shown: the page's own elements are never touched.
-	function classes(e, j) {
-		var c = els[j].getAttribute("class") || "";
-		e.setAttribute("class", ancOf[j] ? c + " anc" : c);
-	}
-	function show(j, x, w, anc) {
-		X[j] = x;
-		W[j] = w;
-		var g = document.createElementNS(NS, "g"), r = document.createElementNS(NS, "rect");
-		ancOf[j] = anc ? 1 : 0;
-		g.setAttribute("data-i", j);
-		view.appendChild(g);
-		classes(g, j);
-		r.setAttribute("x", x.toFixed(1));
-		r.setAttribute("y", frameY(depth[j]).toFixed(1));
-		r.setAttribute("width", w.toFixed(1));
-		r.setAttribute("height", D.frameheight > 1 ? D.frameheight - 1 : D.frameheight);
-		g.appendChild(r);
-		label(g, j);
-		inView[j] = shown.length;
-		shown.push(j);
-	}
-	function layout() {
-		var z = state.zoom, full = D.width - 2 * D.xpad, j, a;
-		var scale = cur(z) > 0 ? full / cur(z) : 0;
-		for (j = 0; j < shown.length; j++) {
-			inView[shown[j]] = -1;
-			X[shown[j]] = X0[shown[j]];
-			W[shown[j]] = W0[shown[j]];
+	// ---- colours (the same as render-flame's, see svg.c) ---------------
+	var nameHash = new Float64Array(names.length).fill(-1);
+	function fnv(k) {
+		if (nameHash[k] >= 0)
+			return nameHash[k];
+		var s = names[k], h = 2166136261, b = 0, j, c;
+		function byte(x) {
+			if (b++ < 64)
+				h = Math.imul(h ^ x, 16777619) >>> 0;
 		}
-		shown = [];
-		view.textContent = "";
-		if (z === 0 && !state.vanished)
-			return;
-		var bg = document.createElementNS(NS, "rect");
-		bg.setAttribute("class", "bg");
-		bg.setAttribute("x", 0);
-		bg.setAttribute("y", D.ypad1 - 2);
-		bg.setAttribute("width", D.width);
-		bg.setAttribute("height", D.height - D.ypad1 - D.ypad2 + 4);
-		view.appendChild(bg);
-		var anc = [];
-		for (a = parent[z]; a >= 0; a = parent[a])
-			anc.push(a);
-		for (j = anc.length - 1; j >= 0; j--)
-			show(anc[j], D.xpad, full, true);
-		var off = new Float64Array(n);
-		for (j = z; j < end[z]; j++) {
-			if (j === z) {
-				show(j, D.xpad, full, false);
+		for (j = 0; j < s.length && b < 64; j++) {
+			c = s.codePointAt(j);
+			if (c > 0xffff)
+				j++;
+			if (c < 0x80) {
+				byte(c);
+			} else if (c < 0x800) {
+				byte(0xc0 | c >> 6);
+				byte(0x80 | c & 63);
+			} else if (c < 0x10000) {
+				byte(0xe0 | c >> 12);
+				byte(0x80 | c >> 6 & 63);
+				byte(0x80 | c & 63);
 			} else {
-				var p = parent[j], w = cur(j) * scale;
-				if (w > 0 || !D.diff)
-					show(j, X[p] + off[p], w, false);
-				else
-					X[j] = W[j] = 0;
-				off[p] += w;
+				byte(0xf0 | c >> 18);
+				byte(0x80 | c >> 12 & 63);
+				byte(0x80 | c >> 6 & 63);
+				byte(0x80 | c & 63);
 			}
 		}
+		return (nameHash[k] = h);
 	}
-	function inZoom(i) {
-		var z = state.zoom;
-		return i >= z && i < end[z];
+	function shade(j) {
+		var h = fnv(nm[j]);
+		if (!D.hash)
+			h = (h ^ Math.imul(depth[j], 0x9e3779b9)) >>> 0;
+		h ^= h >>> 16;
+		h = Math.imul(h, 0x85ebca6b) >>> 0;
+		h ^= h >>> 13;
+		h = Math.imul(h, 0xc2b2ae35) >>> 0;
+		h ^= h >>> 16;
+		return "c" + (h >>> 0) % 16;
+	}
+	var BANDS = [0.05, 0.25, 0.6, 1.2, 2.2];
+	function bnorm() {
+		return state.normalize && tot[1][0] > 0 && tot[0][0] > 0 ? tot[0][0] / tot[1][0] : 1;
+	}
+	// log2(new / base) in bands, as svg.c's diff_step.
+	function diffStep(v, b) {
+		if (v === b)
+			return 0;
+		if (b <= 0)
+			return 5;
+		if (v <= 0)
+			return -5;
+		var r = Math.log2(v / b), k;
+		for (k = 0; k < 5; k++)
+			if (Math.abs(r) < BANDS[k])
+				break;
+		return r < 0 ? -k : k;
+	}
+	function cls(j) {
+		if (!D.diff)
+			return shade(j);
+		var st = diffStep(tot[0][j], tot[1][j] * bnorm());
+		if (!st)
+			return "d0";
+		return ((st > 0) !== !!D.negate ? "r" : "b") + Math.abs(st);
 	}
 
-	// ---- UI ---------------------------------------------------------
+	// ---- page skeleton ------------------------------------------------
 	function el(ns, tag, attrs, parentEl) {
 		var e = document.createElementNS(ns, tag);
 		for (var a in attrs)
@@ -184,119 +196,567 @@
 			parentEl.appendChild(e);
 		return e;
 	}
-	var fo = el(NS, "foreignObject", { x: 8, y: 0, width: 470, height: 26, class: "fkui" }, null);
-	svg.insertBefore(fo, document.getElementById("frames"));
-	var bar = el(XNS, "div", {}, fo);
-	var reset = el(XNS, "button", { id: "reset", type: "button" }, bar);
-	reset.textContent = "Reset zoom";
-	var q = el(XNS, "input", { id: "q", type: "search", placeholder: "Search (regex), Ctrl-F", spellcheck: "false" }, bar);
-	var caseLab = el(XNS, "label", { title: "case sensitive" }, bar);
-	var caseBox = el(XNS, "input", { id: "case", type: "checkbox" }, caseLab);
-	caseLab.appendChild(document.createTextNode("Aa"));
-	var copyBtn = el(XNS, "button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar);
-	copyBtn.textContent = "Copy stack";
-	var vanBox = null;
-	if (D.diff) {
-		var vl = el(XNS, "label", { title: "show stacks gone from the new profile at their base size" }, bar);
-		vanBox = el(XNS, "input", { id: "vanished", type: "checkbox" }, vl);
-		vl.appendChild(document.createTextNode("vanished"));
+	function html(tag, attrs, parentEl, text) {
+		var e = el(XNS, tag, attrs, parentEl);
+		if (text !== undefined)
+			e.textContent = text;
+		return e;
 	}
-	var details = document.getElementById("details");
-	var matched = document.getElementById("matched");
-	var tip = el(NS, "g", { class: "tip", display: "none" }, svg);
-	var tipRect = el(NS, "rect", { rx: 3 }, tip);
-	var tipLines = [];
-	for (i = 0; i < 5; i++)
-		tipLines.push(el(NS, "text", {}, tip));
+	var titleText = (document.getElementById("title") || {}).textContent || "";
+	var subText = (document.getElementById("subtitle") || {}).textContent || "";
+	// The drawing made without script goes; the script draws its own.
+	["frames", "title", "subtitle", "details", "matched", "legend", "empty"].forEach(function (id) {
+		var e = document.getElementById(id);
+		if (e)
+			e.parentNode.removeChild(e);
+	});
+	svg.removeAttribute("viewBox");
+	svg.setAttribute("class", (svg.getAttribute("class") || "") + " live");
+	var view = el(NS, "g", { id: "view", role: "group", "aria-label": "flame graph" }, svg);
+	var selr = el(NS, "rect", { id: "selr", display: "none" }, svg);
+	var tfo = el(NS, "foreignObject", { id: "tablefo", x: 0, y: 0, width: 10, height: 0, class: "fkui" }, svg);
+	var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "top functions" }, tfo);
+	var hfo = el(NS, "foreignObject", { id: "hdr", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, svg);
+	var hdr = html("div", { class: "hdr" }, hfo);
+	var r1 = html("div", { class: "row" }, hdr);
+	html("span", { id: "ttl" }, r1, titleText);
+	if (subText)
+		html("span", { id: "sub" }, r1, subText);
+	var bar = html("div", { class: "row", role: "toolbar", "aria-label": "flame graph controls" }, hdr);
+	var reset = html("button", { id: "reset", type: "button", title: "show the whole graph (Esc)" }, bar, "Reset zoom");
+	var q = html("input", { id: "q", type: "search", placeholder: "Search (Ctrl-F)", spellcheck: "false",
+		"aria-label": "search frame names" }, bar);
+	function check(id, text, title) {
+		var l = html("label", { title: title }, bar);
+		var b = html("input", { id: id, type: "checkbox" }, l);
+		l.appendChild(document.createTextNode(text));
+		return b;
+	}
+	var caseBox = check("case", "Aa", "case sensitive");
+	var reBox = check("re", ".*", "regular expression (default: the text as typed)");
+	var prevBtn = html("button", { id: "prev", type: "button", title: "previous match (Shift-Enter)", "aria-label": "previous match" }, bar, "\u2039");
+	var nextBtn = html("button", { id: "next", type: "button", title: "next match (Enter)", "aria-label": "next match" }, bar, "\u203a");
+	var matched = html("span", { id: "matched", role: "status", "aria-live": "polite" }, bar, "");
+	var colSel = null;
+	if (self.length > 1) {
+		colSel = html("select", { id: "col", "aria-label": "value shown" }, bar);
+		colNames.forEach(function (c, k) {
+			html("option", { value: k }, colSel, c);
+		});
+	}
+	var normBox = D.diff ? check("norm", "normalize", "scale the base to the new total before comparing") : null;
+	var orientBtn = html("button", { id: "orient", type: "button", title: "root at the top (icicle) or at the bottom (flame)" }, bar, "");
+	var tableBtn = html("button", { id: "tablebtn", type: "button", "aria-pressed": "false",
+		title: "functions by self and total value" }, bar, "Top functions");
+	var copyBtn = html("button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar, "Copy stack");
+	var legend = html("div", { class: "row", id: "legend" }, hdr);
+	var details = html("div", { id: "details", class: "det", role: "status", "aria-live": "polite" }, hdr, "");
+	function drawLegend() {
+		legend.textContent = "";
+		if (!D.diff) {
+			legend.appendChild(document.createTextNode("Width: " + colNames[state.col] + " of each frame and its callees. Colour: by name only, not a scale."));
+			return;
+		}
+		legend.appendChild(document.createTextNode("Colour: change of each frame's total, " +
+			(state.normalize ? "base scaled to the new total: " : "base \u2192 new: ")));
+		var steps = D.negate ? ["r5", "r3", "r1", "d0", "b1", "b3", "b5"] : ["b5", "b3", "b1", "d0", "r1", "r3", "r5"];
+		var labs = ["gone or \u00f74.6", "\u00f71.5-2.3", "\u00f71.04-1.2", "same", "\u00d71.04-1.2", "\u00d71.5-2.3", "new or \u00d74.6"];
+		steps.forEach(function (c, k) {
+			var s = html("span", { class: "sw " + c }, legend, labs[k]);
+			s.setAttribute("data-step", c);
+		});
+	}
 
-	function describe(i) {
-		var lines = [names[nm[i]]], v = val[i], z = state.zoom;
-		if (lines[0].length > 120)
-			lines[0] = lines[0].slice(0, 118) + "..";
-		lines.push(fmt(v) + " \u2014 " + pct(v, val[0]) + " of total, " + pct(cur(i), cur(z)) + " of zoom");
-		lines.push("self: " + fmt(self[i]));
-		if (D.diff) {
-			var d = v - bval[i];
-			lines.push("base " + fmt(bval[i]) + " \u2192 " + fmt(v) + " (" + (d >= 0 ? "+" : "") + fmt(d) +
-				   (bval[i] > 0 ? ", " + (d >= 0 ? "+" : "") + pct(d, bval[i]) : "") + ")");
-			lines.push("base self " + fmt(bself[i]));
+	// ---- layout and drawing ------------------------------------------
+	var Wpx = 0, HH = 0, TH = 0, H = 0;
+	var X = new Float64Array(n), Wd = new Float64Array(n), po = new Float64Array(n);
+	var drawn = new Int32Array(n), gen = 0, drawnList = [], merged = [], maxD = 0;
+	var hlName = null, hlPrefix = null;
+
+	function viewRange() {
+		var z = state.zoom;
+		if (state.ra >= 0)
+			return { z: z, a: state.ra, b: state.rb };
+		return { z: z, a: z + 1, b: end[z] };
+	}
+	function viewValue() {
+		var r = viewRange(), t = wc(), s = 0, j;
+		if (state.ra < 0)
+			return t[r.z];
+		for (j = r.a; j < r.b; j = end[j])
+			s += t[j];
+		return s;
+	}
+	function rowY(d) {
+		return state.up ? H - 8 - (d + 1) * FH : HH + TH + 6 + d * FH;
+	}
+	function layout() {
+		var r = viewRange(), t = wc(), full = Wpx - 2 * XPAD, vv = viewValue();
+		var sc = vv > 0 ? full / vv : 0, j, a, d, w, x, p;
+		var runD = [], list = [];
+		gen++;
+		merged = [];
+		maxD = depth[r.z];
+		function put(k, xx, ww, kind) {
+			X[k] = xx;
+			Wd[k] = ww;
+			drawn[k] = gen;
+			list.push(k, kind);
+			if (depth[k] > maxD)
+				maxD = depth[k];
 		}
-		return lines;
-	}
-	function toUser(ev) {
-		var m = svg.getScreenCTM(), p = svg.createSVGPoint();
-		p.x = ev.clientX;
-		p.y = ev.clientY;
-		return m ? p.matrixTransform(m.inverse()) : p;
-	}
-	function showTip(i, pt) {
-		var lines = describe(i), w = 0, lh = 14, j;
-		tip.setAttribute("display", "inline");
-		for (j = 0; j < tipLines.length; j++) {
-			tipLines[j].textContent = j < lines.length ? lines[j] : "";
-			w = Math.max(w, j < lines.length ? lines[j].length * 6.2 : 0);
-		}
-		w = Math.min(w + 12, D.width - 20);
-		var h = lines.length * lh + 8;
-		var x = Math.min(pt.x + 12, D.width - w - 4), y = pt.y + 16;
-		if (y + h > D.height)
-			y = Math.max(0, pt.y - h - 8);
-		tipRect.setAttribute("x", x);
-		tipRect.setAttribute("y", y);
-		tipRect.setAttribute("width", w);
-		tipRect.setAttribute("height", h);
-		for (j = 0; j < tipLines.length; j++) {
-			tipLines[j].setAttribute("x", x + 6);
-			tipLines[j].setAttribute("y", y + 4 + lh * (j + 1) - 3);
-		}
-		details.textContent = nametype + " " + names[nm[i]] + " (" + fmt(val[i]) + ", " + pct(val[i], val[0]) + ")";
-	}
-	function hideTip() {
-		tip.setAttribute("display", "none");
-		details.textContent = " ";
-	}
-	// The frame under an event: a view frame says which it is; a page
-	// frame is found from the point (row, then binary search on x), so no
-	// script object is ever made for the page's 100k elements.
-	function indexOf(e, pt) {
-		while (e && e.parentNode !== framesEl && e.parentNode !== view)
-			e = e.parentNode;
-		if (!e || (e.parentNode === view && !e.hasAttribute("data-i")))
-			return -1;
-		if (e.parentNode === view)
-			return +e.getAttribute("data-i");
-		var d = Math.floor(D.inverted ? (pt.y - D.ypad1) / D.frameheight : (D.height - D.ypad2 - pt.y) / D.frameheight);
-		var row = byDepth[d], lo = 0, hi = row ? row.length - 1 : -1, k = -1;
-		while (lo <= hi) {
-			var mid = (lo + hi) >> 1;
-			if (X0[row[mid]] <= pt.x + 0.05) {
-				k = mid;
-				lo = mid + 1;
-			} else {
-				hi = mid - 1;
+		function flush(dd) {
+			var run = runD[dd];
+			if (!run)
+				return;
+			runD[dd] = null;
+			if (run.count >= 2 && run.w >= MINPX) {
+				merged.push(run);
+				list.push(-merged.length, 3);
+				if (dd > maxD)
+					maxD = dd;
 			}
 		}
-		return k >= 0 && pt.x <= X0[row[k]] + W0[row[k]] + 0.05 ? row[k] : -1;
+		for (a = parent[r.z]; a >= 0; a = parent[a])
+			put(a, XPAD, full, 1);
+		put(r.z, XPAD, full, state.ra >= 0 ? 1 : 0);
+		po[r.z] = 0;
+		for (j = r.a; j < r.b;) {
+			p = parent[j];
+			d = depth[j];
+			w = t[j] * sc;
+			x = X[p] + po[p];
+			po[p] += w;
+			for (a = runD.length - 1; a > d; a--)
+				flush(a);
+			runD.length = Math.min(runD.length, d + 1);
+			if (w >= MINPX) {
+				flush(d);
+				put(j, x, w, 0);
+				po[j] = 0;
+				j++;
+				continue;
+			}
+			if (w > 0) {
+				var run = runD[d];
+				if (!run)
+					run = runD[d] = { p: p, first: j, last: j, x: x, w: 0, count: 0, d: d };
+				run.last = j;
+				run.w += w;
+				run.count++;
+			}
+			j = end[j];
+		}
+		for (a = runD.length - 1; a >= 0; a--)
+			flush(a);
+		drawnList = list;
+	}
+	function frameEl(k, kind) {
+		var g = document.createElementNS(NS, "g"), rr = document.createElementNS(NS, "rect");
+		var m = kind === 3 ? merged[-k - 1] : null;
+		var xx = m ? m.x : X[k], ww = m ? m.w : Wd[k], d = m ? m.d : depth[k];
+		var c = m ? "m" : cls(k);
+		if (kind === 1)
+			c += " anc";
+		if (!m && hlOn(k))
+			c += " hl";
+		if (m && hlRange(m.first, end[m.last]))
+			c += " hl";
+		g.setAttribute("class", c);
+		if (m)
+			g.setAttribute("data-m", -k - 1);
+		else
+			g.setAttribute("data-i", k);
+		rr.setAttribute("x", xx.toFixed(1));
+		rr.setAttribute("y", rowY(d).toFixed(1));
+		rr.setAttribute("width", ww.toFixed(1));
+		rr.setAttribute("height", FH > 1 ? FH - 1 : FH);
+		g.appendChild(rr);
+		var chars = Math.floor((ww - 6) / CHW);
+		if (chars >= 3) {
+			var tx = document.createElementNS(NS, "text");
+			tx.textContent = cut(m ? "(" + m.count + " more)" : names[nm[k]], chars);
+			tx.setAttribute("x", (xx + 3).toFixed(1));
+			tx.setAttribute("y", (rowY(d) + FH / 2 + FS / 3).toFixed(1));
+			g.appendChild(tx);
+		}
+		return g;
+	}
+	function measure() {
+		Wpx = Math.max(200, Math.floor(window.innerWidth || 1200));
+		hfo.setAttribute("width", Wpx);
+		hdr.style.width = Wpx + "px";
+		HH = Math.ceil(hdr.getBoundingClientRect().height || 96) + 4;
+		hfo.setAttribute("height", HH);
+		tfo.setAttribute("width", Wpx);
+		tfo.setAttribute("y", HH);
+		TH = state.table ? Math.ceil(tdiv.getBoundingClientRect().height) + 8 : 0;
+		tfo.setAttribute("height", TH);
+		tfo.setAttribute("display", state.table ? "inline" : "none");
+	}
+	function draw() {
+		measure();
+		layout();
+		H = HH + TH + 6 + (maxD + 1) * FH + 8;
+		svg.setAttribute("width", Wpx);
+		svg.setAttribute("height", H);
+		var frag = document.createDocumentFragment(), k;
+		for (k = 0; k < drawnList.length; k += 2)
+			frag.appendChild(frameEl(drawnList[k], drawnList[k + 1]));
+		view.textContent = "";
+		view.appendChild(frag);
+		reset.disabled = state.zoom === 0 && state.ra < 0;
+		orientBtn.textContent = state.up ? "Root at top" : "Root at bottom";
+		drawSel();
+		stick();
+	}
+	// The header stays at the top of the window while the graph scrolls.
+	function stick() {
+		hfo.setAttribute("y", Math.max(0, Math.min(window.scrollY || 0, Math.max(0, H - HH))));
+	}
+	window.addEventListener("scroll", stick);
+	function shown(j) {
+		return j >= 0 && j < n && drawn[j] === gen;
 	}
 
-	// ---- state ------------------------------------------------------
+	// ---- search and highlights ---------------------------------------
+	var hit = null, mlist = new Int32Array(0), nmatch = 0, cum = null, sumAll = 0, sumView = 0;
+	function hlOn(j) {
+		return hit !== null && hit[nm[j]] === 1;
+	}
+	function hlRange(a, b) {
+		return cum !== null && cum[b] - cum[a] > 0;
+	}
+	function compile() {
+		var s = state.query;
+		q.classList.remove("bad");
+		if (!s && state.fn < 0)
+			return null;
+		if (!s) {
+			var f = state.fn;
+			return function (x, k) {
+				return k === f;
+			};
+		}
+		if (state.regex) {
+			try {
+				var re = new RegExp(s, state.icase ? "i" : "");
+				return function (x) {
+					return re.test(x);
+				};
+			} catch (e) {
+				q.classList.add("bad");
+				return null;
+			}
+		}
+		if (state.icase) {
+			var lo = s.toLowerCase();
+			return function (x) {
+				return x.toLowerCase().indexOf(lo) >= 0;
+			};
+		}
+		return function (x) {
+			return x.indexOf(s) >= 0;
+		};
+	}
+	function runSearch() {
+		var test = compile(), t = wc(), j, covered = -1, any = 0;
+		hit = null;
+		cum = null;
+		sumAll = sumView = 0;
+		nmatch = 0;
+		if (test) {
+			hit = new Uint8Array(names.length);
+			for (j = 0; j < names.length; j++)
+				if (test(names[j], j)) {
+					hit[j] = 1;
+					any = 1;
+				}
+		}
+		if (!any) {
+			if (test)
+				hit = hit || new Uint8Array(names.length);
+			mlist = new Int32Array(0);
+			cum = null;
+			return;
+		}
+		var r = viewRange(), va = state.ra >= 0 ? r.a : r.z, vb = r.b, vcov = -1, ancHit = false;
+		var buf = new Int32Array(1024), c = new Int32Array(n + 1);
+		for (j = parent[r.z]; j >= 0; j = parent[j])
+			if (hit[nm[j]])
+				ancHit = true;
+		if (state.ra >= 0 && hit[nm[r.z]])
+			ancHit = true;
+		for (j = 0; j < n; j++) {
+			c[j] = nmatch;
+			if (!hit[nm[j]] || !(t[j] > 0))
+				continue;
+			if (nmatch === buf.length) {
+				var nb = new Int32Array(buf.length * 2);
+				nb.set(buf);
+				buf = nb;
+			}
+			buf[nmatch++] = j;
+			// A frame inside a matching frame is counted once.
+			if (j >= covered) {
+				sumAll += t[j];
+				covered = end[j];
+			}
+			if (j >= va && j < vb && j >= vcov) {
+				sumView += t[j];
+				vcov = end[j];
+			}
+		}
+		c[n] = nmatch;
+		if (ancHit)
+			sumView = viewValue();
+		mlist = buf.subarray(0, nmatch);
+		cum = c;
+	}
+	function showCount() {
+		if (hit === null) {
+			matched.textContent = "";
+			return;
+		}
+		var k = state.mpos >= 0 ? state.mpos + 1 : 0;
+		matched.textContent = k + " of " + nmatch + " \u00b7 " + pct(sumAll, wc()[0]) + " of total \u00b7 " +
+			pct(sumView, viewValue()) + " of view";
+	}
+	function search(keep) {
+		runSearch();
+		if (!keep)
+			state.mpos = -1;
+		showCount();
+		// Only the drawn frames change class: a few thousand at most.
+		var k, g = view.children;
+		for (k = 0; k < g.length; k++) {
+			var e = g[k], on;
+			if (e.hasAttribute("data-i"))
+				on = hlOn(+e.getAttribute("data-i"));
+			else {
+				var m = merged[+e.getAttribute("data-m")];
+				on = hlRange(m.first, end[m.last]);
+			}
+			e.classList.toggle("hl", on);
+		}
+		saveHash();
+	}
+	var qTimer = 0;
+	function searchSoon() {
+		clearTimeout(qTimer);
+		qTimer = setTimeout(function () {
+			state.query = q.value;
+			search(false);
+		}, 60);
+	}
+	// Goes to the next or previous match, zooming out or in as needed so
+	// that it is drawn, and scrolls it into view.
+	function step(dir) {
+		if (!nmatch)
+			return;
+		state.mpos = (state.mpos + dir + nmatch) % nmatch;
+		var m = mlist[state.mpos];
+		reveal(m);
+		select(m);
+		showCount();
+	}
+	function inView(j) {
+		var r = viewRange();
+		if (state.ra >= 0)
+			return j >= r.a && j < r.b;
+		return j >= r.z && j < end[r.z];
+	}
+	function reveal(m) {
+		if (!inView(m) || !shown(m)) {
+			if (!shown(m)) {
+				var z = m, t = wc();
+				// The deepest ancestor in which m is wide enough to draw.
+				while (parent[z] >= 0 && t[m] * (Wpx - 2 * XPAD) / t[parent[z]] < MINPX)
+					z = parent[z];
+				z = parent[z] >= 0 ? parent[z] : z;
+				if (t[m] * (Wpx - 2 * XPAD) / t[z] < MINPX)
+					z = m;
+				setZoom(z, -1, -1, true);
+			}
+		}
+		scrollTo(m);
+	}
+	function scrollTo(j) {
+		if (!shown(j))
+			return;
+		var y = rowY(depth[j]), top = window.scrollY || 0;
+		if (y < top + HH || y + FH > top + (window.innerHeight || 800))
+			window.scrollTo(0, Math.max(0, y - HH - 3 * FH));
+		stick();
+	}
+
+	// ---- details, selection, zoom ------------------------------------
+	function describe(j) {
+		var t = wc(), v = t[j], lines = [];
+		lines.push(nametype + " " + names[nm[j]]);
+		var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(inView(j) ? v : 0, viewValue()) + " of view; self " +
+			fmt(self[state.col][j]);
+		if (D.diff) {
+			var nv = tot[0][j], bv = tot[1][j], b = bv * bnorm(), dd = nv - b;
+			if (nv === 0 && bv > 0)
+				s += "; vanished: base " + fmt(bv) + " \u2192 0 (\u2212100.00%)";
+			else if (bv === 0 && nv > 0)
+				s += "; new: base 0 \u2192 " + fmt(nv);
+			else
+				s += "; base " + fmt(b) + " \u2192 " + fmt(nv) + " (" + (dd >= 0 ? "+" : "") + fmt(dd) +
+					(b > 0 ? ", " + (dd >= 0 ? "+" : "") + pct(dd, b) : "") + ")";
+		}
+		lines.push(s);
+		return lines;
+	}
+	function showDetails(lines) {
+		details.textContent = "";
+		lines.forEach(function (l, k) {
+			html("div", { class: k ? "num" : "name" }, details, l);
+		});
+	}
+	function drawSel() {
+		var j = state.sel;
+		if (!shown(j)) {
+			selr.setAttribute("display", "none");
+			return;
+		}
+		selr.setAttribute("display", "inline");
+		selr.setAttribute("x", X[j].toFixed(1));
+		selr.setAttribute("y", rowY(depth[j]).toFixed(1));
+		selr.setAttribute("width", Wd[j].toFixed(1));
+		selr.setAttribute("height", FH > 1 ? FH - 1 : FH);
+	}
+	function select(j) {
+		state.sel = j;
+		drawSel();
+		if (j >= 0)
+			showDetails(describe(j));
+		else
+			showDetails([]);
+	}
+	function setZoom(z, a, b, keepSearch) {
+		state.zoom = z;
+		state.ra = a;
+		state.rb = b;
+		runSearch();
+		draw();
+		if (!keepSearch)
+			state.mpos = -1;
+		showCount();
+		saveHash();
+	}
+	function zoom(j) {
+		setZoom(j, -1, -1, false);
+	}
+	function zoomMerged(m) {
+		setZoom(m.p, m.first, end[m.last], false);
+	}
+
+	// ---- the top-functions table -------------------------------------
+	var topSort = "self", topRows = null;
+	function computeTop() {
+		var t = wc(), sf = self[state.col], ts = new Float64Array(names.length), ss = new Float64Array(names.length);
+		var on = new Int32Array(names.length), st = new Int32Array(n + 1), sp = 0, j;
+		for (j = 0; j < n; j++) {
+			// Leave the frames whose subtree ended.
+			while (sp && end[st[sp - 1]] <= j)
+				on[nm[st[--sp]]]--;
+			var k = nm[j];
+			ss[k] += sf[j];
+			// A function's total counts each stack once, however often
+			// it recurs on it.
+			if (!on[k])
+				ts[k] += t[j];
+			on[k]++;
+			st[sp++] = j;
+		}
+		var rows = [];
+		for (j = 0; j < names.length; j++)
+			if (ss[j] > 0 || ts[j] > 0)
+				rows.push({ k: j, self: ss[j], total: ts[j] });
+		if (rows.length && names[nm[0]] === names[rows[0].k])
+			rows = rows.filter(function (r) {
+				return r.k !== nm[0];
+			});
+		return rows;
+	}
+	function sortTop() {
+		topRows.sort(function (a, b) {
+			if (topSort === "name")
+				return names[a.k] < names[b.k] ? -1 : names[a.k] > names[b.k] ? 1 : 0;
+			return b[topSort] - a[topSort] || a.k - b.k;
+		});
+	}
+	function drawTable() {
+		tdiv.textContent = "";
+		if (!state.table)
+			return;
+		if (!topRows) {
+			topRows = computeTop();
+			sortTop();
+		}
+		var tb = html("table", { id: "top" }, tdiv), hr = html("tr", {}, html("thead", {}, tb));
+		[["self", "Self"], ["total", "Total"], ["name", "Function"]].forEach(function (c) {
+			var th = html("th", { "data-sort": c[0], role: "columnheader", tabindex: 0,
+				"aria-sort": topSort === c[0] ? (c[0] === "name" ? "ascending" : "descending") : "none" }, hr, c[1] + (topSort === c[0] ? " \u25be" : ""));
+			th.addEventListener("click", function () {
+				topSort = c[0];
+				sortTop();
+				drawTable();
+				draw();
+			});
+		});
+		var body = html("tbody", {}, tb), t0 = wc()[0];
+		topRows.slice(0, 30).forEach(function (r) {
+			var tr = html("tr", { "data-k": r.k, tabindex: 0, class: r.k === state.fn ? "on" : "" }, body);
+			html("td", { class: "v" }, tr, fmt(r.self) + " " + pct(r.self, t0));
+			html("td", { class: "v" }, tr, fmt(r.total) + " " + pct(r.total, t0));
+			html("td", { class: "fn", title: names[r.k] }, tr, names[r.k]);
+			tr.addEventListener("click", function () {
+				pickFunction(r.k);
+			});
+		});
+	}
+	// Highlights every frame of function k (the search box is cleared).
+	function pickFunction(k) {
+		state.fn = state.fn === k ? -1 : k;
+		q.value = state.query = "";
+		drawTable();
+		draw();
+		search(false);
+		if (state.fn >= 0)
+			showDetails([nametype + " " + names[k], "highlighted: " + nmatch + " frames, " + pct(sumAll, wc()[0]) + " of total"]);
+	}
+	function toggleTable() {
+		state.table = !state.table;
+		tableBtn.setAttribute("aria-pressed", String(state.table));
+		drawTable();
+		draw();
+	}
+
+	// ---- URL state ----------------------------------------------------
 	function saveHash() {
 		var h = [];
 		if (state.zoom)
 			h.push("z=" + state.zoom);
+		if (state.ra >= 0)
+			h.push("r=" + state.ra + "-" + state.rb);
 		if (state.query)
 			h.push("s=" + encodeURIComponent(state.query));
 		if (state.query && !state.icase)
 			h.push("c=1");
-		if (state.vanished)
-			h.push("v=1");
+		if (state.query && state.regex)
+			h.push("x=1");
+		if (state.col)
+			h.push("v=" + state.col);
 		var s = h.length ? "#" + h.join("&") : "";
 		if (location.hash !== s && history.replaceState)
 			history.replaceState(null, "", s || location.pathname + location.search);
 	}
 	function loadHash() {
-		var h = location.hash.replace(/^#/, "").split("&");
-		for (var j = 0; j < h.length; j++) {
+		var h = location.hash.replace(/^#/, "").split("&"), j, r = null;
+		for (j = 0; j < h.length; j++) {
 			var kv = h[j].split("="), v = kv.slice(1).join("=");
 			try {
 				v = decodeURIComponent(v);
@@ -305,195 +765,94 @@
 			}
 			if (kv[0] === "z" && /^\d+$/.test(v) && +v < n)
 				state.zoom = +v;
+			else if (kv[0] === "r" && /^\d+-\d+$/.test(v))
+				r = v.split("-").map(Number);
 			else if (kv[0] === "s")
 				state.query = v;
 			else if (kv[0] === "c")
 				state.icase = v !== "1";
-			else if (kv[0] === "v" && D.diff)
-				state.vanished = v === "1";
+			else if (kv[0] === "x")
+				state.regex = v === "1";
+			else if (kv[0] === "v" && /^\d$/.test(v) && +v < self.length)
+				state.col = +v;
 		}
-	}
-	var selr = el(NS, "rect", { id: "selr", display: "none" }, null);
-	svg.insertBefore(selr, tip);
-	function drawSel() {
-		var i = state.sel;
-		if (i < 0 || !visible(i)) {
-			selr.setAttribute("display", "none");
-			return;
+		// A merged range must be a run of the zoomed frame's children.
+		if (r && r[0] > state.zoom && r[0] < r[1] && r[1] <= end[state.zoom] && parent[r[0]] === state.zoom &&
+		    (r[1] === end[state.zoom] || parent[r[1]] === state.zoom)) {
+			state.ra = r[0];
+			state.rb = r[1];
 		}
-		selr.setAttribute("display", "inline");
-		selr.setAttribute("x", X[i].toFixed(1));
-		selr.setAttribute("y", frameY(depth[i]).toFixed(1));
-		selr.setAttribute("width", W[i].toFixed(1));
-		selr.setAttribute("height", D.frameheight > 1 ? D.frameheight - 1 : D.frameheight);
-	}
-	function select(i) {
-		state.sel = i;
-		drawSel();
-		if (i >= 0)
-			showTip(i, { x: X[i] + 4, y: frameY(depth[i]) + D.frameheight / 2 });
-	}
-	function zoom(i) {
-		hideTip();
-		state.zoom = i;
-		layout();
-		reset.disabled = i === 0;
-		search(false);
-		drawSel();
-		saveHash();
 	}
 
-	// ---- search -----------------------------------------------------
-	// Matches are painted in a layer of their own, one path a row (adjacent
-	// narrow matches merged), so a search creates a few elements instead of
-	// touching every matching frame; labels of matches are drawn on top.
-	var hlv = svg.insertBefore(document.createElementNS(NS, "g"), view.nextSibling);
-	hlv.setAttribute("id", "hlv");
-	function paintMatches() {
-		var rows = [], runX0 = [], runX1 = [], j, d, k, m = state.matches;
-		var all = state.zoom === 0 && !state.vanished, h = (D.frameheight > 1 ? D.frameheight - 1 : D.frameheight).toFixed(1);
-		hlv.textContent = "";
-		var ys = [];
-		for (d = 0; d < byDepth.length; d++)
-			ys.push(frameY(d));
-		function flush(dd, seam) {
-			if (runX1[dd] === undefined || runX1[dd] <= runX0[dd])
-				return;
-			var w = Math.round((runX1[dd] - runX0[dd] - (seam && runX1[dd] - runX0[dd] > 2 ? 0.5 : 0)) * 10) / 10;
-			(rows[dd] = rows[dd] || []).push("M", Math.round(runX0[dd] * 10) / 10, ",", ys[dd], "h", w, "v", h, "h", -w, "z");
-			runX1[dd] = undefined;
+	// ---- keyboard helpers ---------------------------------------------
+	// Siblings and children with a value: zero-width frames are skipped.
+	function nextSib(j, dir) {
+		var p = parent[j], t = wc(), k, best = -1;
+		if (p < 0)
+			return -1;
+		if (dir > 0) {
+			for (k = end[j]; k < end[p]; k = end[k])
+				if (t[k] > 0)
+					return k;
+			return -1;
 		}
-		var ancestors = [];
-		for (j = parent[state.zoom]; j >= 0; j = parent[j])
-			if (hlOn[j])
-				ancestors.push(j);
-		m = ancestors.concat(m);
-		for (k = 0; k < m.length; k++) {
-			j = m[k];
-			if (!(all || inView[j] >= 0) || W[j] <= 0)
-				continue;
-			d = depth[j];
-			if (W[j] < 3 && runX1[d] !== undefined && X[j] <= runX1[d] + 0.05) {
-				runX1[d] = Math.max(runX1[d], X[j] + W[j]);
-			} else {
-				// A wide frame keeps a seam at its right edge.
-				flush(d, true);
-				runX0[d] = X[j];
-				runX1[d] = X[j] + W[j];
-				if (W[j] >= 3)
-					flush(d, true);
-			}
-		}
-		for (d = 0; d < runX1.length; d++)
-			flush(d, false);
-		for (d = 0; d < rows.length; d++) {
-			if (!rows[d])
-				continue;
-			var p = document.createElementNS(NS, "path");
-			p.setAttribute("d", rows[d].join(""));
-			hlv.appendChild(p);
-		}
-		for (k = 0; k < m.length; k++)
-			if ((all || inView[m[k]] >= 0) && W[m[k]] > 0)
-				label(hlv, m[k]);
-	}
-	function search(move) {
-		var re = null, j;
-		q.classList.remove("bad");
-		if (state.query) {
-			try {
-				re = new RegExp(state.query, state.icase ? "i" : "");
-			} catch (e) {
-				q.classList.add("bad");
-			}
-		}
-		var hit = new Int8Array(names.length), m = [], sum = 0, z = state.zoom, covered = -1;
-		if (re)
-			for (j = 0; j < names.length; j++)
-				hit[j] = re.test(names[j]) ? 1 : 0;
-		for (j = 0; j < n; j++) {
-			var on = re && !isMore[j] && hit[nm[j]] ? 1 : 0;
-			hlOn[j] = on;
-			if (on && inZoom(j)) {
-				m.push(j);
-				// Count a match once: not again for matches inside it.
-				if (j >= covered) {
-					sum += cur(j);
-					covered = end[j];
-				}
-			}
-		}
-		state.matches = m;
-		if (!move)
-			state.mpos = -1;
-		paintMatches();
-		matched.textContent = re ? "Matched: " + pct(sum, cur(z)) + " (" + m.length + " frames)" : " ";
-		saveHash();
-	}
-	function step(dir) {
-		var m = state.matches;
-		if (!m.length)
-			return;
-		state.mpos = (state.mpos + dir + m.length) % m.length;
-		select(m[state.mpos]);
-	}
-
-	// ---- navigation -------------------------------------------------
-	function visible(j) {
-		return (state.zoom === 0 && !state.vanished || inView[j] >= 0) && W[j] > 0;
-	}
-	function neighbour(i, dir) {
-		// Nearest visible frame at the same depth to the left or right.
-		var best = -1, bx = dir > 0 ? Infinity : -Infinity;
-		for (var j = state.zoom; j < end[state.zoom]; j++) {
-			if (depth[j] !== depth[i] || j === i || !visible(j))
-				continue;
-			if (dir > 0 && X[j] > X[i] && X[j] < bx) {
-				bx = X[j];
-				best = j;
-			}
-			if (dir < 0 && X[j] < X[i] && X[j] > bx) {
-				bx = X[j];
-				best = j;
-			}
-		}
+		for (k = p + 1; k < j; k = end[k])
+			if (t[k] > 0)
+				best = k;
 		return best;
 	}
-	function firstChild(i) {
-		for (var j = i + 1; j < end[i]; j++)
-			if (parent[j] === i && visible(j))
-				return j;
+	function firstChild(j) {
+		var t = wc(), k;
+		for (k = j + 1; k < end[j]; k = end[k])
+			if (t[k] > 0)
+				return k;
 		return -1;
 	}
-	function copyPath(i) {
-		if (i < 0)
+	function copyPath(j) {
+		if (j < 0)
 			return;
-		var s = pathOf(i);
+		var s = pathOf(j);
 		function done() {
-			details.textContent = "Copied the stack of " + names[nm[i]];
+			showDetails(["Copied the stack of " + names[nm[j]]]);
 		}
 		if (navigator.clipboard && navigator.clipboard.writeText)
 			navigator.clipboard.writeText(s).then(done, function () {
-				details.textContent = s;
+				showDetails([s]);
 			});
 		else
-			details.textContent = s;
+			showDetails([s]);
 		window.fkLastCopied = s;
 	}
 
-	// ---- events -----------------------------------------------------
-	svg.addEventListener("mousemove", function (ev) {
-		var pt = toUser(ev), i = indexOf(ev.target, pt);
-		if (i >= 0)
-			showTip(i, pt);
-		else if (tip.getAttribute("display") !== "none" && state.sel < 0)
-			hideTip();
+	// ---- events -------------------------------------------------------
+	function frameAt(e) {
+		while (e && e.parentNode !== view)
+			e = e.parentNode;
+		if (!e)
+			return null;
+		if (e.hasAttribute("data-m"))
+			return { m: merged[+e.getAttribute("data-m")] };
+		return { i: +e.getAttribute("data-i") };
+	}
+	view.addEventListener("mousemove", function (ev) {
+		var f = frameAt(ev.target);
+		if (f && f.m)
+			showDetails(["(" + f.m.count + " more) under " + names[nm[f.m.p]], "frames too narrow to draw one by one: click to zoom into them"]);
+		else if (f)
+			showDetails(describe(f.i));
 	});
-	svg.addEventListener("click", function (ev) {
-		var i = indexOf(ev.target, toUser(ev));
-		if (i >= 0) {
-			select(i);
-			zoom(i);
+	view.addEventListener("mouseleave", function () {
+		if (state.sel >= 0)
+			showDetails(describe(state.sel));
+	});
+	view.addEventListener("click", function (ev) {
+		var f = frameAt(ev.target);
+		if (f && f.m)
+			zoomMerged(f.m);
+		else if (f) {
+			state.sel = f.i;
+			zoom(f.i);
+			select(f.i);
 		}
 	});
 	reset.addEventListener("click", function () {
@@ -502,22 +861,49 @@
 	copyBtn.addEventListener("click", function () {
 		copyPath(state.sel);
 	});
+	prevBtn.addEventListener("click", function () {
+		step(-1);
+	});
+	nextBtn.addEventListener("click", function () {
+		step(1);
+	});
+	tableBtn.addEventListener("click", toggleTable);
+	orientBtn.addEventListener("click", function () {
+		state.up = !state.up;
+		draw();
+	});
 	q.addEventListener("input", function () {
-		state.query = q.value;
-		search(false);
+		state.fn = -1;
+		searchSoon();
 	});
 	caseBox.addEventListener("change", function () {
 		state.icase = !caseBox.checked;
 		search(false);
 	});
-	if (vanBox)
-		vanBox.addEventListener("change", function () {
-			state.vanished = vanBox.checked;
-			layout();
-			search(false);
+	reBox.addEventListener("change", function () {
+		state.regex = reBox.checked;
+		search(false);
+	});
+	if (colSel)
+		colSel.addEventListener("change", function () {
+			state.col = +colSel.value;
+			topRows = null;
+			drawTable();
+			setZoom(state.zoom, -1, -1, false);
+		});
+	if (normBox)
+		normBox.addEventListener("change", function () {
+			state.normalize = normBox.checked;
+			drawLegend();
+			draw();
 		});
 	q.addEventListener("keydown", function (ev) {
 		if (ev.key === "Enter") {
+			clearTimeout(qTimer);
+			if (state.query !== q.value) {
+				state.query = q.value;
+				search(false);
+			}
 			step(ev.shiftKey ? -1 : 1);
 			ev.preventDefault();
 		}
@@ -526,7 +912,7 @@
 		var inInput = ev.target === q;
 		if ((ev.ctrlKey || ev.metaKey) && ev.key === "f" || ev.key === "F3") {
 			ev.preventDefault();
-			if (ev.key === "F3" && state.matches.length && document.activeElement === q) {
+			if (ev.key === "F3" && nmatch) {
 				step(ev.shiftKey ? -1 : 1);
 				return;
 			}
@@ -537,17 +923,18 @@
 		if (ev.key === "Escape") {
 			if (state.sel >= 0)
 				select(-1);
-			if (state.query) {
+			if (state.query || state.fn >= 0) {
 				q.value = state.query = "";
+				state.fn = -1;
+				drawTable();
 				search(false);
-			} else if (state.zoom) {
+			} else if (state.zoom || state.ra >= 0) {
 				zoom(0);
 			}
 			q.blur();
-			hideTip();
 			return;
 		}
-		if (inInput)
+		if (inInput || (ev.target && ev.target.tagName && /^(INPUT|SELECT|BUTTON|TH|TR)$/i.test(ev.target.tagName) && ev.key === "Enter"))
 			return;
 		var s = state.sel, t = -1;
 		if (s < 0 && /^Arrow/.test(ev.key)) {
@@ -555,17 +942,18 @@
 			ev.preventDefault();
 			return;
 		}
-		var up = D.inverted ? -1 : 1;
-		if (ev.key === "ArrowUp")
-			t = up > 0 ? firstChild(s) : parent[s];
-		else if (ev.key === "ArrowDown")
-			t = up > 0 ? parent[s] : firstChild(s);
+		var deeper = state.up ? "ArrowUp" : "ArrowDown", shallower = state.up ? "ArrowDown" : "ArrowUp";
+		if (ev.key === deeper)
+			t = firstChild(s);
+		else if (ev.key === shallower)
+			t = parent[s];
 		else if (ev.key === "ArrowLeft")
-			t = neighbour(s, -1);
+			t = nextSib(s, -1);
 		else if (ev.key === "ArrowRight")
-			t = neighbour(s, 1);
+			t = nextSib(s, 1);
 		else if (ev.key === "Enter" && s >= 0) {
 			zoom(s);
+			select(s);
 			ev.preventDefault();
 			return;
 		} else if (ev.key === "c" && s >= 0) {
@@ -575,50 +963,92 @@
 			return;
 		}
 		ev.preventDefault();
-		if (t >= 0 && (inZoom(t) || t === parent[state.zoom]))
+		// Select without zooming; a frame too narrow to draw is still
+		// described in the details panel.
+		if (t >= 0) {
 			select(t);
-	});
-	function fit() {
-		if (!D.fitpage)
-			return;
-		var w = svg.getBoundingClientRect().width || window.innerWidth;
-		svg.setAttribute("height", Math.ceil(w * D.height / D.width));
-	}
-	window.addEventListener("resize", fit);
-
-	// ---- start ------------------------------------------------------
-	// The page's own geometry, computed as render-flame drew it.
-	var byDepth = [], off0 = new Float64Array(n), sc0 = val[0] > 0 ? (D.width - 2 * D.xpad) / val[0] : 0;
-	for (i = 0; i < n; i++) {
-		if (i === 0) {
-			X0[i] = D.xpad;
-		} else {
-			X0[i] = X0[parent[i]] + off0[parent[i]];
-			off0[parent[i]] += val[i] * sc0;
+			scrollTo(t);
 		}
-		W0[i] = val[i] * sc0;
-		X[i] = X0[i];
-		W[i] = W0[i];
-		(byDepth[depth[i]] = byDepth[depth[i]] || []).push(i);
-	}
+	});
+	var rsTimer = 0;
+	window.addEventListener("resize", function () {
+		clearTimeout(rsTimer);
+		rsTimer = setTimeout(draw, 50);
+	});
+
+	// ---- start --------------------------------------------------------
 	loadHash();
 	q.value = state.query;
 	caseBox.checked = !state.icase;
-	if (vanBox)
-		vanBox.checked = state.vanished;
-	fit();
-	if (state.zoom || state.vanished)
-		layout();
-	reset.disabled = state.zoom === 0;
+	reBox.checked = state.regex;
+	if (colSel)
+		colSel.value = state.col;
+	if (normBox)
+		normBox.checked = state.normalize;
+	drawLegend();
+	runSearch();
+	draw();
 	search(false);
-	window.fk = { state: state, zoom: zoom, names: names, n: n, el: elOf,
-		geom: function (i) {
-			return { x: X[i], w: W[i], shown: visible(i) };
-		}, search: function (s, cs) {
-		q.value = state.query = s;
-		state.icase = !cs;
-		caseBox.checked = !!cs;
-		search(false);
-		return matched.textContent;
-	} };
+	window.fk = {
+		state: state, n: n, names: names,
+		zoom: zoom,
+		name: function (j) {
+			return names[nm[j]];
+		},
+		value: function (j) {
+			return wc()[j];
+		},
+		parent: function (j) {
+			return parent[j];
+		},
+		// The first frame with this name, in preorder (-1: none).
+		find: function (s) {
+			for (var j = 0; j < n; j++)
+				if (names[nm[j]] === s)
+					return j;
+			return -1;
+		},
+		el: function (j) {
+			return view.querySelector('g[data-i="' + j + '"]');
+		},
+		geom: function (j) {
+			return { x: X[j], w: Wd[j], y: rowY(depth[j]), shown: shown(j) };
+		},
+		merged: function () {
+			return merged.map(function (m) {
+				return { p: m.p, first: m.first, last: m.last, count: m.count, x: m.x, w: m.w, y: rowY(m.d) };
+			});
+		},
+		drawnCount: function () {
+			return drawnList.length / 2;
+		},
+		search: function (s, o) {
+			o = o || {};
+			q.value = state.query = s;
+			state.fn = -1;
+			state.icase = !o.cs;
+			state.regex = !!o.re;
+			caseBox.checked = !!o.cs;
+			reBox.checked = !!o.re;
+			search(false);
+			return matched.textContent;
+		},
+		top: function () {
+			if (!state.table)
+				toggleTable();
+			return topRows.slice(0, 50).map(function (r) {
+				return { name: names[r.k], self: r.self, total: r.total };
+			});
+		},
+		pick: pickFunction,
+		step: step,
+		col: function (c) {
+			state.col = c;
+			if (colSel)
+				colSel.value = c;
+			topRows = null;
+			drawTable();
+			setZoom(state.zoom, -1, -1, false);
+		}
+	};
 })();

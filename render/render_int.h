@@ -127,11 +127,14 @@ size_t fk_utf8_prefix(const char *s, size_t n, size_t maxchars, size_t *nchars);
 /* Number of shades of each palette, and of each side of a differential
  * scale (classes d-N..dN). */
 #define FK_SHADES 16
-#define FK_DIFF_STEPS 10
+#define FK_DIFF_STEPS 5
 
 /* Appends the CSS rules of palette name (".c0{fill:#...}" ... for each shade)
  * or, when diff, of the red/blue differential scale. -1 if unknown name. */
 int fk_palette_css(struct fk_buf *b, const char *name, int diff);
+
+/* "#000" or "#fff", whichever contrasts more with the fill "#rrggbb". */
+const char *fk_palette_text(const char *rgb);
 
 /* Fill colour "#rrggbb" of shade i (0..FK_SHADES-1) of palette name. */
 void fk_palette_rgb(const char *name, unsigned i, char out[8]);
