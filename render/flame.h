@@ -83,6 +83,10 @@ int fk_flame_render(const char *folded, size_t len, const char *base,
 		    size_t base_len, const struct fk_flame_opts *o, FILE *out,
 		    struct fk_err *err);
 
+/* The column names of f's input ("# columns:" header, names separated by
+ * one space), "" for plain one-value folded input. Valid while f lives. */
+const char *fk_flame_columns(const struct fk_flame *f);
+
 /* Checks a palette name; returns 0 if known, else -1. */
 int fk_flame_palette_check(const char *name);
 

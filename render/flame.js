@@ -76,7 +76,16 @@
 				end[v] = end[k];
 		}
 	})();
-	var colNames = D.diff ? ["new", "base", "new + vanished"] : ["value"];
+	// Column names "name/unit" from a multi-column input's header.
+	var colsEl = document.getElementById("fkcols");
+	var colSpec = D.diff ? ["new", "base", "new + vanished"] : colsEl ? colsEl.textContent.split(" ") : [countname || "value"];
+	var colNames = colSpec.map(function (c) {
+		return c.split("/")[0];
+	});
+	var colUnits = colSpec.map(function (c) {
+		var u = c.split("/");
+		return u.length > 1 ? u.slice(1).join("/") : countname;
+	});
 
 	var state = { zoom: 0, ra: -1, rb: -1, query: "", icase: true, regex: false, col: 0,
 		up: !D.inverted, sel: -1, fn: -1, mpos: -1, normalize: !!D.normalize, table: false, sw: -1 };
@@ -89,8 +98,9 @@
 		return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 	}
 	function fmt(v) {
-		if (countname !== "bytes")
-			return commas(v) + (countname ? " " + countname : "");
+		var unit = colUnits[state.col];
+		if (unit !== "bytes")
+			return commas(v) + (unit ? " " + unit : "");
 		var u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], a = Math.abs(v), j = 0;
 		while (a >= 1024 && j < u.length - 1) {
 			a /= 1024;
@@ -480,13 +490,7 @@
 			cum = null;
 			return;
 		}
-		var r = viewRange(), va = state.ra >= 0 ? r.a : r.z, vb = r.b, vcov = -1, ancHit = false;
 		var buf = new Int32Array(1024), c = new Int32Array(n + 1);
-		for (j = parent[r.z]; j >= 0; j = parent[j])
-			if (hit[nm[j]])
-				ancHit = true;
-		if (state.ra >= 0 && hit[nm[r.z]])
-			ancHit = true;
 		for (j = 0; j < n; j++) {
 			c[j] = nmatch;
 			if (!hit[nm[j]] || !(t[j] > 0))
@@ -502,16 +506,37 @@
 				sumAll += t[j];
 				covered = end[j];
 			}
-			if (j >= va && j < vb && j >= vcov) {
-				sumView += t[j];
-				vcov = end[j];
-			}
 		}
 		c[n] = nmatch;
-		if (ancHit)
-			sumView = viewValue();
 		mlist = buf.subarray(0, nmatch);
 		cum = c;
+		viewSum();
+	}
+	// The matched share of the view: only the view's frames are read.
+	function viewSum() {
+		var r = viewRange(), t = wc(), j, va = state.ra >= 0 ? r.a : r.z, vb = r.b;
+		sumView = 0;
+		if (!cum)
+			return;
+		for (j = parent[r.z]; j >= 0; j = parent[j])
+			if (hit[nm[j]]) {
+				sumView = viewValue();
+				return;
+			}
+		if (state.ra >= 0 && hit[nm[r.z]]) {
+			sumView = viewValue();
+			return;
+		}
+		for (j = va; j < vb;) {
+			if (cum[end[j]] === cum[j]) {
+				j = end[j];
+			} else if (hit[nm[j]] && t[j] > 0) {
+				sumView += t[j];
+				j = end[j];
+			} else {
+				j++;
+			}
+		}
 	}
 	function showCount() {
 		if (hit === null) {
@@ -639,7 +664,7 @@
 		state.zoom = z;
 		state.ra = a;
 		state.rb = b;
-		runSearch();
+		viewSum();
 		draw();
 		if (!keepSearch)
 			state.mpos = -1;
@@ -888,6 +913,7 @@
 		colSel.addEventListener("change", function () {
 			state.col = +colSel.value;
 			topRows = null;
+			runSearch();
 			drawTable();
 			setZoom(state.zoom, -1, -1, false);
 		});
@@ -1047,6 +1073,7 @@
 			if (colSel)
 				colSel.value = c;
 			topRows = null;
+			runSearch();
 			drawTable();
 			setZoom(state.zoom, -1, -1, false);
 		}

@@ -103,6 +103,7 @@ void fk_tree_release(struct fk_tree *t)
 	fk_mem_free(t->nodes, t->capnodes * sizeof *t->nodes);
 	fk_mem_free(t->ctab, t->ctab ? (t->ctabmask + 1) * sizeof *t->ctab : 0);
 	free(t->bself);
+	free(t->xself);
 	free(t->btotal);
 	free(t->vself);
 	free(t->vtotal);
@@ -256,6 +257,33 @@ static int grow_path(struct fk_tree *t)
 	return 0;
 }
 
+/* Adds the extra columns' values t->xv to node leaf. */
+static int add_extra(struct fk_tree *t, uint32_t leaf, uint64_t lineno,
+		     struct fk_err *err)
+{
+	size_t nx = t->ncols - 1, c;
+
+	if (t->capx < t->capnodes) {
+		size_t cap = t->capnodes;
+		int64_t *a = realloc(t->xself, cap * nx * sizeof *a);
+		if (!a)
+			return oom(err);
+		memset(a + t->capx * nx, 0, (cap - t->capx) * nx * sizeof *a);
+		t->xself = a;
+		t->capx = cap;
+	}
+	for (c = 0; c < nx; c++) {
+		if (t->xv[c] < 0)
+			return fk_err_set(err, FK_ESYNTAX, lineno, "negative value '%lld'",
+					  (long long)t->xv[c]);
+		if (__builtin_add_overflow(t->xgrand[c], t->xv[c], &t->xgrand[c]))
+			return fk_err_set(err, FK_ELIMIT, lineno,
+					  "total exceeds %lld", (long long)INT64_MAX);
+		t->xself[(size_t)leaf * nx + c] += t->xv[c];
+	}
+	return 0;
+}
+
 static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 		     uint64_t lineno, struct fk_err *err)
 {
@@ -279,6 +307,8 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 		t->bself[leaf] += v;
 	} else {
 		t->nodes[leaf].self += v;
+		if (t->ncols > 1 && t->xv && add_extra(t, leaf, lineno, err) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "flame.h"
+#include "limits.h"
 
 /* One interned frame name, copied into the tree's arena. */
 struct fk_fname {
@@ -55,6 +56,16 @@ struct fk_tree {
 	int has_base;
 
 	int64_t grand, bgrand;         /* running totals, checked for overflow */
+
+	/* Multi-column input: the self values of columns 1..ncols-1 of each
+	 * node, xself[node * (ncols - 1) + c - 1] (column 0 is nodes[].self).
+	 * xv points at the extra values of the line being added (set by the
+	 * caller before fk_tree_add_line; NULL adds zeros). */
+	uint32_t ncols;
+	const int64_t *xv;
+	int64_t *xself;
+	size_t capx;                   /* nodes xself has room for */
+	int64_t xgrand[FK_MAX_COLUMNS];
 	int flamechart, reverse;
 	enum fk_flame_sort sort;
 
@@ -146,8 +157,9 @@ extern const size_t fk_flame_js_len;
 extern const char fk_flame_css[];
 extern const size_t fk_flame_css_len;
 
-/* Writes the laid-out tree as an SVG page to out (svg.c). */
+/* Writes the laid-out tree as an SVG page to out (svg.c); cols names the
+ * value columns (one space between names, "" for one unnamed column). */
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
-		 FILE *out, struct fk_err *err);
+		 const char *cols, FILE *out, struct fk_err *err);
 
 #endif

@@ -37,6 +37,7 @@ struct emit {
 	size_t *nameoff;
 	size_t capnameoff;
 	uint32_t nreal;                /* names of the tree; "(N more)" labels follow */
+	uint32_t ncols;                /* value columns of the input (1 in a diff) */
 	double bnorm;                  /* base scale: 1, or new/base total (--normalize) */
 	int diff;
 };
@@ -290,7 +291,7 @@ static int build_json(const struct emit *e, const struct geom *g, struct fk_buf 
 	    json_num(b, "hash", e->o->hash) < 0 || json_num(b, "negate", e->o->negate) < 0 ||
 	    json_num(b, "normalize", e->o->normalize) < 0 ||
 	    json_num(b, "minwidth", e->minw) < 0 ||
-	    json_num(b, "cols", e->diff ? 2 : 1) < 0 ||
+	    json_num(b, "cols", e->diff ? 2 : e->ncols) < 0 ||
 	    fk_buf_adds(b, "\"n\":") < 0 || fk_buf_add_i64(b, e->t->nnodes) < 0 ||
 	    fk_buf_adds(b, "}") < 0 ? -1 : 0;
 }
@@ -322,7 +323,7 @@ static int enc(struct fk_buf *b, uint64_t v)
 static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *b)
 {
 	const struct fk_tree *t = e->t;
-	uint32_t n = 0, depth = 0, prev = 0;
+	uint32_t n = 0, depth = 0, prev = 0, c, nx = e->ncols - 1;
 
 	b->len = 0;
 	for (;;) {
@@ -331,6 +332,9 @@ static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *
 		    enc(b, e->nameidx[nd->name]) < 0 || enc(b, (uint64_t)nd->self) < 0 ||
 		    (e->diff && enc(b, (uint64_t)t->bself[n]) < 0))
 			return -1;
+		for (c = 0; c < nx; c++)
+			if (enc(b, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0) < 0)
+				return -1;
 		prev = depth;
 		if (b->len > 60000) {
 			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
@@ -529,7 +533,7 @@ static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w
 }
 
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
-		 FILE *out, struct fk_err *err)
+		 const char *cols, FILE *out, struct fk_err *err)
 {
 	struct emit e;
 	struct geom g;
@@ -546,6 +550,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	e.t = t;
 	e.o = o;
 	e.diff = t->has_base;
+	e.ncols = t->ncols > 1 ? t->ncols : 1;
 	total = t->nodes[0].total;
 	vtotal = e.diff ? t->vtotal[0] : total;
 
@@ -690,6 +695,14 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	}
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	if (cols && *cols) {
+		/* Column names, checked by the reader to [A-Za-z0-9_.:/-]. */
+		X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkcols"));
+		X(xmlTextWriterWriteString(w, BAD_CAST cols));
+		X(xmlTextWriterEndElement(w));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
 	/* The frame table: only the characters of enc(), so raw is safe. */
 	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fktable"));
