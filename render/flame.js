@@ -87,7 +87,8 @@
 		return u.length > 1 ? u.slice(1).join("/") : countname;
 	});
 
-	var state = { zoom: 0, ra: -1, rb: -1, query: "", icase: true, regex: false, col: 0,
+	// A heap profile opens on memory in use, as pprof does.
+	var state = { zoom: 0, ra: -1, rb: -1, query: "", icase: true, regex: false, col: Math.max(0, colNames.indexOf("inuse_space")),
 		up: !D.inverted, sel: -1, fn: -1, mpos: -1, normalize: !!D.normalize, table: false, sw: -1 };
 	function wc() {
 		return tot[state.col];
