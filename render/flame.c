@@ -67,12 +67,12 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 			return fk_err_set(err, FK_ESYNTAX, 1, "no column in '# columns:' header");
 		cols[n] = 0;
 	}
+	if (ncols > 1 && (base || f->t.has_base))
+		return fk_err_set(err, FK_EUNSUPP, 1,
+				  "a differential graph takes one-column inputs");
 	if (f->inputs++ == 0) {
 		memcpy(f->cols, cols, n + 1);
 		f->t.ncols = (uint32_t)(ncols ? ncols : 1);
-		if (ncols > 1 && (base || f->t.has_base))
-			return fk_err_set(err, FK_EUNSUPP, 1,
-					  "a differential graph takes one-column inputs");
 	} else if (strcmp(cols, f->cols) != 0) {
 		return fk_err_set(err, FK_ESYNTAX, 1,
 				  "columns differ from the first input's");

@@ -498,7 +498,7 @@ static int write_frames(const struct emit *e, const struct geom *g,
 static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w,
 		  struct fk_buf *tmp)
 {
-	static const char *const dcls[] = { "b10", "b5", "d0", "r5", "r10" };
+	static const char *const dcls[] = { "b5", "b3", "d0", "r3", "r5" };
 	double x = g->W - XPAD - 5 * 12 - 4, y = g->fs * 2 - 2;
 	char num[32];
 	int i;
