@@ -256,6 +256,7 @@
 		});
 	}
 	var normBox = D.diff ? check("norm", "normalize", "scale the base to the new total before comparing") : null;
+	var sortBtn = html("button", { id: "sort", type: "button", title: "children by name or heaviest first" }, bar, "");
 	var orientBtn = html("button", { id: "orient", type: "button", title: "root at the top (icicle) or at the bottom (flame)" }, bar, "");
 	var tableBtn = html("button", { id: "tablebtn", type: "button", "aria-pressed": "false",
 		title: "functions by self and total value" }, bar, "Top functions");
@@ -417,7 +418,8 @@
 		view.textContent = "";
 		view.appendChild(frag);
 		reset.disabled = state.zoom === 0 && state.ra < 0;
-		orientBtn.textContent = state.up ? "Root at top" : "Root at bottom";
+		orientBtn.textContent = state.up ? "Root at bottom" : "Root at top";
+		sortBtn.textContent = state.weight ? "Sort by name" : "Sort by weight";
 		reset.disabled = reset.disabled && state.sw < 0;
 		drawSel();
 		drawSandwich();
@@ -769,6 +771,69 @@
 		draw();
 	}
 
+	// ---- sort order ---------------------------------------------------
+	// The table comes in render-flame's order (--sort); "by weight" puts
+	// every frame's heaviest child first. Reordering rebuilds the preorder
+	// arrays; the zoomed and selected frames follow.
+	var orig = null, atOrig = null;
+	function reorder(weight) {
+		if (!orig)
+			orig = { depth: depth, parent: parent, nm: nm, end: end, self: self, tot: tot };
+		var O = orig, t = O.tot[state.col], order = new Int32Array(n), st = new Int32Array(n + 1), sp = 0, k = 0, j, c;
+		st[sp++] = 0;
+		while (sp) {
+			j = st[--sp];
+			order[k++] = j;
+			var kids = [];
+			for (c = j + 1; c < O.end[j]; c = O.end[c])
+				kids.push(c);
+			if (weight)
+				kids.sort(function (a, b) {
+					return t[b] - t[a] || a - b;
+				});
+			for (c = kids.length - 1; c >= 0; c--)
+				st[sp++] = kids[c];
+		}
+		var pos = new Int32Array(n), old = atOrig;
+		for (j = 0; j < n; j++)
+			pos[order[j]] = j;
+		function map(i2) {
+			return i2 < 0 ? i2 : pos[old ? old[i2] : i2];
+		}
+		var zo = map(state.zoom), so = map(state.sel), fo = state.ra >= 0;
+		depth = new Int32Array(n);
+		parent = new Int32Array(n);
+		nm = new Int32Array(n);
+		end = new Int32Array(n);
+		for (j = 0; j < n; j++) {
+			var o = order[j];
+			depth[j] = O.depth[o];
+			nm[j] = O.nm[o];
+			parent[j] = O.parent[o] >= 0 ? pos[O.parent[o]] : -1;
+			end[j] = j + O.end[o] - o;
+		}
+		self = O.self.map(function (a) {
+			var b = new Float64Array(n);
+			for (j = 0; j < n; j++)
+				b[j] = a[order[j]];
+			return b;
+		});
+		tot = O.tot.map(function (a) {
+			var b = new Float64Array(n);
+			for (j = 0; j < n; j++)
+				b[j] = a[order[j]];
+			return b;
+		});
+		atOrig = order;
+		state.weight = weight;
+		state.sel = so;
+		state.ra = state.rb = -1;
+		setZoom(fo ? zo : zo, -1, -1, false);
+		runSearch();
+		showCount();
+		search(false);
+	}
+
 	// ---- the sandwich view ---------------------------------------------
 	// For function k: its callers merged above (the stacks that reach k,
 	// from k outwards) and its callees merged below (everything under k),
@@ -936,12 +1001,14 @@
 			h.push("x=1");
 		if (state.col)
 			h.push("v=" + state.col);
+		if (state.weight)
+			h.push("o=w");
 		var s = h.length ? "#" + h.join("&") : "";
 		if (location.hash !== s && history.replaceState)
 			history.replaceState(null, "", s || location.pathname + location.search);
 	}
-	function loadHash() {
-		var h = location.hash.replace(/^#/, "").split("&"), j, r = null;
+	function loadHash(hash) {
+		var h = hash.replace(/^#/, "").split("&"), j, r = null;
 		for (j = 0; j < h.length; j++) {
 			var kv = h[j].split("="), v = kv.slice(1).join("=");
 			try {
@@ -961,6 +1028,8 @@
 				state.regex = v === "1";
 			else if (kv[0] === "v" && /^\d$/.test(v) && +v < self.length)
 				state.col = +v;
+			else if (kv[0] === "o")
+				state.weight = v === "w";
 		}
 		// A merged range must be a run of the zoomed frame's children.
 		if (r && r[0] > state.zoom && r[0] < r[1] && r[1] <= end[state.zoom] && parent[r[0]] === state.zoom &&
@@ -1055,6 +1124,9 @@
 		step(1);
 	});
 	tableBtn.addEventListener("click", toggleTable);
+	sortBtn.addEventListener("click", function () {
+		reorder(!state.weight);
+	});
 	orientBtn.addEventListener("click", function () {
 		state.up = !state.up;
 		draw();
@@ -1170,7 +1242,11 @@
 	});
 
 	// ---- start --------------------------------------------------------
-	loadHash();
+	// Indices in the URL are those of its sort order: reorder first.
+	var hash0 = location.hash;
+	if (/(^#|&)o=w(&|$)/.test(hash0))
+		reorder(true);
+	loadHash(hash0);
 	q.value = state.query;
 	caseBox.checked = !state.icase;
 	reBox.checked = state.regex;
@@ -1234,6 +1310,7 @@
 			});
 		},
 		pick: pickFunction,
+		sort: reorder,
 		sandwich: function (s) {
 			var k = names.indexOf(s), S;
 			if (k < 0)

@@ -601,6 +601,9 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	}
 	snprintf(num, sizeof num, "0 0 %.10g %.10g", g.W, g.H);
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "viewBox", BAD_CAST num));
+	/* Fitted to the window's width, the drawing starts at its top. */
+	if (g.fitpage)
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "preserveAspectRatio", BAD_CAST "xMidYMin meet"));
 	tmp.len = 0;
 	BC(fk_buf_add_clean(&tmp, o->fonttype, strlen(o->fonttype)));
 	BC(fk_buf_add(&tmp, "", 1));
