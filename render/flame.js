@@ -363,10 +363,13 @@
 			flush(a);
 		drawnList = list;
 	}
+	// A frame with a label is a <g> of its rect and text; one without is
+	// a bare rect (most frames of a big graph: half the elements).
 	function frameEl(k, kind) {
-		var g = document.createElementNS(NS, "g"), rr = document.createElementNS(NS, "rect");
 		var m = kind === 3 ? merged[-k - 1] : null;
 		var xx = m ? m.x : X[k], ww = m ? m.w : Wd[k], d = m ? m.d : depth[k];
+		var chars = Math.floor((ww - 6) / CHW);
+		var rr = document.createElementNS(NS, "rect"), g = chars >= 3 ? document.createElementNS(NS, "g") : rr;
 		var c = m ? "m" : cls(k);
 		if (kind === 1)
 			c += " anc";
@@ -383,9 +386,8 @@
 		rr.setAttribute("y", rowY(d).toFixed(1));
 		rr.setAttribute("width", ww.toFixed(1));
 		rr.setAttribute("height", FH > 1 ? FH - 1 : FH);
-		g.appendChild(rr);
-		var chars = Math.floor((ww - 6) / CHW);
 		if (chars >= 3) {
+			g.appendChild(rr);
 			var tx = document.createElementNS(NS, "text");
 			tx.textContent = cut(m ? "(" + m.count + " more)" : names[nm[k]], chars);
 			tx.setAttribute("x", (xx + 3).toFixed(1));
@@ -436,6 +438,10 @@
 
 	// ---- search and highlights ---------------------------------------
 	var hit = null, mlist = new Int32Array(0), nmatch = 0, cum = null, sumAll = 0, sumView = 0;
+	// Search state kept between keystrokes: names in lower case (made on
+	// the first search), the last literal query and the names it hit, so
+	// typing one more character tests only those names.
+	var lowNames = null, lastQ = null, lastHits = null, mbuf = null, cbuf = null;
 	function hlOn(j) {
 		return hit !== null && hit[nm[j]] === 1;
 	}
@@ -482,11 +488,38 @@
 		nmatch = 0;
 		if (test) {
 			hit = new Uint8Array(names.length);
-			for (j = 0; j < names.length; j++)
-				if (test(names[j], j)) {
-					hit[j] = 1;
-					any = 1;
-				}
+			var lit = !state.regex && state.query && state.fn < 0, key = state.icase ? "i" : "c";
+			if (lit && state.icase && !lowNames)
+				lowNames = names.map(function (x) {
+					return x.toLowerCase();
+				});
+			var qs = state.icase ? state.query.toLowerCase() : state.query, src = state.icase ? lowNames : names;
+			if (lit && lastQ !== null && lastQ.key === key && qs.indexOf(lastQ.q) >= 0) {
+				// A longer query hits a subset of the names the shorter hit.
+				var nh = [];
+				for (var h = 0; h < lastHits.length; h++)
+					if (src[lastHits[h]].indexOf(qs) >= 0) {
+						hit[lastHits[h]] = 1;
+						nh.push(lastHits[h]);
+					}
+				any = nh.length > 0;
+				lastHits = nh;
+			} else if (lit) {
+				lastHits = [];
+				for (j = 0; j < names.length; j++)
+					if (src[j].indexOf(qs) >= 0) {
+						hit[j] = 1;
+						lastHits.push(j);
+					}
+				any = lastHits.length > 0;
+			} else {
+				for (j = 0; j < names.length; j++)
+					if (test(names[j], j)) {
+						hit[j] = 1;
+						any = 1;
+					}
+			}
+			lastQ = lit ? { q: qs, key: key } : null;
 		}
 		if (!any) {
 			if (test)
@@ -495,16 +528,15 @@
 			cum = null;
 			return;
 		}
-		var buf = new Int32Array(1024), c = new Int32Array(n + 1);
+		if (!mbuf) {
+			mbuf = new Int32Array(n);
+			cbuf = new Int32Array(n + 1);
+		}
+		var buf = mbuf, c = cbuf;
 		for (j = 0; j < n; j++) {
 			c[j] = nmatch;
 			if (!hit[nm[j]] || !(t[j] > 0))
 				continue;
-			if (nmatch === buf.length) {
-				var nb = new Int32Array(buf.length * 2);
-				nb.set(buf);
-				buf = nb;
-			}
 			buf[nmatch++] = j;
 			// A frame inside a matching frame is counted once.
 			if (j >= covered) {
@@ -1278,7 +1310,11 @@
 			return -1;
 		},
 		el: function (j) {
-			return view.querySelector('g[data-i="' + j + '"]');
+			return view.querySelector('[data-i="' + j + '"]');
+		},
+		rect: function (j) {
+			var e = view.querySelector('[data-i="' + j + '"]');
+			return e && e.tagName === "g" ? e.firstChild : e;
 		},
 		geom: function (j) {
 			return { x: X[j], w: Wd[j], y: rowY(depth[j]), shown: shown(j) };

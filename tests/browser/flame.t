@@ -33,7 +33,7 @@ const geom = (page, name) => page.evaluate((s) => window.fk.geom(window.fk.find(
 const sel = (page) => page.evaluate(() => window.fk.state.sel >= 0 ? window.fk.name(window.fk.state.sel) : null);
 const details = (page) => page.evaluate(() => Array.from(document.querySelectorAll("#details > div")).map((d) => d.textContent));
 async function box(page, name) {
-	const h = await page.evaluateHandle((s) => { const e = window.fk.el(window.fk.find(s)); return e && e.firstChild; }, name);
+	const h = await page.evaluateHandle((s) => { return window.fk.rect(window.fk.find(s)); }, name);
 	const el = h.asElement();
 	return el ? el.boundingBox() : null;
 }
@@ -85,7 +85,7 @@ async function box(page, name) {
 		// Search: literal by default, case-insensitive, exact counts.
 		const find = async (s, o) => page.evaluate(([a, b]) => window.fk.search(a, b), [s, o || {}]);
 		ok(await find("foo") === "0 of 2 \u00b7 71.43% of total \u00b7 71.43% of view", "literal search: k of N, % of total and of view", await find("foo"));
-		const hl = await page.evaluate(() => Array.from(document.querySelectorAll("#view > g.hl")).map((e) => window.fk.name(+e.getAttribute("data-i"))));
+		const hl = await page.evaluate(() => Array.from(document.querySelectorAll("#view > .hl")).map((e) => window.fk.name(+e.getAttribute("data-i"))));
 		ok(hl.join(",") === "foo,foo::bar", "matching frames are highlighted", hl.join(","));
 		ok(await find("FOO::") === "0 of 1 \u00b7 21.43% of total \u00b7 21.43% of view", "search ignores case by default", await find("FOO::"));
 		ok(await find("FOO::", { cs: true }) === "0 of 0 \u00b7 0.00% of total \u00b7 0.00% of view", "case switch makes it case-sensitive", await find("FOO::", { cs: true }));
@@ -196,7 +196,7 @@ async function box(page, name) {
 		const first = await page.evaluate(() => document.querySelector("#top tbody tr td.fn").textContent);
 		ok(/ main$/.test(first), "top table sorts by total", first);
 		await page.click("#top tbody tr:nth-child(2)");
-		const hl2 = await page.evaluate(() => Array.from(document.querySelectorAll("#view > g.hl")).map((e) => window.fk.name(+e.getAttribute("data-i"))));
+		const hl2 = await page.evaluate(() => Array.from(document.querySelectorAll("#view > .hl")).map((e) => window.fk.name(+e.getAttribute("data-i"))));
 		ok(hl2.length === 1 && /^[0-9]/.test(await page.textContent("#matched")), "clicking a row highlights that function's frames", hl2.join(","));
 		const tb = await page.evaluate(() => document.getElementById("toptable").getBoundingClientRect().bottom);
 		ok((await geom(page, "all")).y >= tb - 1, "the graph moves below the table", JSON.stringify([tb, await geom(page, "all")]));
@@ -224,7 +224,7 @@ async function box(page, name) {
 		const mg = await page.evaluate(() => window.fk.merged());
 		ok(mg.length === 1 && mg[0].count === 200, "200 narrow siblings are drawn as one '(200 more)' box", JSON.stringify(mg));
 		await page.mouse.click(mg[0].x + mg[0].w / 2, mg[0].y + 5);
-		const tiny = await page.evaluate(() => Array.from(document.querySelectorAll("#view > g[data-i]")).map((e) => window.fk.name(+e.getAttribute("data-i"))).filter((s) => /^tiny/.test(s)));
+		const tiny = await page.evaluate(() => Array.from(document.querySelectorAll("#view > [data-i]")).map((e) => window.fk.name(+e.getAttribute("data-i"))).filter((s) => /^tiny/.test(s)));
 		ok(tiny.length === 200 && tiny[0] === "tiny000" && tiny[199] === "tiny199", "clicking it zooms into its 200 real frames", tiny.length);
 		const m2 = await page.evaluate(() => window.fk.search("tiny0"));
 		ok(/^0 of 100 \u00b7 0\.50% of total \u00b7 50\.00% of view$/.test(m2), "search in a merged zoom counts the view's frames", m2);
@@ -245,7 +245,7 @@ async function box(page, name) {
 		ok(hq >= 0 && hq < 80, "the header stays at the top when the graph scrolls", hq);
 		await page.evaluate(() => { window.scrollTo(0, 0); window.fk.search("f119"); });
 		await page.click("#next");
-		const deepY = await page.evaluate(() => { const e = window.fk.el(window.fk.find("f119")); return e.firstChild.getBoundingClientRect().toJSON(); });
+		const deepY = await page.evaluate(() => { return window.fk.rect(window.fk.find("f119")).getBoundingClientRect().toJSON(); });
 		const hb = await page.evaluate(() => document.querySelector(".hdr").getBoundingClientRect().bottom);
 		ok(deepY.top >= hb && deepY.bottom <= 800, "next scrolls the match into view below the header", JSON.stringify([deepY, hb]));
 		await page.close();

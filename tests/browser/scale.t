@@ -58,7 +58,7 @@ const pairs = (page) => page.evaluate(() => Array.from(document.querySelectorAll
 		await page.evaluate(() => window.fk.search(""));
 
 		// The root row in view.
-		const root = async (p) => p.evaluate(() => window.fk.el(0).firstChild.getBoundingClientRect().toJSON());
+		const root = async (p) => p.evaluate(() => window.fk.rect(0).getBoundingClientRect().toJSON());
 		let r = await root(page);
 		ok(r.top >= 0 && r.bottom <= 800 && r.width > 1000, "root row in the viewport on load at 1280x800", JSON.stringify(r));
 
@@ -71,7 +71,7 @@ const pairs = (page) => page.evaluate(() => Array.from(document.querySelectorAll
 		await page.mouse.click(m0.x + m0.w / 2, m0.y - sy + 5);
 		const after = await page.evaluate(([a, b]) => {
 			const out = [];
-			for (const g of document.querySelectorAll("#view > g[data-i]")) {
+			for (const g of document.querySelectorAll("#view > [data-i]")) {
 				const i = +g.getAttribute("data-i");
 				if (i >= a && i <= b && window.fk.parent(i) === window.fk.state.zoom)
 					out.push([window.fk.name(i), window.fk.geom(i).w]);
@@ -119,7 +119,7 @@ const pairs = (page) => page.evaluate(() => Array.from(document.querySelectorAll
 		fs.writeFileSync(base, "main;up 100\nmain;down 300\nmain;same 200\nmain;gone 50\n");
 		const dsvg = render("main;up 300\nmain;down 100\nmain;same 200\nmain;new 50\n", ["--diff", base], "diff");
 		const d = await open(ctx, dsvg);
-		const fill = (s) => d.page.evaluate((x) => getComputedStyle(window.fk.el(window.fk.find(x)).firstChild).fill, s);
+		const fill = (s) => d.page.evaluate((x) => getComputedStyle(window.fk.rect(window.fk.find(x))).fill, s);
 		const f3 = await fill("up"), f13 = await fill("down"), f1 = await fill("same");
 		ok(f3 !== f13 && f3 !== f1 && f13 !== f1, "a x3 and a /3 change get different, non-neutral colours", JSON.stringify([f3, f13, f1]));
 		await d.page.selectOption("#col", "2");

@@ -47,9 +47,9 @@ const svg = render(Buffer.from(folded, "latin1"), ["--title", opt, "--subtitle",
 		   payloads.filter((p) => !names.includes(p)).join(" | "));
 		// Hover every frame, search for each payload, open the tables,
 		// copy a stack.
-		const n = await page.locator("#view > g").count();
+		const n = await page.locator("#view > *").count();
 		for (let i = 0; i < n; i++) {
-			const b = await page.locator("#view > g").nth(i).boundingBox();
+			const b = await page.locator("#view > *").nth(i).boundingBox();
 			if (b && b.width > 1)
 				await page.mouse.move(b.x + 1, b.y + b.height / 2);
 		}
