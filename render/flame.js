@@ -225,6 +225,7 @@
 	svg.setAttribute("class", (svg.getAttribute("class") || "") + " live");
 	var view = el(NS, "g", { id: "view", role: "group", "aria-label": "flame graph" }, svg);
 	var selr = el(NS, "rect", { id: "selr", display: "none" }, svg);
+	var hov = el(NS, "rect", { id: "hov", display: "none" }, svg);
 	var tfo = el(NS, "foreignObject", { id: "tablefo", x: 0, y: 0, width: 10, height: 0, class: "fkui" }, svg);
 	var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "top functions" }, tfo);
 	var hfo = el(NS, "foreignObject", { id: "hdr", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, svg);
@@ -363,13 +364,22 @@
 			flush(a);
 		drawnList = list;
 	}
-	// A frame with a label is a <g> of its rect and text; one without is
-	// a bare rect (most frames of a big graph: half the elements).
+	// A frame with a label is a <g> of its rect and text. Frames too narrow
+	// for a label (most of a big graph) are drawn as one path per colour
+	// (drawThin): Chromium's style and layout cost grows with elements,
+	// not with path segments. The frame under the mouse is then found by
+	// its row and x (rows).
+	var thin = [], rows = [], thinEls = [];
 	function frameEl(k, kind) {
 		var m = kind === 3 ? merged[-k - 1] : null;
 		var xx = m ? m.x : X[k], ww = m ? m.w : Wd[k], d = m ? m.d : depth[k];
 		var chars = Math.floor((ww - 6) / CHW);
-		var rr = document.createElementNS(NS, "rect"), g = chars >= 3 ? document.createElementNS(NS, "g") : rr;
+		(rows[d] = rows[d] || []).push(k, xx, xx + ww);
+		if (chars < 3) {
+			thin.push(k, kind);
+			return null;
+		}
+		var rr = document.createElementNS(NS, "rect"), g = document.createElementNS(NS, "g");
 		var c = m ? "m" : cls(k);
 		if (kind === 1)
 			c += " anc";
@@ -415,10 +425,16 @@
 		svg.setAttribute("width", Wpx);
 		svg.setAttribute("height", H);
 		var frag = document.createDocumentFragment(), k;
-		for (k = 0; k < drawnList.length; k += 2)
-			frag.appendChild(frameEl(drawnList[k], drawnList[k + 1]));
+		thin = [];
+		rows = [];
+		for (k = 0; k < drawnList.length; k += 2) {
+			var e = frameEl(drawnList[k], drawnList[k + 1]);
+			if (e)
+				frag.appendChild(e);
+		}
 		view.textContent = "";
 		view.appendChild(frag);
+		drawThin();
 		reset.disabled = state.zoom === 0 && state.ra < 0;
 		orientBtn.textContent = state.up ? "Root at bottom" : "Root at top";
 		sortBtn.textContent = state.weight ? "Sort by name" : "Sort by weight";
@@ -426,6 +442,53 @@
 		drawSel();
 		drawSandwich();
 		stick();
+	}
+	// The thin frames, one path per class (colour, ancestor, highlight).
+	function drawThin() {
+		var by = {}, k, j, key, h = FH > 1 ? FH - 1 : FH;
+		for (j = 0; j < thinEls.length; j++)
+			if (thinEls[j].parentNode)
+				thinEls[j].parentNode.removeChild(thinEls[j]);
+		thinEls = [];
+		for (j = 0; j < thin.length; j += 2) {
+			k = thin[j];
+			var m = thin[j + 1] === 3 ? merged[-k - 1] : null;
+			var xx = m ? m.x : X[k], ww = m ? m.w : Wd[k], d = m ? m.d : depth[k];
+			key = m ? "m" : cls(k);
+			if (thin[j + 1] === 1)
+				key += " anc";
+			if (m ? hlRange(m.first, end[m.last]) : hlOn(k))
+				key += " hl";
+			(by[key] = by[key] || []).push("M" + xx.toFixed(1) + " " + rowY(d).toFixed(1) + "h" + ww.toFixed(1) + "v" + h + "h" + (-ww).toFixed(1) + "z");
+		}
+		var first = view.firstChild;
+		for (key in by) {
+			var p = document.createElementNS(NS, "path");
+			p.setAttribute("class", key + " thin");
+			p.setAttribute("d", by[key].join(""));
+			view.insertBefore(p, first);
+			thinEls.push(p);
+		}
+	}
+	// The drawn frame (or merged box) at a point of the graph, or null.
+	function frameAtPoint(x, y) {
+		var d = state.up ? Math.floor((H - 8 - y) / FH) : Math.floor((y - (HH + TH + 6)) / FH), r = rows[d];
+		if (d < 0 || !r)
+			return null;
+		var lo = 0, hi = r.length / 3 - 1, k = -1;
+		while (lo <= hi) {
+			var mid = (lo + hi) >> 1;
+			if (r[mid * 3 + 1] <= x) {
+				k = mid;
+				lo = mid + 1;
+			} else {
+				hi = mid - 1;
+			}
+		}
+		if (k < 0 || x > r[k * 3 + 2])
+			return null;
+		var id = r[k * 3];
+		return id < 0 ? { m: merged[-id - 1] } : { i: id };
 	}
 	// The header stays at the top of the window while the graph scrolls.
 	function stick() {
@@ -591,8 +654,11 @@
 		showCount();
 		// Only the drawn frames change class: a few thousand at most.
 		var k, g = view.children;
+		drawThin();
 		for (k = 0; k < g.length; k++) {
 			var e = g[k], on;
+			if (e.tagName === "path")
+				continue;
 			if (e.hasAttribute("data-i"))
 				on = hlOn(+e.getAttribute("data-i"));
 			else {
@@ -1112,28 +1178,46 @@
 	}
 
 	// ---- events -------------------------------------------------------
-	function frameAt(e) {
+	function frameAt(e, ev) {
 		while (e && e.parentNode !== view)
 			e = e.parentNode;
 		if (!e)
 			return null;
+		if (e.tagName === "path") {
+			var b = svg.getBoundingClientRect();
+			return frameAtPoint(ev.clientX - b.left, ev.clientY - b.top);
+		}
 		if (e.hasAttribute("data-m"))
 			return { m: merged[+e.getAttribute("data-m")] };
 		return { i: +e.getAttribute("data-i") };
 	}
+	function outline(f) {
+		if (!f || !(f.m || shown(f.i))) {
+			hov.setAttribute("display", "none");
+			return;
+		}
+		var x = f.m ? f.m.x : X[f.i], w = f.m ? f.m.w : Wd[f.i], d = f.m ? f.m.d : depth[f.i];
+		hov.setAttribute("display", "inline");
+		hov.setAttribute("x", x.toFixed(1));
+		hov.setAttribute("y", rowY(d).toFixed(1));
+		hov.setAttribute("width", w.toFixed(1));
+		hov.setAttribute("height", FH > 1 ? FH - 1 : FH);
+	}
 	view.addEventListener("mousemove", function (ev) {
-		var f = frameAt(ev.target);
+		var f = frameAt(ev.target, ev);
+		outline(f);
 		if (f && f.m)
 			showDetails(["(" + f.m.count + " more) under " + names[nm[f.m.p]], "frames too narrow to draw one by one: click to zoom into them"]);
 		else if (f)
 			showDetails(describe(f.i));
 	});
 	view.addEventListener("mouseleave", function () {
+		outline(null);
 		if (state.sel >= 0)
 			showDetails(describe(state.sel));
 	});
 	view.addEventListener("click", function (ev) {
-		var f = frameAt(ev.target);
+		var f = frameAt(ev.target, ev);
 		if (f && f.m)
 			zoomMerged(f.m);
 		else if (f) {

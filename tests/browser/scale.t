@@ -71,11 +71,9 @@ const pairs = (page) => page.evaluate(() => Array.from(document.querySelectorAll
 		await page.mouse.click(m0.x + m0.w / 2, m0.y - sy + 5);
 		const after = await page.evaluate(([a, b]) => {
 			const out = [];
-			for (const g of document.querySelectorAll("#view > [data-i]")) {
-				const i = +g.getAttribute("data-i");
-				if (i >= a && i <= b && window.fk.parent(i) === window.fk.state.zoom)
+			for (let i = a; i <= b; i++)
+				if (window.fk.geom(i).shown && window.fk.parent(i) === window.fk.state.zoom)
 					out.push([window.fk.name(i), window.fk.geom(i).w]);
-			}
 			return out;
 		}, [m0.first, m0.last]);
 		const inputNames = new Set();
