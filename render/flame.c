@@ -170,6 +170,11 @@ static int add_one(void *ctx, const struct fk_folded_line *l)
 	if (f->t.ncols > 1) {
 		uint32_t c = f->t.ncols - 1;
 		f->xv[c - 1] = v;
+		if (v < 0) {
+			rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
+					(long long)v);
+			c = 0;
+		}
 		while (c-- > 0) {
 			size_t e = len, s;
 			while (e > 0 && (l->stack[e - 1] == ' ' || l->stack[e - 1] == '\t'))
@@ -180,6 +185,12 @@ static int add_one(void *ctx, const struct fk_folded_line *l)
 			if (s == 0 || fk_parse_i64(l->stack + s, e - s, c ? &f->xv[c - 1] : &v) < 0) {
 				rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno,
 						"expected %u values on the line", f->t.ncols);
+				break;
+			}
+			if ((c ? f->xv[c - 1] : v) < 0) {
+				/* Before the tree makes the line's frames. */
+				rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
+						(long long)(c ? f->xv[c - 1] : v));
 				break;
 			}
 			len = s;

@@ -273,9 +273,8 @@ static int add_extra(struct fk_tree *t, uint32_t leaf, uint64_t lineno,
 		t->capx = cap;
 	}
 	for (c = 0; c < nx; c++) {
-		if (t->xv[c] < 0)
-			return fk_err_set(err, FK_ESYNTAX, lineno, "negative value '%lld'",
-					  (long long)t->xv[c]);
+		/* Every value is >= 0 (add_value checked), so if the column's
+		 * total fits, every sum does. */
 		if (__builtin_add_overflow(t->xgrand[c], t->xv[c], &t->xgrand[c]))
 			return fk_err_set(err, FK_ELIMIT, lineno,
 					  "total exceeds %lld", (long long)INT64_MAX);
@@ -288,6 +287,13 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 		     uint64_t lineno, struct fk_err *err)
 {
 	int64_t *grand = base ? &t->bgrand : &t->grand;
+	uint32_t c;
+
+	/* A bad extra value leaves the line out whole (--skip-bad). */
+	for (c = 0; !base && t->ncols > 1 && t->xv && c + 1 < t->ncols; c++)
+		if (t->xv[c] < 0)
+			return fk_err_set(err, FK_ESYNTAX, lineno, "negative value '%lld'",
+					  (long long)t->xv[c]);
 
 	/* All values are >= 0, so if the grand total fits, every sum does. */
 	if (__builtin_add_overflow(*grand, v, grand))
