@@ -85,13 +85,18 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 			for (let i = 1; i < all.length; i++)
 				if (all[i].w > all[k].w)
 					k = i;
-			const el = document.querySelector('#view > [data-m="' + k + '"]');
+			const m = all[k];
+			window.scrollTo(0, Math.max(0, m.y - 300));
+			const cx = m.x + m.w / 2, cy = m.y - window.scrollY + 5;
+			const el = document.elementFromPoint(cx, cy);
 			const a = performance.now();
-			el.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+			el.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: cx, clientY: cy }));
 			document.documentElement.getBoundingClientRect();
 			const t = performance.now() - a;
+			const ok = window.fk.state.ra >= 0;
 			window.fk.zoom(0);
-			return t;
+			window.scrollTo(0, 0);
+			return ok ? t : NaN;
 		});
 		mzoom.push(mz);
 		table.push(await page.evaluate(() => {
