@@ -828,11 +828,18 @@
 		[["self", "Self"], ["total", "Total"], ["name", "Function"]].forEach(function (c) {
 			var th = html("th", { "data-sort": c[0], role: "columnheader", tabindex: 0,
 				"aria-sort": topSort === c[0] ? (c[0] === "name" ? "ascending" : "descending") : "none" }, hr, c[1] + (topSort === c[0] ? " \u25be" : ""));
-			th.addEventListener("click", function () {
+			function sortBy() {
 				topSort = c[0];
 				sortTop();
 				drawTable();
 				draw();
+			}
+			th.addEventListener("click", sortBy);
+			th.addEventListener("keydown", function (ev) {
+				if (ev.key === "Enter" || ev.key === " ") {
+					ev.preventDefault();
+					sortBy();
+				}
 			});
 		});
 		var body = html("tbody", {}, tb), t0 = wc()[0];
@@ -849,6 +856,12 @@
 			});
 			tr.addEventListener("click", function () {
 				pickFunction(r.k);
+			});
+			tr.addEventListener("keydown", function (ev) {
+				if (ev.key === "Enter" && ev.target === tr) {
+					ev.preventDefault();
+					pickFunction(r.k);
+				}
 			});
 		});
 	}

@@ -198,6 +198,14 @@ async function box(page, name) {
 		await page.click("#top tbody tr:nth-child(2)");
 		const hl2 = await page.evaluate(() => Array.from(document.querySelectorAll("#view > .hl")).map((e) => window.fk.name(+e.getAttribute("data-i"))));
 		ok(hl2.length === 1 && /^[0-9]/.test(await page.textContent("#matched")), "clicking a row highlights that function's frames", hl2.join(","));
+		await page.focus("#top tbody tr:nth-child(3)");
+		await page.keyboard.press("Enter");
+		const kb = await page.evaluate(() => [window.fk.state.fn >= 0 ? window.fk.names[window.fk.state.fn] : null,
+			document.querySelector("#top tbody tr:nth-child(3) td.fn").textContent]);
+		ok(kb[0] !== null && kb[1].endsWith(" " + kb[0]), "Enter on a focused row picks its function", JSON.stringify(kb));
+		await page.focus("#top th[data-sort=self]");
+		await page.keyboard.press("Enter");
+		ok(/^Self \u25be$/.test(await page.textContent("#top th[data-sort=self]")), "a column header sorts from the keyboard");
 		const tb = await page.evaluate(() => document.getElementById("toptable").getBoundingClientRect().bottom);
 		ok((await geom(page, "all")).y >= tb - 1, "the graph moves below the table", JSON.stringify([tb, await geom(page, "all")]));
 		const sw = await page.evaluate(() => window.fk.sandwich("deep"));
