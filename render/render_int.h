@@ -45,8 +45,9 @@ struct fk_tree {
 
 	struct fk_fnode *nodes;
 	uint32_t nnodes, capnodes;
-	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty */
-	uint32_t ctabmask;
+	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty;
+	                                  only children of nodes with many (layout.c) */
+	uint32_t ctabmask, nctab;
 
 	/* Differential graphs only (has_base): base self and total per node,
 	 * and the "visible" self/total where a frame absent from the new
