@@ -440,7 +440,7 @@ static int write_frames(const struct emit *e, const struct geom *g,
 			if (cut < len) {
 				/* Cut in the middle: the start and the end of a C++
 				 * name tell frames apart, its middle rarely does. */
-				size_t head = (chars - 1 + 1) / 2, tail = chars - 1 - head;
+				size_t head = chars / 2, tail = chars - 1 - head;
 				size_t hb = fk_utf8_prefix(nm, len, head, &nchars);
 				size_t all, tb;
 				fk_utf8_prefix(nm, len, SIZE_MAX, &all);
