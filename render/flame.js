@@ -1387,6 +1387,8 @@
 	runSearch();
 	draw();
 	search(false);
+	if (!(tot[0][0] > 0) && !(D.diff && tot[1][0] > 0))
+		showDetails(["No stack has a value."]);
 	window.fk = {
 		state: state, n: n, names: names,
 		zoom: zoom,

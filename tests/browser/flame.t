@@ -299,6 +299,12 @@ async function box(page, name) {
 		ok(errors.length === 0, "no script errors", errors.join("; "));
 		await page.close();
 
+		// An empty profile is still a page.
+		({ page, errors } = await open(ctx, render("main;a 0\n", [], "zero")));
+		ok(errors.length === 0 && (await details(page))[0] === "No stack has a value.", "an all-zero profile loads and says so",
+		   JSON.stringify([errors, await details(page)]));
+		await page.close();
+
 		// Normalising: the base scaled to the new total (20 -> 40).
 		const nb = path.join(path.dirname(dsvg), "nbase.folded");
 		fs.writeFileSync(nb, "main;a 10\nmain;b 10\n");
