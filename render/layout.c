@@ -115,15 +115,15 @@ void fk_tree_release(struct fk_tree *t)
 static int rehash_names(struct fk_tree *t)
 {
 	uint32_t mask = t->ntabmask * 2 + 1, i;
-	uint32_t *tab = calloc((size_t)mask + 1, sizeof *tab);
+	struct fk_nentry *tab = calloc((size_t)mask + 1, sizeof *tab);
 
 	if (!tab)
 		return -1;
 	for (i = 1; i < t->nnames; i++) {
 		uint64_t h = hash_bytes(t->names[i].s, t->names[i].len) & mask;
-		while (tab[h])
+		while (tab[h].s)
 			h = (h + 1) & mask;
-		tab[h] = i + 1;
+		tab[h] = (struct fk_nentry){ t->names[i].s, t->names[i].len, i };
 	}
 	free(t->ntab);
 	t->ntab = tab;
@@ -137,12 +137,9 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 	uint64_t h = hash_bytes(s, n) & t->ntabmask;
 	uint32_t id;
 
-	while ((id = t->ntab[h]) != 0) {
-		const struct fk_fname *nm = &t->names[id - 1];
-		if (nm->len == n && memcmp(nm->s, s, n) == 0)
-			return id - 1;
-		h = (h + 1) & t->ntabmask;
-	}
+	for (; t->ntab[h].s; h = (h + 1) & t->ntabmask)
+		if (t->ntab[h].len == n && memcmp(t->ntab[h].s, s, n) == 0)
+			return t->ntab[h].id;
 	if (t->nnames == t->capnames) {
 		struct fk_fname *nn;
 		if (t->capnames > UINT32_MAX / 4)
@@ -158,7 +155,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 		return UINT32_MAX;
 	t->nnames++;
 	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
-	t->ntab[h] = id + 1;
+	t->ntab[h] = (struct fk_nentry){ s, (uint32_t)n, id };
 	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
 		return UINT32_MAX;
 	return id;

@@ -29,6 +29,13 @@ struct fk_fnode {
 	int64_t self, total;           /* the (new) profile */
 };
 
+/* One slot of the name table: the name's bytes and length are in the slot,
+ * so a lookup reads the slot and the bytes, not the name array too. */
+struct fk_nentry {
+	const char *s;                 /* NULL = empty */
+	uint32_t len, id;
+};
+
 /* One slot of the child table; the key is kept in the slot so a probe
  * touches one cache line, not the node array too. */
 struct fk_centry {
@@ -40,7 +47,7 @@ struct fk_tree {
 	struct fk_arena *strs;         /* the names' bytes */
 	struct fk_fname *names;
 	uint32_t nnames, capnames;
-	uint32_t *ntab;                /* name hash table: name id + 1, 0 = empty */
+	struct fk_nentry *ntab;        /* name hash table */
 	uint32_t ntabmask;
 
 	struct fk_fnode *nodes;
