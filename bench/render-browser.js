@@ -1,7 +1,12 @@
-// Opens a 100k-frame render-flame SVG in headless Chromium and times what a
-// person waits for: page load until the script is ready, one regex search
-// (with the Matched line), a zoom and a reset. Medians of RUNS.
-// Usage: B=DIR node bench/render-browser.js [RUNS]  (from the top of the tree)
+// The page on the 120k-line, ~102 MB synthetic heap profile of
+// bench/gen-synth.py (about 1.55M frames, all of them in the page's data):
+// render-flame's time and the SVG's size per byte of folded input, then in
+// headless Chromium what a person waits for: load until usable (script
+// ready, graph drawn), search per keystroke (typing a C++ name one
+// character at a time, each prefix searched as the debounced input would),
+// zoom into frames and "(N more)" boxes and back, the top-functions table
+// and a sandwich view. Medians of RUNS page loads.
+// Usage: B=DIR node bench/render-browser.js [RUNS [LINES]]  (from the top of the tree)
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -9,56 +14,113 @@ const { execFileSync } = require("child_process");
 const top = path.resolve(__dirname, "..");
 const { launch } = require(path.join(top, "tests/browser/lib.js"));
 const runs = +(process.argv[2] || 5);
+const nlines = +(process.argv[3] || 120000);
 const B = process.env.B || path.join(top, "build");
 const work = process.env.FK_BENCH_DIR || "/tmp/fk-bench-render";
 fs.mkdirSync(work, { recursive: true });
 
-// 2000 stacks of depth 51 diverging after "main": 100,002 frames drawn.
-const inp = path.join(work, "frames100k.folded"), svg = path.join(work, "frames100k.svg");
-let lines = [];
-for (let i = 0; i < 2000; i++) {
-	const st = ["main"];
-	for (let d = 0; d < 50; d++) st.push(`ns${d % 7}::Class${(i * 31 + d) % 97}::method_${d}_${i % 13}(int)`);
-	st[1] = `entry${i}`;
-	lines.push(st.join(";") + " " + (1000 + (i % 17) * 100));
-}
-fs.writeFileSync(inp, lines.join("\n") + "\n");
-execFileSync(path.join(B, "render-flame"), ["--minwidth", "0", "-o", svg, inp]);
+const inp = path.join(work, `synth-${nlines}.folded`), svg = path.join(work, `synth-${nlines}.svg`);
+if (!fs.existsSync(inp))
+	fs.writeFileSync(inp, execFileSync("python3", [path.join(top, "bench/gen-synth.py"), String(nlines)], { maxBuffer: 1 << 30 }));
 const med = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const rt = [];
+for (let r = 0; r < 3; r++) {
+	const t0 = process.hrtime.bigint();
+	execFileSync(path.join(B, "render-flame"), ["-o", svg, inp]);
+	rt.push(Number(process.hrtime.bigint() - t0) / 1e6);
+}
+const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 
 (async () => {
 	const { ctx, close } = await launch();
-	const load = [], search = [], zoom = [];
-	let frames = 0, matched = "";
+	const load = [], key = [], keyMax = [], zoom = [], mzoom = [], table = [], sw = [];
+	let frames = 0, drawn = 0, matched = "";
+	const word = "operator new(unsigned long)";
 	for (let r = 0; r < runs; r++) {
 		const page = await ctx.newPage();
 		const t0 = Date.now();
 		await page.goto("file://" + svg);
-		await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
+		await page.waitForFunction(() => window.fk && document.querySelectorAll("#view > *").length > 0, null, { timeout: 120000, polling: 20 });
 		load.push(Date.now() - t0);
 		frames = await page.evaluate(() => window.fk.n);
-		const q = ["method_1[0-9]_", "Class4[0-9]::", "^entry1", "ns3::Class7"][r % 4];
-		const t = await page.evaluate((s) => {
-			const a = performance.now();
-			const m = window.fk.search(s, false);
-			document.body && document.body.offsetWidth;
-			return [performance.now() - a, m];
-		}, q);
-		search.push(t[0]);
-		matched = t[1];
+		drawn = await page.evaluate(() => window.fk.drawnCount());
+		const ks = await page.evaluate((w) => {
+			const t = [];
+			let m = "";
+			for (let i = 1; i <= w.length; i++) {
+				const a = performance.now();
+				m = window.fk.search(w.slice(0, i));
+				document.documentElement.getBoundingClientRect();
+				t.push(performance.now() - a);
+			}
+			window.fk.search("");
+			return [t, m];
+		}, word);
+		key.push(med(ks[0]));
+		keyMax.push(Math.max(...ks[0]));
+		matched = ks[1];
 		const z = await page.evaluate(() => {
+			// Zoom into the widest frame at depth 3 and back, timed with
+			// the layout of what was drawn.
+			let best = -1, bw = 0;
+			for (let i = 0; i < 20000; i++)
+				if (window.fk.geom(i).shown && window.fk.geom(i).w > bw && window.fk.geom(i).y > 0 && window.fk.parent(i) >= 0 &&
+				    window.fk.parent(window.fk.parent(i)) >= 0 && window.fk.parent(window.fk.parent(window.fk.parent(i))) === 0) {
+					best = i;
+					bw = window.fk.geom(i).w;
+				}
 			const a = performance.now();
-			window.fk.zoom(5);
+			window.fk.zoom(best);
+			document.documentElement.getBoundingClientRect();
+			const b = performance.now();
 			window.fk.zoom(0);
-			return (performance.now() - a) / 2;
+			document.documentElement.getBoundingClientRect();
+			const c = performance.now();
+			return [b - a, c - b];
 		});
-		zoom.push(z);
+		zoom.push(Math.max(z[0], z[1]));
+		const mz = await page.evaluate(() => {
+			const all = window.fk.merged();
+			let k = 0;
+			for (let i = 1; i < all.length; i++)
+				if (all[i].w > all[k].w)
+					k = i;
+			const m = all[k];
+			window.scrollTo(0, Math.max(0, m.y - 300));
+			const cx = m.x + m.w / 2, cy = m.y - window.scrollY + 5;
+			const el = document.elementFromPoint(cx, cy);
+			const a = performance.now();
+			el.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: cx, clientY: cy }));
+			document.documentElement.getBoundingClientRect();
+			const t = performance.now() - a;
+			const ok = window.fk.state.ra >= 0;
+			window.fk.zoom(0);
+			window.scrollTo(0, 0);
+			return ok ? t : NaN;
+		});
+		mzoom.push(mz);
+		table.push(await page.evaluate(() => {
+			const a = performance.now();
+			window.fk.top();
+			document.documentElement.getBoundingClientRect();
+			return performance.now() - a;
+		}));
+		sw.push(await page.evaluate((w) => {
+			const a = performance.now();
+			window.fk.sandwich(w);
+			document.documentElement.getBoundingClientRect();
+			return performance.now() - a;
+		}, word));
 		await page.close();
 	}
 	await close();
-	console.log(`svg: ${fs.statSync(svg).size} bytes, ${frames} frames`);
-	console.log(`load until ready ms (median of ${runs}): ${med(load)}`);
-	console.log(`one search ms (median): ${med(search).toFixed(1)}  e.g. ${matched}`);
-	console.log(`one zoom ms (median): ${med(zoom).toFixed(1)}`);
+	console.log(`input: ${inp}, ${nlines} lines, ${inSize} bytes`);
+	console.log(`render-flame ms (median of 3): ${med(rt).toFixed(0)}`);
+	console.log(`svg: ${outSize} bytes, ${(outSize / inSize).toFixed(3)} bytes per input byte, ${frames} frames in the data, ${drawn} drawn at 1280 px`);
+	console.log(`load until usable ms (median of ${runs}): ${med(load)}  (all: ${load.join(" ")})`);
+	console.log(`search per keystroke ms (median of per-run medians): ${med(key).toFixed(1)}, slowest keystroke ${Math.max(...keyMax).toFixed(1)}; '${word}' gives ${matched}`);
+	console.log(`zoom in or out ms (median of the slower of the two): ${med(zoom).toFixed(1)}`);
+	console.log(`zoom into the widest "(N more)" ms (median): ${med(mzoom).toFixed(1)}`);
+	console.log(`top-functions table ms (median): ${med(table).toFixed(1)}; sandwich of '${word}' ms (median): ${med(sw).toFixed(1)}`);
 	console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 })();

@@ -15,6 +15,10 @@
 /* Folded stacks can be much longer than dump lines (deep C++ stacks with
  * template names): 16 MiB per line. */
 #define FK_MAX_FOLDED_LINE  (16 * 1024 * 1024)
+/* Value columns of one multi-column folded input ("# columns: ..."): the
+ * four heap sample types, the two sides of a diff, a few snapshots. */
+#define FK_MAX_COLUMNS      16
+#define FK_MAX_COLUMN_NAME  64
 
 /* Frames in one stack. jemalloc's PROF_BT_MAX is 128; gperftools uses 64.
  * Folded and pprof inputs from other profilers can be deeper, so readers of

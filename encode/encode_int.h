@@ -91,8 +91,17 @@ int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used);
  * or -1 with err (out of memory, or overflow of the total). */
 int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err);
 
-/* Writes every line whose total is not zero, sorted bytewise, as
- * "root;...;leaf VALUE\n". Returns 0, or -1 with err on a write error. */
+/* Makes acc hold ncols values a line (the multi-column folded extension,
+ * man/render-flame.1); call before the first stack. Returns 0, or -1 when
+ * stacks were added or ncols is not 1..FK_MAX_COLUMNS. */
+int fk_foldacc_columns(struct fk_foldacc *acc, size_t ncols);
+
+/* fk_foldacc_end with one value per column (values[0..ncols)). */
+int fk_foldacc_endv(struct fk_foldacc *acc, const int64_t *values, struct fk_err *err);
+
+/* Writes every line whose total is not zero (in some column), sorted
+ * bytewise, as "root;...;leaf VALUE...\n". Returns 0, or -1 with err on a
+ * write error. */
 int fk_foldacc_write(struct fk_foldacc *acc, FILE *out, struct fk_err *err);
 
 /* The frame of a sample or stack that has no frames at all (a bare "@"

@@ -27,7 +27,29 @@ struct fk_foldacc {
 	size_t nents, entcap;
 	uint32_t *tab;                 /* indices into ents; UINT32_MAX = empty */
 	size_t tabcap;
+	/* Multi-column lines: columns 1..nx of entry i at xv[i * nx]. */
+	size_t nx;
+	int64_t *xv;
+	const int64_t *curx;           /* the extra values of the stack being ended */
 };
+
+int fk_foldacc_columns(struct fk_foldacc *acc, size_t ncols)
+{
+	if (acc->nents || ncols < 1 || ncols > FK_MAX_COLUMNS)
+		return -1;
+	acc->nx = ncols - 1;
+	return 0;
+}
+
+int fk_foldacc_endv(struct fk_foldacc *acc, const int64_t *values, struct fk_err *err)
+{
+	int rc;
+
+	acc->curx = values + 1;
+	rc = fk_foldacc_end(acc, values[0], err);
+	acc->curx = NULL;
+	return rc;
+}
 
 struct fk_foldacc *fk_foldacc_new(void)
 {
@@ -42,6 +64,7 @@ void fk_foldacc_free(struct fk_foldacc *acc)
 	free(acc->pool);
 	free(acc->ents);
 	free(acc->tab);
+	free(acc->xv);
 	free(acc);
 }
 
@@ -149,6 +172,19 @@ static int tab_grow(struct fk_foldacc *acc)
 	return 0;
 }
 
+/* Adds the extra columns of the stack being ended to entry i. */
+static int add_extra(struct fk_foldacc *acc, size_t i, struct fk_err *err)
+{
+	size_t c;
+
+	for (c = 0; c < acc->nx && acc->curx; c++)
+		if (__builtin_add_overflow(acc->xv[i * acc->nx + c], acc->curx[c],
+					   &acc->xv[i * acc->nx + c]))
+			return fk_err_set(err, FK_ELIMIT, 0,
+					  "total of one stack overflows 64 bits");
+	return 0;
+}
+
 int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 {
 	uint64_t h;
@@ -168,7 +204,7 @@ int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 			if (__builtin_add_overflow(e->value, value, &e->value))
 				return fk_err_set(err, FK_ELIMIT, 0,
 						  "total of one stack overflows 64 bits");
-			return 0;
+			return add_extra(acc, (size_t)(e - acc->ents), err);
 		}
 	}
 	if (acc->nents >= UINT32_MAX - 1)
@@ -186,6 +222,12 @@ int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 		if (!ne)
 			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		acc->ents = ne;
+		if (acc->nx) {
+			int64_t *nx = realloc(acc->xv, ncap * acc->nx * sizeof *nx);
+			if (!nx)
+				return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+			acc->xv = nx;
+		}
 		acc->entcap = ncap;
 	}
 	if (reserve(&acc->pool, &acc->poolcap, acc->poollen + acc->curlen) < 0)
@@ -198,7 +240,9 @@ int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 	memcpy(acc->pool + acc->poollen, acc->cur, acc->curlen);
 	acc->poollen += acc->curlen;
 	acc->tab[j] = (uint32_t)acc->nents++;
-	return 0;
+	if (acc->nx)
+		memset(acc->xv + (acc->nents - 1) * acc->nx, 0, acc->nx * sizeof *acc->xv);
+	return add_extra(acc, acc->nents - 1, err);
 }
 
 /* glibc's qsort_r (with a context argument), since the hook may encode
@@ -231,11 +275,18 @@ int fk_foldacc_write(struct fk_foldacc *acc, FILE *out, struct fk_err *err)
 		qsort_r(order, acc->nents, sizeof *order, cmp_ix, acc);
 	for (i = 0; i < acc->nents; i++) {
 		const struct entry *e = &acc->ents[order[i]];
+		const int64_t *x = acc->xv + (size_t)order[i] * acc->nx;
+		size_t c, zero = e->value == 0;
 
-		if (e->value == 0)
+		for (c = 0; c < acc->nx; c++)
+			zero &= x[c] == 0;
+		if (zero)
 			continue;
 		fwrite(acc->pool + e->off, 1, e->len, out);
-		fprintf(out, " %lld\n", (long long)e->value);
+		fprintf(out, " %lld", (long long)e->value);
+		for (c = 0; c < acc->nx; c++)
+			fprintf(out, " %lld", (long long)x[c]);
+		fputc('\n', out);
 	}
 	free(order);
 	if (ferror(out))

@@ -20,6 +20,30 @@ static int64_t pick(const struct fk_profile *p, const struct fk_folded_opts *o,
 	return fk_enc_round_next(r, x);
 }
 
+/* The values of every column (--columns): in-use space and objects, then,
+ * with accumulated data, allocated space and objects, each with its own
+ * rounder. Returns whether any is non-zero. */
+static int pick_all(const struct fk_profile *p, const struct fk_counts *c,
+		    struct fk_enc_rounder *r, int64_t *vals)
+{
+	struct fk_values v = fk_unbias(p, c);
+
+	vals[0] = fk_enc_round_next(&r[0], v.bytes);
+	vals[1] = fk_enc_round_next(&r[1], v.objs);
+	if (p->has_accum) {
+		vals[2] = fk_enc_round_next(&r[2], v.acc_bytes);
+		vals[3] = fk_enc_round_next(&r[3], v.acc_objs);
+	}
+	return vals[0] || vals[1] || (p->has_accum && (vals[2] || vals[3]));
+}
+
+/* Ends the current stack with the value of o's column, or all columns. */
+static int end_stack(const struct fk_folded_opts *o, struct fk_foldacc *acc,
+		     const int64_t *vals, struct fk_err *err)
+{
+	return o->columns ? fk_foldacc_endv(acc, vals, err) : fk_foldacc_end(acc, vals[0], err);
+}
+
 /* The display name of frame f: its name, else its system name, as
  * from-pprof falls back; NULL when it has neither. */
 static const char *frame_name(const struct fk_frame *f)
@@ -107,10 +131,10 @@ static int add_thread(const struct fk_profile *p, struct fk_foldacc *acc,
 		      struct fk_err *err)
 {
 	const struct fk_thread *th = &p->threads[t->thread];
-	int64_t v = pick(p, o, &t->c, r);
+	int64_t v[4] = { 0, 0, 0, 0 };
 	char root[128];
 
-	if (v == 0)
+	if (o->columns ? !pick_all(p, &t->c, r, v) : (v[0] = pick(p, o, &t->c, r)) == 0)
 		return 0;
 	if (th->name && *th->name)
 		snprintf(root, sizeof root, "[thread %" PRIu64 " %.100s]", th->id, th->name);
@@ -119,7 +143,7 @@ static int add_thread(const struct fk_profile *p, struct fk_foldacc *acc,
 	fk_foldacc_begin(acc);
 	if (fk_foldacc_frame(acc, root, err) < 0 || add_frames(p, acc, cache, s, err) < 0)
 		return -1;
-	return fk_foldacc_end(acc, v, err);
+	return end_stack(o, acc, v, err);
 }
 
 int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
@@ -140,12 +164,16 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	acc = fk_foldacc_new();
 	if (!acc)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	fk_enc_rounders_init(&rs, 1);
+	fk_enc_rounders_init(&rs, o->columns ? 4 : 1);
+	if (o->columns && fk_foldacc_columns(acc, p->has_accum ? 4 : 2) < 0) {
+		fk_foldacc_free(acc);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
 	fk_namecache_init(&cache);
 	for (i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct fk_stack *s = &p->stacks[i];
 		struct fk_enc_rounder *r = fk_enc_rounders_of(&rs, p, s);
-		int64_t v;
+		int64_t v[4] = { 0, 0, 0, 0 };
 		uint32_t j;
 
 		if (!r) {
@@ -157,14 +185,16 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 				rc = add_thread(p, acc, &cache, s, &s->thr[j], o, r, err);
 			continue;
 		}
-		v = pick(p, o, &s->c, r);
-		if (v == 0)
+		if (o->columns ? !pick_all(p, &s->c, r, v) : (v[0] = pick(p, o, &s->c, r)) == 0)
 			continue;
 		fk_foldacc_begin(acc);
 		rc = add_frames(p, acc, &cache, s, err);
 		if (rc == 0)
-			rc = fk_foldacc_end(acc, v, err);
+			rc = end_stack(o, acc, v, err);
 	}
+	if (rc == 0 && o->columns)
+		fprintf(out, "# columns: inuse_space/bytes inuse_objects/count%s\n",
+			p->has_accum ? " alloc_space/bytes alloc_objects/count" : "");
 	if (rc == 0)
 		rc = fk_foldacc_write(acc, out, err);
 	fk_foldacc_free(acc);

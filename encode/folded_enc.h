@@ -17,6 +17,8 @@ struct fk_folded_opts {
 	enum fk_folded_value value;
 	int alloc;                     /* accumulated (allocated) instead of in use */
 	int threads;                   /* a root frame "[thread N NAME]" per thread */
+	int columns;                   /* every sample type, one column each, under a
+	                                  "# columns:" header (value, alloc ignored) */
 };
 
 /* Writes p's stacks root first: inline frames expanded (caller before

@@ -1,5 +1,6 @@
 /* from-pprof: any pprof profile -> folded stacks (see man/from-pprof.1). */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,10 +9,13 @@
 #include "pprof_dec.h"
 
 static const char usage_text[] =
-	"usage: from-pprof [-s TYPE] [-o FILE] [FILE | -]\n"
+	"usage: from-pprof [-s TYPE | -c] [-o FILE] [FILE | -]\n"
 	"Reads a pprof profile (gzipped or not) and writes folded stacks.\n"
 	"  -s, --sample-type TYPE  sample type to write (default: the profile's\n"
 	"                          default sample type, else the last one)\n"
+	"  -c, --columns           every sample type, one value column each, under\n"
+	"                          a header line \"# columns: TYPE/UNIT ...\" that\n"
+	"                          render-flame reads\n"
 	"  -l, --list              list the sample types and exit\n"
 	"  -o, --output FILE       write to FILE instead of standard output\n"
 	"  -h, --help              print this help and exit\n"
@@ -22,13 +26,14 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sample-type", required_argument, NULL, 's' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "columns", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *type = NULL, *outpath = NULL, *path = "-";
-	int c, list = 0, ti;
+	int c, list = 0, ti, columns = 0;
 	struct fk_err err;
 	struct fk_pprof *pp;
 	struct fk_out out;
@@ -37,17 +42,18 @@ int main(int argc, char **argv)
 	int mapped;
 
 	fk_cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "s:lo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:clo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': type = optarg; break;
 		case 'l': list = 1; break;
+		case 'c': columns = 1; break;
 		case 'o': outpath = optarg; break;
 		case 'h': fk_usage(usage_text, stdout, 0); break;
 		case 'V': fk_print_version();
 		default: fk_usage(usage_text, stderr, 2);
 		}
 	}
-	if (argc - optind > 1)
+	if (argc - optind > 1 || (columns && type))
 		fk_usage(usage_text, stderr, 2);
 	if (optind < argc)
 		path = argv[optind];
@@ -69,7 +75,7 @@ int main(int argc, char **argv)
 		fk_die_err(&err);
 	if (fk_out_open(&out, outpath, &err) < 0)
 		fk_die_err(&err);
-	if (fk_pprof_folded_write(pp, (size_t)ti, out.fp, &err) < 0 ||
+	if (fk_pprof_folded_write(pp, columns ? SIZE_MAX : (size_t)ti, out.fp, &err) < 0 ||
 	    fk_out_commit(&out, &err) < 0) {
 		fk_out_abort(&out);
 		fk_die_err(&err);

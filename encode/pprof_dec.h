@@ -40,7 +40,10 @@ int fk_pprof_pick_type(const struct fk_pprof *pp, const char *type,
  * by their function's name (else system name); a location without lines is
  * named "BASENAME+0xOFFSET" after its mapping ("[anon]+0xADDR" without).
  * Equal lines merge, lines sort bytewise, zero totals are left out. The
- * output is built in memory and written at once. Returns 0, or -1 with err. */
+ * output is built in memory and written at once. ti == SIZE_MAX writes
+ * every sample type, one value column each, under a "# columns: TYPE/UNIT
+ * ..." header (the multi-column extension render-flame reads; characters
+ * outside [A-Za-z0-9_.:-] in names become '_'). Returns 0, or -1 with err. */
 int fk_pprof_folded_write(const struct fk_pprof *pp, size_t ti, FILE *out,
 			  struct fk_err *err);
 

@@ -3,7 +3,10 @@
 #include "pprof_dec.h"
 #include "encode_int.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "limits.h"
 
 /* The name of line j of location l: its function's name, else its
  * system name, else the location's address name. */
@@ -72,7 +75,7 @@ static int name_location(const struct fk_pprof *pp, struct fk_namecache *cache, 
 
 static int add_sample(const struct fk_pprof *pp, struct fk_foldacc *acc,
 		      struct fk_namecache *cache, const Perftools__Profiles__Sample *s,
-		      int64_t v, struct fk_err *err)
+		      int64_t v, int all, struct fk_err *err)
 {
 	size_t i;
 
@@ -90,7 +93,16 @@ static int add_sample(const struct fk_pprof *pp, struct fk_foldacc *acc,
 		if (fk_foldacc_frames(acc, text, n, err) < 0)
 			return -1;
 	}
-	return fk_foldacc_end(acc, v, err);
+	/* The decoder checked one value per sample type. */
+	return all ? fk_foldacc_endv(acc, s->value, err) : fk_foldacc_end(acc, v, err);
+}
+
+/* Writes s as a column name: the header's characters only. */
+static void put_name(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(((unsigned)*s | 32) - 'a' < 26 || (unsigned)*s - '0' < 10 ||
+		      strchr("_.:-", *s) ? *s : '_', out);
 }
 
 int fk_pprof_folded_write(const struct fk_pprof *pp, size_t ti, FILE *out,
@@ -101,14 +113,35 @@ int fk_pprof_folded_write(const struct fk_pprof *pp, size_t ti, FILE *out,
 	size_t i;
 	int rc = 0;
 
+	size_t nt = fk_pprof_ntypes(pp), k;
+	int all = ti == SIZE_MAX;
+
 	if (!acc)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (all && fk_foldacc_columns(acc, nt) < 0) {
+		fk_foldacc_free(acc);
+		return fk_err_set(err, FK_ELIMIT, 0, "%zu sample types: one to %d can be columns",
+				  nt, FK_MAX_COLUMNS);
+	}
 	fk_namecache_init(&cache);
 	for (i = 0; i < pp->msg->n_sample && rc == 0; i++) {
 		const Perftools__Profiles__Sample *s = pp->msg->sample[i];
+		int any = 0;
 
-		if (ti < s->n_value && s->value[ti] != 0)
-			rc = add_sample(pp, acc, &cache, s, s->value[ti], err);
+		for (k = 0; all && k < s->n_value; k++)
+			any |= s->value[k] != 0;
+		if (all ? any : ti < s->n_value && s->value[ti] != 0)
+			rc = add_sample(pp, acc, &cache, s, all ? 0 : s->value[ti], all, err);
+	}
+	if (rc == 0 && all) {
+		fputs("# columns:", out);
+		for (k = 0; k < nt; k++) {
+			fputc(' ', out);
+			put_name(out, fk_pprof_type_name(pp, k));
+			fputc('/', out);
+			put_name(out, fk_pprof_type_unit(pp, k));
+		}
+		fputc('\n', out);
 	}
 	if (rc == 0)
 		rc = fk_foldacc_write(acc, out, err);

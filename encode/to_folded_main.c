@@ -11,13 +11,17 @@
 #include "symprof.h"
 
 static const char usage_text[] =
-	"usage: to-folded [--value bytes|objects] [--inuse | --alloc] [--threads]\n"
-	"                 [-o FILE] [FILE | -]\n"
+	"usage: to-folded [--value bytes|objects] [--inuse | --alloc] [--columns]\n"
+	"                 [--threads] [-o FILE] [FILE | -]\n"
 	"Reads a raw or symbolized jemalloc heap profile and writes folded stacks\n"
 	"(\"root;caller;leaf VALUE\"), the input of flame graph tools.\n"
 	"  -v, --value bytes|objects  what to count (default: bytes)\n"
 	"  -i, --inuse                memory in use at dump time (the default)\n"
 	"  -a, --alloc                everything allocated (needs prof_accum)\n"
+	"  -c, --columns              every sample type, one value column each\n"
+	"                             (in-use space and objects, then allocated\n"
+	"                             ones with prof_accum), under a header line\n"
+	"                             \"# columns: ...\" that render-flame reads\n"
 	"  -t, --threads              a root frame per thread\n"
 	"  -o, --output FILE          write to FILE instead of standard output\n"
 	"  -h, --help                 print this help and exit\n"
@@ -30,6 +34,7 @@ int main(int argc, char **argv)
 		{ "inuse", no_argument, NULL, 'i' },
 		{ "alloc", no_argument, NULL, 'a' },
 		{ "threads", no_argument, NULL, 't' },
+		{ "columns", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -44,7 +49,7 @@ int main(int argc, char **argv)
 
 	fk_cli_init(argv[0]);
 	memset(&fo, 0, sizeof fo);
-	while ((c = getopt_long(argc, argv, "v:iato:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:iacto:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (strcmp(optarg, "bytes") == 0) {
@@ -59,6 +64,7 @@ int main(int argc, char **argv)
 		case 'i': fo.alloc = 0; break;
 		case 'a': fo.alloc = 1; break;
 		case 't': fo.threads = 1; break;
+		case 'c': fo.columns = 1; break;
 		case 'o': outpath = optarg; break;
 		case 'h': fk_usage(usage_text, stdout, 0); break;
 		case 'V': fk_print_version();

@@ -7,13 +7,86 @@
 
 #include "folded.h"
 #include "limits.h"
+#include "num.h"
 #include "render_int.h"
 
 struct fk_flame {
 	struct fk_flame_opts o;
 	struct fk_tree t;
 	int finished;
+	int inputs;                    /* inputs added so far */
+	/* The column header of the first input, "" for plain folded stacks;
+	 * every later input must have the same. */
+	char cols[FK_MAX_COLUMNS * (FK_MAX_COLUMN_NAME + 1)];
+	int64_t xv[FK_MAX_COLUMNS];
 };
+
+/* The multi-column extension of folded stacks: a first line
+ * "# columns: NAME NAME ..." (NAME is [A-Za-z0-9_.:/-]+, optionally
+ * "name/unit") names the value columns, and every line then ends in that
+ * many values. Returns the length of the header line with its newline (0
+ * when data has none), or -1 with err. */
+static long header(struct fk_flame *f, const char *data, size_t len, int base,
+		   struct fk_err *err)
+{
+	static const char tag[] = "# columns:";
+	const char *nl, *p, *e;
+	char cols[sizeof f->cols];
+	size_t n = 0, ncols = 0, hl;
+
+	if (len < sizeof tag - 1 || memcmp(data, tag, sizeof tag - 1) != 0) {
+		cols[0] = 0;
+		hl = 0;
+	} else {
+		nl = memchr(data, '\n', len);
+		e = nl ? nl : data + len;
+		hl = (size_t)(e - data) + (nl != NULL);
+		if (e > data && e[-1] == '\r')
+			e--;
+		for (p = data + sizeof tag - 1; p < e;) {
+			const char *s;
+			while (p < e && *p == ' ')
+				p++;
+			if (p == e)
+				break;
+			for (s = p; p < e && *p != ' '; p++)
+				if (!(((unsigned)*p | 32) - 'a' < 26 || (unsigned)*p - '0' < 10 ||
+				      strchr("_.:/-", *p)))
+					return fk_err_set(err, FK_ESYNTAX, 1,
+							  "bad column name in '# columns:' header");
+			if (++ncols > FK_MAX_COLUMNS || (size_t)(p - s) > FK_MAX_COLUMN_NAME)
+				return fk_err_set(err, FK_ELIMIT, 1,
+						  "more than %d columns or a name longer than %d bytes",
+						  FK_MAX_COLUMNS, FK_MAX_COLUMN_NAME);
+			if (n)
+				cols[n++] = ' ';
+			memcpy(cols + n, s, (size_t)(p - s));
+			n += (size_t)(p - s);
+		}
+		if (!ncols)
+			return fk_err_set(err, FK_ESYNTAX, 1, "no column in '# columns:' header");
+		cols[n] = 0;
+	}
+	if (ncols > 1 && (base || f->t.has_base))
+		return fk_err_set(err, FK_EUNSUPP, 1,
+				  "a differential graph takes one-column inputs");
+	if (f->inputs++ == 0) {
+		memcpy(f->cols, cols, n + 1);
+		f->t.ncols = (uint32_t)(ncols ? ncols : 1);
+	} else if (strcmp(cols, f->cols) != 0) {
+		return fk_err_set(err, FK_ESYNTAX, 1,
+				  "columns differ from the first input's");
+	}
+	if (base && f->t.ncols > 1)
+		return fk_err_set(err, FK_EUNSUPP, 1,
+				  "a differential graph takes one-column inputs");
+	return (long)hl;
+}
+
+const char *fk_flame_columns(const struct fk_flame *f)
+{
+	return f->cols;
+}
 
 void fk_flame_opts_init(struct fk_flame_opts *o)
 {
@@ -26,6 +99,9 @@ void fk_flame_opts_init(struct fk_flame_opts *o)
 	o->fontsize = 12;
 	o->minwidth = 0.1;
 	o->sort = FK_SORT_NAME;
+	/* Root on top, as pprof draws heap graphs: the root row and the
+	 * heaviest frames are on the first screen at any window size. */
+	o->inverted = 1;
 }
 
 struct fk_flame *fk_flame_new(const struct fk_flame_opts *o, struct fk_err *err)
@@ -84,8 +160,51 @@ struct addctx {
 static int add_one(void *ctx, const struct fk_folded_line *l)
 {
 	struct addctx *a = ctx;
-	int rc = fk_tree_add_line(&a->f->t, l->stack, l->len, l->value, a->base,
-				  l->lineno, a->err);
+	struct fk_flame *f = a->f;
+	size_t len = l->len;
+	int64_t v = l->value;
+	int rc = 0;
+
+	/* Multi-column: the reader took the last value; the others end the
+	 * stack text, separated by blanks. */
+	if (f->t.ncols > 1) {
+		uint32_t c = f->t.ncols - 1;
+		f->xv[c - 1] = v;
+		if (v < 0) {
+			rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
+					(long long)v);
+			c = 0;
+		}
+		while (c-- > 0) {
+			size_t e = len, s;
+			while (e > 0 && (l->stack[e - 1] == ' ' || l->stack[e - 1] == '\t'))
+				e--;
+			s = e;
+			while (s > 0 && l->stack[s - 1] != ' ' && l->stack[s - 1] != '\t')
+				s--;
+			if (s == 0 || fk_parse_i64(l->stack + s, e - s, c ? &f->xv[c - 1] : &v) < 0) {
+				rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno,
+						"expected %u values on the line", f->t.ncols);
+				break;
+			}
+			if ((c ? f->xv[c - 1] : v) < 0) {
+				/* Before the tree makes the line's frames. */
+				rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
+						(long long)(c ? f->xv[c - 1] : v));
+				break;
+			}
+			len = s;
+		}
+		while (rc == 0 && len > 0 && (l->stack[len - 1] == ' ' || l->stack[len - 1] == '\t'))
+			len--;
+		if (rc == 0 && len == 0)
+			rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "empty stack");
+	}
+	if (rc == 0) {
+		f->t.xv = f->t.ncols > 1 ? f->xv : NULL;
+		rc = fk_tree_add_line(&f->t, l->stack, len, v, a->base, l->lineno, a->err);
+		f->t.xv = NULL;
+	}
 
 	/* A bad value (negative) is a bad line like any other. */
 	if (rc < 0 && a->err->code == FK_ESYNTAX && a->f->o.skip_bad) {
@@ -114,9 +233,15 @@ int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
 		return fk_err_set(err, FK_EUNSUPP, 0, "graph already written");
 	int rc;
 
+	long hl = header(f, data, len, base, err);
+	uint64_t lineno = hl > 0;
+
+	if (hl < 0)
+		return -1;
 	/* Prefix sharing works within one buffer only. */
 	f->t.prev = NULL;
-	rc = fk_folded_each(data, len, f->o.skip_bad, add_one, bad_one, &a, err);
+	rc = fk_folded_each_from(data + hl, len - (size_t)hl, &lineno, f->o.skip_bad,
+				 add_one, bad_one, &a, err);
 	f->t.prev = NULL;
 	return rc;
 }
@@ -127,7 +252,7 @@ int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
 	size_t cap = 1 << 20, have = 0, done, total = 0;
 	uint64_t lineno = 0;
 	char *buf;
-	int rc = -1, eof = 0;
+	int rc = -1, eof = 0, first = 1;
 
 	if (f->finished)
 		return fk_err_set(err, FK_EUNSUPP, 0, "graph already written");
@@ -178,6 +303,19 @@ int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
 				continue;
 			done = (size_t)(nl - buf) + 1;
 		}
+		if (first) {
+			/* The header, if any, is in the first whole line. */
+			long hl = header(f, buf, done, base, err);
+			first = 0;
+			if (hl < 0)
+				goto out;
+			if (hl > 0) {
+				memmove(buf, buf + hl, have - (size_t)hl);
+				have -= (size_t)hl;
+				done -= (size_t)hl;
+				lineno = 1;
+			}
+		}
 		f->t.prev = NULL;
 		if (fk_folded_each_from(buf, done, &lineno, f->o.skip_bad, add_one,
 					bad_one, &a, err) < 0)
@@ -213,7 +351,7 @@ int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err)
 	}
 	if (!o.title)
 		o.title = f->t.has_base ? "Differential Flame Graph" : "Flame Graph";
-	return fk_svg_write(&f->t, &o, out, err);
+	return fk_svg_write(&f->t, &o, f->cols, out, err);
 }
 
 int fk_flame_render(const char *folded, size_t len, const char *base,

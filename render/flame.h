@@ -32,10 +32,11 @@ struct fk_flame_opts {
 	int minwidth_pct;
 	enum fk_flame_sort sort;
 	unsigned hash : 1;             /* colour by name only (same name, same colour) */
-	unsigned inverted : 1;         /* icicle graph: root at the top */
+	unsigned inverted : 1;         /* icicle graph: root at the top (the default) */
 	unsigned reverse : 1;          /* reverse every stack (leaf becomes root) */
 	unsigned flamechart : 1;       /* no merging: input order, adjacent frames merge */
 	unsigned negate : 1;           /* differential: swap the grew/shrank colours */
+	unsigned normalize : 1;        /* differential: scale the base to the new total */
 	unsigned skip_bad : 1;         /* bad lines are warned about and skipped */
 	/* Told about each skipped line when skip_bad (may be NULL). */
 	void (*warn)(void *ctx, const struct fk_err *e);
@@ -81,6 +82,10 @@ int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err);
 int fk_flame_render(const char *folded, size_t len, const char *base,
 		    size_t base_len, const struct fk_flame_opts *o, FILE *out,
 		    struct fk_err *err);
+
+/* The column names of f's input ("# columns:" header, names separated by
+ * one space), "" for plain one-value folded input. Valid while f lives. */
+const char *fk_flame_columns(const struct fk_flame *f);
 
 /* Checks a palette name; returns 0 if known, else -1. */
 int fk_flame_palette_check(const char *name);

@@ -103,6 +103,7 @@ void fk_tree_release(struct fk_tree *t)
 	fk_mem_free(t->nodes, t->capnodes * sizeof *t->nodes);
 	fk_mem_free(t->ctab, t->ctab ? (t->ctabmask + 1) * sizeof *t->ctab : 0);
 	free(t->bself);
+	free(t->xself);
 	free(t->btotal);
 	free(t->vself);
 	free(t->vtotal);
@@ -114,15 +115,15 @@ void fk_tree_release(struct fk_tree *t)
 static int rehash_names(struct fk_tree *t)
 {
 	uint32_t mask = t->ntabmask * 2 + 1, i;
-	uint32_t *tab = calloc((size_t)mask + 1, sizeof *tab);
+	struct fk_nentry *tab = calloc((size_t)mask + 1, sizeof *tab);
 
 	if (!tab)
 		return -1;
 	for (i = 1; i < t->nnames; i++) {
 		uint64_t h = hash_bytes(t->names[i].s, t->names[i].len) & mask;
-		while (tab[h])
+		while (tab[h].s)
 			h = (h + 1) & mask;
-		tab[h] = i + 1;
+		tab[h] = (struct fk_nentry){ t->names[i].s, t->names[i].len, i };
 	}
 	free(t->ntab);
 	t->ntab = tab;
@@ -136,12 +137,9 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 	uint64_t h = hash_bytes(s, n) & t->ntabmask;
 	uint32_t id;
 
-	while ((id = t->ntab[h]) != 0) {
-		const struct fk_fname *nm = &t->names[id - 1];
-		if (nm->len == n && memcmp(nm->s, s, n) == 0)
-			return id - 1;
-		h = (h + 1) & t->ntabmask;
-	}
+	for (; t->ntab[h].s; h = (h + 1) & t->ntabmask)
+		if (t->ntab[h].len == n && memcmp(t->ntab[h].s, s, n) == 0)
+			return t->ntab[h].id;
 	if (t->nnames == t->capnames) {
 		struct fk_fname *nn;
 		if (t->capnames > UINT32_MAX / 4)
@@ -157,11 +155,19 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 		return UINT32_MAX;
 	t->nnames++;
 	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
-	t->ntab[h] = id + 1;
+	t->ntab[h] = (struct fk_nentry){ s, (uint32_t)n, id };
 	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
 		return UINT32_MAX;
 	return id;
 }
+
+/* While the tree is built, a node's total counts its children. A node
+ * with at most FEW_KIDS children is searched by its child list; only the
+ * children of wider nodes go into the child table. Most nodes of a heap
+ * profile have one child, so most lookups and inserts then touch no table
+ * at all (perf on bench/gen-synth.py's input: the table's cache misses and
+ * page faults were a third of render-flame's time). */
+#define FEW_KIDS 4
 
 static int rehash_children(struct fk_tree *t)
 {
@@ -171,7 +177,10 @@ static int rehash_children(struct fk_tree *t)
 	if (!tab)
 		return -1;
 	for (i = 1; i < t->nnodes; i++) {
-		uint64_t h = hash_pair(t->nodes[i].parent, t->nodes[i].name) & mask;
+		uint64_t h;
+		if (t->nodes[t->nodes[i].parent].total <= FEW_KIDS)
+			continue;
+		h = hash_pair(t->nodes[i].parent, t->nodes[i].name) & mask;
 		while (tab[h].id)
 			h = (h + 1) & mask;
 		tab[h] = (struct fk_centry){ t->nodes[i].parent, t->nodes[i].name, i };
@@ -207,7 +216,22 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 	nd->next = t->nodes[parent].child;
 	nd->self = nd->total = 0;
 	t->nodes[parent].child = id;
+	t->nodes[parent].total++;
 	return id;
+}
+
+/* Puts child id of parent into the child table, growing it when half full.
+ * Returns 0 or -1 when out of memory. */
+static int ctab_put(struct fk_tree *t, uint32_t parent, uint32_t name, uint32_t id)
+{
+	uint64_t h = hash_pair(parent, name) & t->ctabmask;
+
+	while (t->ctab[h].id)
+		h = (h + 1) & t->ctabmask;
+	t->ctab[h] = (struct fk_centry){ parent, name, id };
+	if (++t->nctab * 2 > t->ctabmask && rehash_children(t) < 0)
+		return -1;
+	return 0;
 }
 
 /* Returns the child of parent named name, adding it; 0 when out of memory. */
@@ -224,17 +248,27 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 		return id;
 	if (t->flamechart)
 		return new_node(t, parent, name);
+	if (t->nodes[parent].total <= FEW_KIDS) {
+		uint32_t c;
+		for (c = id ? t->nodes[id].next : 0; c; c = t->nodes[c].next)
+			if (t->nodes[c].name == name)
+				return c;
+		if (!(id = new_node(t, parent, name)))
+			return 0;
+		/* The parent just became wide: its children go into the table. */
+		if (t->nodes[parent].total == FEW_KIDS + 1)
+			for (c = id; c; c = t->nodes[c].next)
+				if (ctab_put(t, parent, t->nodes[c].name, c) < 0)
+					return 0;
+		return id;
+	}
 	h = hash_pair(parent, name) & t->ctabmask;
 	while ((id = t->ctab[h].id) != 0) {
 		if (t->ctab[h].parent == parent && t->ctab[h].name == name)
 			return id;
 		h = (h + 1) & t->ctabmask;
 	}
-	id = new_node(t, parent, name);
-	if (!id)
-		return 0;
-	t->ctab[h] = (struct fk_centry){ parent, name, id };
-	if ((uint64_t)t->nnodes * 2 > t->ctabmask && rehash_children(t) < 0)
+	if (!(id = new_node(t, parent, name)) || ctab_put(t, parent, name, id) < 0)
 		return 0;
 	return id;
 }
@@ -256,10 +290,43 @@ static int grow_path(struct fk_tree *t)
 	return 0;
 }
 
+/* Adds the extra columns' values t->xv to node leaf. */
+static int add_extra(struct fk_tree *t, uint32_t leaf, uint64_t lineno,
+		     struct fk_err *err)
+{
+	size_t nx = t->ncols - 1, c;
+
+	if (t->capx < t->capnodes) {
+		size_t cap = t->capnodes;
+		int64_t *a = realloc(t->xself, cap * nx * sizeof *a);
+		if (!a)
+			return oom(err);
+		memset(a + t->capx * nx, 0, (cap - t->capx) * nx * sizeof *a);
+		t->xself = a;
+		t->capx = cap;
+	}
+	for (c = 0; c < nx; c++) {
+		/* Every value is >= 0 (add_value checked), so if the column's
+		 * total fits, every sum does. */
+		if (__builtin_add_overflow(t->xgrand[c], t->xv[c], &t->xgrand[c]))
+			return fk_err_set(err, FK_ELIMIT, lineno,
+					  "total exceeds %lld", (long long)INT64_MAX);
+		t->xself[(size_t)leaf * nx + c] += t->xv[c];
+	}
+	return 0;
+}
+
 static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 		     uint64_t lineno, struct fk_err *err)
 {
 	int64_t *grand = base ? &t->bgrand : &t->grand;
+	uint32_t c;
+
+	/* A bad extra value leaves the line out whole (--skip-bad). */
+	for (c = 0; !base && t->ncols > 1 && t->xv && c + 1 < t->ncols; c++)
+		if (t->xv[c] < 0)
+			return fk_err_set(err, FK_ESYNTAX, lineno, "negative value '%lld'",
+					  (long long)t->xv[c]);
 
 	/* All values are >= 0, so if the grand total fits, every sum does. */
 	if (__builtin_add_overflow(*grand, v, grand))
@@ -279,6 +346,8 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 		t->bself[leaf] += v;
 	} else {
 		t->nodes[leaf].self += v;
+		if (t->ncols > 1 && t->xv && add_extra(t, leaf, lineno, err) < 0)
+			return -1;
 	}
 	return 0;
 }

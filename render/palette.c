@@ -1,7 +1,10 @@
 /* Colour palettes as CSS classes: FK_SHADES shades of each of flamegraph.pl's
  * palettes (same base colours and ranges), and a red/blue scale for
- * differential graphs. Frames carry a class, never an inline fill. */
+ * differential graphs. Frames carry a class, never an inline fill; each
+ * class also gives its labels a text colour of contrast >= 4.5:1 (WCAG 2). */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render_int.h"
@@ -63,20 +66,64 @@ void fk_palette_rgb(const char *name, unsigned i, char out[8])
 	snprintf(out, 8, "#%02x%02x%02x", r & 255, g & 255, b & 255);
 }
 
+/* sRGB relative luminance (WCAG 2) of "#rrggbb". */
+static double luminance(const char *rgb)
+{
+	double c[3], l;
+	unsigned v = (unsigned)strtoul(rgb + 1, NULL, 16);
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		double x = (double)((v >> (16 - 8 * k)) & 255) / 255.0;
+		c[k] = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+	}
+	l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+	return l;
+}
+
+const char *fk_palette_text(const char *rgb)
+{
+	double l = luminance(rgb);
+
+	/* Whichever of black and white contrasts more: at least 4.58:1 on
+	 * any fill (the worst case is a luminance of 0.179). */
+	return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000" : "#fff";
+}
+
+/* One class: its fill, and the colour of a label drawn on it. */
+static int css_class(struct fk_buf *b, const char *cls, const char *rgb)
+{
+	char line[160];
+
+	snprintf(line, sizeof line, ".%s{fill:%s}.%s>text{fill:%s}.sw.%s{background:%s;color:%s}",
+		 cls, rgb, cls, fk_palette_text(rgb), cls, rgb, fk_palette_text(rgb));
+	return fk_buf_adds(b, line);
+}
+
+/* The differential scale, blue (shrank) to red (grew): ColorBrewer's RdBu,
+ * which stays distinguishable with the common colour-vision deficiencies. */
+static const char *const diff_blue[FK_DIFF_STEPS] = {
+	"#d1e5f0", "#a6cde3", "#6aaed6", "#3d85bd", "#1e5a9c",
+};
+static const char *const diff_red[FK_DIFF_STEPS] = {
+	"#fddbc7", "#f7b799", "#e58267", "#c9483e", "#a2112a",
+};
+
 int fk_palette_css(struct fk_buf *b, const char *name, int diff)
 {
-	char line[64];
+	char cls[8];
 	unsigned i;
 
 	if (diff) {
 		/* d0 unchanged; rN grew, bN shrank, N = 1..FK_DIFF_STEPS. */
-		if (fk_buf_adds(b, ".d0{fill:#dcdcdc}") < 0)
+		if (css_class(b, "d0", "#ececec") < 0)
 			return -1;
 		for (i = 1; i <= FK_DIFF_STEPS; i++) {
-			int c = 220 - 190 * (int)i / FK_DIFF_STEPS;
-			snprintf(line, sizeof line, ".r%u{fill:#ff%02x%02x}.b%u{fill:#%02x%02xff}",
-				 i, c, c, i, c, c);
-			if (fk_buf_adds(b, line) < 0)
+			snprintf(cls, sizeof cls, "r%u", i);
+			if (css_class(b, cls, diff_red[i - 1]) < 0)
+				return -1;
+			snprintf(cls, sizeof cls, "b%u", i);
+			if (css_class(b, cls, diff_blue[i - 1]) < 0)
 				return -1;
 		}
 		return fk_buf_adds(b, "\n");
@@ -86,8 +133,8 @@ int fk_palette_css(struct fk_buf *b, const char *name, int diff)
 	for (i = 0; i < FK_SHADES; i++) {
 		char rgb[8];
 		fk_palette_rgb(name, i, rgb);
-		snprintf(line, sizeof line, ".c%u{fill:%s}", i, rgb);
-		if (fk_buf_adds(b, line) < 0)
+		snprintf(cls, sizeof cls, "c%u", i);
+		if (css_class(b, cls, rgb) < 0)
 			return -1;
 	}
 	return fk_buf_adds(b, "\n");

@@ -25,8 +25,9 @@ static const char usage_text[] =
 	"      --notes TEXT      notes stored in the SVG's <desc>\n"
 	"      --width PX        image width (default: fit the page)\n"
 	"      --height PX       height of one frame (default 16)\n"
-	"      --minwidth PX|N%  merge frames narrower than this into \"(N more)\"\n"
-	"                        (default 0.1 px)\n"
+	"      --minwidth PX|N%  in the drawing made without script, merge frames\n"
+	"                        narrower than this into \"(N more)\" (default\n"
+	"                        0.1 px); the page's data keeps every frame\n"
 	"      --fonttype FONT   font family (default Verdana)\n"
 	"      --fontsize PX     font size (default 12)\n"
 	"      --countname NAME  what values count (default bytes, shown in\n"
@@ -36,11 +37,14 @@ static const char usage_text[] =
 	"                        yellow, purple, orange\n"
 	"      --hash            colour by name only (same name, same colour)\n"
 	"      --sort=name|weight  children by name (default) or heaviest first\n"
-	"      --inverted        icicle graph (root at the top)\n"
+	"      --inverted        icicle graph, root at the top (the default)\n"
+	"      --upward          classic flame graph, root at the bottom\n"
 	"      --reverse         reverse every stack (leaf becomes root)\n"
 	"      --flamechart      keep input order, merge only adjacent frames\n"
 	"      --diff BASE       differential graph from folded file BASE to the input\n"
 	"      --negate          in a differential graph, swap red and blue\n"
+	"      --normalize       in a differential graph, scale the base to the\n"
+	"                        new total before comparing\n"
 	"      --skip-bad        warn about malformed lines and skip them\n"
 	"  -h, --help            print this help and exit\n"
 	"      --version         print the version and exit\n";
@@ -89,7 +93,7 @@ enum {
 	O_TITLE = 256, O_SUBTITLE, O_NOTES, O_WIDTH, O_HEIGHT, O_MINWIDTH,
 	O_FONTTYPE, O_FONTSIZE, O_COUNTNAME, O_NAMETYPE, O_COLORS, O_HASH,
 	O_SORT, O_INVERTED, O_REVERSE, O_FLAMECHART, O_DIFF, O_NEGATE,
-	O_SKIPBAD, O_VERSION,
+	O_SKIPBAD, O_VERSION, O_UPWARD, O_NORMALIZE,
 };
 
 static const struct option longopts[] = {
@@ -112,6 +116,8 @@ static const struct option longopts[] = {
 	{ "flamechart", no_argument, NULL, O_FLAMECHART },
 	{ "diff", required_argument, NULL, O_DIFF },
 	{ "negate", no_argument, NULL, O_NEGATE },
+	{ "normalize", no_argument, NULL, O_NORMALIZE },
+	{ "upward", no_argument, NULL, O_UPWARD },
 	{ "skip-bad", no_argument, NULL, O_SKIPBAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, O_VERSION },
@@ -182,6 +188,8 @@ int main(int argc, char **argv)
 		case O_FLAMECHART: o.flamechart = 1; break;
 		case O_DIFF: base = optarg; break;
 		case O_NEGATE: o.negate = 1; break;
+		case O_NORMALIZE: o.normalize = 1; break;
+		case O_UPWARD: o.inverted = 0; break;
 		case O_SKIPBAD: o.skip_bad = 1; break;
 		case 'h': fk_usage(usage_text, stdout, 0); break;
 		case O_VERSION: fk_print_version(); break;

@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "flame.h"
+#include "limits.h"
 
 /* One interned frame name, copied into the tree's arena. */
 struct fk_fname {
@@ -28,6 +29,13 @@ struct fk_fnode {
 	int64_t self, total;           /* the (new) profile */
 };
 
+/* One slot of the name table: the name's bytes and length are in the slot,
+ * so a lookup reads the slot and the bytes, not the name array too. */
+struct fk_nentry {
+	const char *s;                 /* NULL = empty */
+	uint32_t len, id;
+};
+
 /* One slot of the child table; the key is kept in the slot so a probe
  * touches one cache line, not the node array too. */
 struct fk_centry {
@@ -39,13 +47,14 @@ struct fk_tree {
 	struct fk_arena *strs;         /* the names' bytes */
 	struct fk_fname *names;
 	uint32_t nnames, capnames;
-	uint32_t *ntab;                /* name hash table: name id + 1, 0 = empty */
+	struct fk_nentry *ntab;        /* name hash table */
 	uint32_t ntabmask;
 
 	struct fk_fnode *nodes;
 	uint32_t nnodes, capnodes;
-	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty */
-	uint32_t ctabmask;
+	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty;
+	                                  only children of nodes with many (layout.c) */
+	uint32_t ctabmask, nctab;
 
 	/* Differential graphs only (has_base): base self and total per node,
 	 * and the "visible" self/total where a frame absent from the new
@@ -55,6 +64,16 @@ struct fk_tree {
 	int has_base;
 
 	int64_t grand, bgrand;         /* running totals, checked for overflow */
+
+	/* Multi-column input: the self values of columns 1..ncols-1 of each
+	 * node, xself[node * (ncols - 1) + c - 1] (column 0 is nodes[].self).
+	 * xv points at the extra values of the line being added (set by the
+	 * caller before fk_tree_add_line; NULL adds zeros). */
+	uint32_t ncols;
+	const int64_t *xv;
+	int64_t *xself;
+	size_t capx;                   /* nodes xself has room for */
+	int64_t xgrand[FK_MAX_COLUMNS];
 	int flamechart, reverse;
 	enum fk_flame_sort sort;
 
@@ -127,11 +146,14 @@ size_t fk_utf8_prefix(const char *s, size_t n, size_t maxchars, size_t *nchars);
 /* Number of shades of each palette, and of each side of a differential
  * scale (classes d-N..dN). */
 #define FK_SHADES 16
-#define FK_DIFF_STEPS 10
+#define FK_DIFF_STEPS 5
 
 /* Appends the CSS rules of palette name (".c0{fill:#...}" ... for each shade)
  * or, when diff, of the red/blue differential scale. -1 if unknown name. */
 int fk_palette_css(struct fk_buf *b, const char *name, int diff);
+
+/* "#000" or "#fff", whichever contrasts more with the fill "#rrggbb". */
+const char *fk_palette_text(const char *rgb);
 
 /* Fill colour "#rrggbb" of shade i (0..FK_SHADES-1) of palette name. */
 void fk_palette_rgb(const char *name, unsigned i, char out[8]);
@@ -143,8 +165,9 @@ extern const size_t fk_flame_js_len;
 extern const char fk_flame_css[];
 extern const size_t fk_flame_css_len;
 
-/* Writes the laid-out tree as an SVG page to out (svg.c). */
+/* Writes the laid-out tree as an SVG page to out (svg.c); cols names the
+ * value columns (one space between names, "" for one unnamed column). */
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
-		 FILE *out, struct fk_err *err);
+		 const char *cols, FILE *out, struct fk_err *err);
 
 #endif

@@ -36,6 +36,9 @@ struct emit {
 	struct fk_buf names;           /* cleaned names, each NUL-terminated */
 	size_t *nameoff;
 	size_t capnameoff;
+	uint32_t nreal;                /* names of the tree; "(N more)" labels follow */
+	uint32_t ncols;                /* value columns of the input (1 in a diff) */
+	double bnorm;                  /* base scale: 1, or new/base total (--normalize) */
 	int diff;
 };
 
@@ -102,12 +105,6 @@ static int collect(struct emit *e, uint32_t node, uint32_t depth, int64_t x)
 		f.bs = t->bself[node];
 		f.vv = t->vtotal[node];
 	}
-	if (e->nameidx[nm] == NO_NODE) {
-		uint32_t k = add_name(e, t->names[nm].s, t->names[nm].len);
-		if (k == NO_NODE)
-			return -1;
-		e->nameidx[nm] = k;
-	}
 	f.name = e->nameidx[nm];
 	if (push(e, &f) < 0)
 		return -1;
@@ -158,45 +155,68 @@ static int64_t tenths(double v)
 	return (int64_t)llround(v * 10.0);
 }
 
-static uint64_t mix(uint64_t h)
+/* The shade of a frame: FNV-1a over the first 64 bytes of its cleaned
+ * name, mixed with its depth unless --hash, then murmur3's finaliser.
+ * flame.js computes the same, so the page's redrawn frames keep their
+ * colours. */
+static unsigned shade(const char *s, size_t n, uint32_t depth, int hash)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n && i < 64; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	if (!hash)
+		h ^= depth * 0x9e3779b9u;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h % FK_SHADES;
+}
+
+/* The differential step of a change from base b to new v (both >= 0, b
+ * already scaled when normalising): log2(v / b) in bands, so x3 and /3 get
+ * the same depth of opposite colours whatever the frame's size. A frame
+ * that appeared or vanished takes the deepest step. flame.js has the same
+ * bands. */
+static int diff_step(double v, double b)
+{
+	static const double band[FK_DIFF_STEPS] = { 0.05, 0.25, 0.6, 1.2, 2.2 };
+	double r;
+	int k;
+
+	if (v == b)
+		return 0;
+	if (b <= 0)
+		return FK_DIFF_STEPS;
+	if (v <= 0)
+		return -FK_DIFF_STEPS;
+	r = log2(v / b);
+	for (k = 0; k < FK_DIFF_STEPS; k++)
+		if (fabs(r) < band[k])
+			break;
+	return r < 0 ? -k : k;
 }
 
 /* The CSS class of a frame: a shade picked from the name (and depth unless
  * --hash), or the differential step of its change. */
-static void frame_class(const struct emit *e, const struct efr *f, int64_t maxd,
-			char cls[8])
+static void frame_class(const struct emit *e, const struct efr *f, char cls[8])
 {
 	if (f->node == NO_NODE) {
 		strcpy(cls, "m");
 	} else if (e->diff) {
-		int64_t d = f->v - f->bv;
-		double r;
-		int step;
-		if (d == 0 || maxd == 0) {
+		int step = diff_step((double)f->v, (double)f->bv * e->bnorm);
+		if (step == 0) {
 			strcpy(cls, "d0");
 			return;
 		}
-		r = fabs((double)d) / (double)maxd;
-		step = (int)ceil(r * FK_DIFF_STEPS);
-		if (step < 1)
-			step = 1;
-		if (step > FK_DIFF_STEPS)
-			step = FK_DIFF_STEPS;
-		snprintf(cls, 8, "%c%d", ((d > 0) != !!e->o->negate) ? 'r' : 'b', step);
+		snprintf(cls, 8, "%c%d", ((step > 0) != !!e->o->negate) ? 'r' : 'b',
+			 step < 0 ? -step : step);
 	} else {
-		const struct fk_fname *nm = &e->t->names[e->t->nodes[f->node].name];
-		uint64_t h = 1469598103934665603ULL;
-		uint32_t i;
-		for (i = 0; i < nm->len && i < 64; i++)
-			h = (h ^ (unsigned char)nm->s[i]) * 1099511628211ULL;
-		if (!e->o->hash)
-			h ^= (uint64_t)f->depth * 0x9e3779b97f4a7c15ULL;
-		snprintf(cls, 8, "c%u", (unsigned)(mix(h) % FK_SHADES));
+		const char *nm = e->names.p + e->nameoff[f->name];
+		snprintf(cls, 8, "c%u", shade(nm, strlen(nm), f->depth, e->o->hash));
 	}
 }
 
@@ -257,52 +277,133 @@ static int json_num(struct fk_buf *b, const char *key, double v)
 	return fk_buf_adds(b, num);
 }
 
-/* The page's numeric data for flame.js: geometry and the frames. Only
- * numbers and fixed keys: nothing from the input. */
-static int build_json(const struct emit *e, const struct geom *g, struct fk_buf *b,
-		      xmlTextWriterPtr w)
+/* The page's numeric data for flame.js: geometry and the table's shape.
+ * Only numbers and fixed keys: nothing from the input. */
+static int build_json(const struct emit *e, const struct geom *g, struct fk_buf *b)
 {
-	size_t i;
-
-	if (fk_buf_adds(b, "{") < 0 ||
+	return fk_buf_adds(b, "{") < 0 ||
 	    json_num(b, "width", g->W) < 0 || json_num(b, "xpad", XPAD) < 0 ||
 	    json_num(b, "frameheight", g->fh) < 0 || json_num(b, "fontsize", g->fs) < 0 ||
 	    json_num(b, "fontwidth", FONTWIDTH) < 0 ||
 	    json_num(b, "ypad1", g->ypad1) < 0 || json_num(b, "ypad2", g->ypad2) < 0 ||
 	    json_num(b, "height", g->H) < 0 || json_num(b, "inverted", g->inverted) < 0 ||
 	    json_num(b, "fitpage", g->fitpage) < 0 || json_num(b, "diff", e->diff) < 0 ||
-	    fk_buf_adds(b, "\"more\":[") < 0)
+	    json_num(b, "hash", e->o->hash) < 0 || json_num(b, "negate", e->o->negate) < 0 ||
+	    json_num(b, "normalize", e->o->normalize) < 0 ||
+	    json_num(b, "minwidth", e->minw) < 0 ||
+	    json_num(b, "cols", e->diff ? 2 : e->ncols) < 0 ||
+	    fk_buf_adds(b, "\"n\":") < 0 || fk_buf_add_i64(b, e->t->nnodes) < 0 ||
+	    fk_buf_adds(b, "}") < 0 ? -1 : 0;
+}
+
+/* Appends v in the table's number code: base-32 digits, most significant
+ * first; the last digit is one of "0-9A-V", the others one of "W-Za-z-_",
+ * so numbers need no separator. Every character is safe in XML text. */
+static int enc(struct fk_buf *b, uint64_t v)
+{
+	static const char fin[] = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
+	static const char more[] = "WXYZabcdefghijklmnopqrstuvwxyz-_";
+	char d[16];
+	int k = 0;
+
+	d[k++] = fin[v & 31];
+	for (v >>= 5; v; v >>= 5)
+		d[k++] = more[v & 31];
+	if (b->cap - b->len < 16 && fk_buf_grow(b, 16) < 0)
 		return -1;
-	for (i = 0; i < e->nfr; i++) {
-		if (e->fr[i].node != NO_NODE)
-			continue;
-		if ((b->p[b->len - 1] != '[' && fk_buf_add(b, ",", 1) < 0) ||
-		    fk_buf_add_i64(b, (int64_t)i) < 0)
+	while (k)
+		b->p[b->len++] = d[--k];
+	return 0;
+}
+
+/* Writes the whole tree as the page's frame table, in preorder: for each
+ * frame the depth step (previous depth + 1 - depth), the name index, and
+ * its self value in each column (new, then base in a differential graph).
+ * The script rebuilds parents and totals from these. */
+static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *b)
+{
+	const struct fk_tree *t = e->t;
+	uint32_t n = 0, depth = 0, prev = 0, c, nx = e->ncols - 1;
+
+	b->len = 0;
+	for (;;) {
+		const struct fk_fnode *nd = &t->nodes[n];
+		if (enc(b, (uint64_t)prev + 1 - depth - (n == 0)) < 0 ||
+		    enc(b, e->nameidx[nd->name]) < 0 || enc(b, (uint64_t)nd->self) < 0 ||
+		    (e->diff && enc(b, (uint64_t)t->bself[n]) < 0))
 			return -1;
-	}
-	/* Frames: depth, name, value, self (+ base value, base self, visible
-	 * value in a differential graph), flat. */
-	if (fk_buf_adds(b, "],\"f\":[") < 0)
-		return -1;
-	for (i = 0; i < e->nfr; i++) {
-		const struct efr *f = &e->fr[i];
-		int64_t vals[7] = { f->depth, f->name, f->v, f->s, f->bv, f->bs, f->vv };
-		int k, nv = e->diff ? 7 : 4;
-		for (k = 0; k < nv; k++) {
-			if (((i || k) && fk_buf_add(b, ",", 1) < 0) ||
-			    fk_buf_add_i64(b, vals[k]) < 0)
+		for (c = 0; c < nx; c++)
+			if (enc(b, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0) < 0)
 				return -1;
-		}
-		if (fk_buf_add(b, "\n", 1) < 0)
-			return -1;
-		/* Numbers only: written raw, in pieces. */
+		prev = depth;
 		if (b->len > 60000) {
 			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
 				return -1;
 			b->len = 0;
 		}
+		if (nd->child) {
+			n = nd->child;
+			depth++;
+			continue;
+		}
+		while (n && !t->nodes[n].next) {
+			n = t->nodes[n].parent;
+			depth--;
+		}
+		if (!n)
+			break;
+		n = t->nodes[n].next;
 	}
-	return fk_buf_adds(b, "]}");
+	if (b->len && xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
+		return -1;
+	b->len = 0;
+	return 0;
+}
+
+/* Orders the page's name table by use, most used first, so the commonest
+ * names get the shortest indices in the frame table; ties in byte order. */
+static const struct fk_tree *cmp_tree;
+static const uint32_t *cmp_uses;
+
+static int cmp_use(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (cmp_uses[x] != cmp_uses[y])
+		return cmp_uses[x] > cmp_uses[y] ? -1 : 1;
+	return cmp_tree->names[x].rank < cmp_tree->names[y].rank ? -1 :
+	       cmp_tree->names[x].rank > cmp_tree->names[y].rank;
+}
+
+static int name_table(struct emit *e)
+{
+	const struct fk_tree *t = e->t;
+	uint32_t *uses, *ord, i;
+	int rc = -1;
+
+	uses = calloc(t->nnames ? t->nnames : 1, sizeof *uses);
+	ord = malloc((t->nnames ? t->nnames : 1) * sizeof *ord);
+	if (!uses || !ord)
+		goto out;
+	for (i = 0; i < t->nnodes; i++)
+		uses[t->nodes[i].name]++;
+	for (i = 0; i < t->nnames; i++)
+		ord[i] = i;
+	cmp_tree = t;
+	cmp_uses = uses;
+	qsort(ord, t->nnames, sizeof *ord, cmp_use);
+	for (i = 0; i < t->nnames; i++) {
+		uint32_t k = add_name(e, t->names[ord[i]].s, t->names[ord[i]].len);
+		if (k == NO_NODE)
+			goto out;
+		e->nameidx[ord[i]] = k;
+	}
+	e->nreal = e->nnames;
+	rc = 0;
+out:
+	free(uses);
+	free(ord);
+	return rc;
 }
 
 /* Writes the frames: markup of numbers goes out raw through the writer in
@@ -310,7 +411,6 @@ static int build_json(const struct emit *e, const struct geom *g, struct fk_buf 
 static int write_frames(const struct emit *e, const struct geom *g,
 			xmlTextWriterPtr w, struct fk_buf *b, struct fk_buf *lab)
 {
-	int64_t maxd = 0;
 	double chw = g->fs * FONTWIDTH;
 	size_t i;
 	char rh[32];
@@ -319,15 +419,6 @@ static int write_frames(const struct emit *e, const struct geom *g,
 	 * geometry properties draw the frames too. */
 	snprintf(rh, sizeof rh, "%.10g", g->fh > 1 ? g->fh - 1 : g->fh);
 
-	if (e->diff) {
-		for (i = 1; i < e->nfr; i++) {
-			int64_t d = e->fr[i].v - e->fr[i].bv;
-			if (d < 0)
-				d = -d;
-			if (d > maxd)
-				maxd = d;
-		}
-	}
 	b->len = 0;
 	for (i = 0; i < e->nfr; i++) {
 		const struct efr *f = &e->fr[i];
@@ -335,22 +426,33 @@ static int write_frames(const struct emit *e, const struct geom *g,
 		int64_t x1 = tenths(XPAD + (double)(f->x + f->v) * e->scale);
 		int64_t y = tenths(frame_y(g, f->depth));
 		double wpx = (double)(x1 - x0) / 10.0;
-		size_t chars = (size_t)(wpx / chw), nchars, cut;
+		size_t chars = (size_t)((wpx - 6) / chw), nchars, cut;
 		const char *nm = e->names.p + e->nameoff[f->name];
 		char cls[8];
 
-		frame_class(e, f, maxd, cls);
+		frame_class(e, f, cls);
 		/* A frame with a label is a <g> holding the rect and the text; one
 		 * without is a bare rect (half the elements of a big graph). */
 		if (chars >= 3) {
 			size_t len = strlen(nm);
 			cut = fk_utf8_prefix(nm, len, chars, &nchars);
-			if (nchars > chars)
-				cut = fk_utf8_prefix(nm, len, chars - 2, &nchars);
 			lab->len = 0;
-			if (fk_buf_add(lab, nm, cut) < 0 ||
-			    (cut < len && fk_buf_add(lab, "..", 2) < 0) ||
-			    fk_buf_add(lab, "", 1) < 0)
+			if (cut < len) {
+				/* Cut in the middle: the start and the end of a C++
+				 * name tell frames apart, its middle rarely does. */
+				size_t head = chars / 2, tail = chars - 1 - head;
+				size_t hb = fk_utf8_prefix(nm, len, head, &nchars);
+				size_t all, tb;
+				fk_utf8_prefix(nm, len, SIZE_MAX, &all);
+				tb = fk_utf8_prefix(nm, len, all - tail, &nchars);
+				if (fk_buf_add(lab, nm, hb) < 0 ||
+				    fk_buf_add(lab, "\xe2\x80\xa6", 3) < 0 ||
+				    fk_buf_add(lab, nm + tb, len - tb) < 0)
+					return -1;
+			} else if (fk_buf_add(lab, nm, len) < 0) {
+				return -1;
+			}
+			if (fk_buf_add(lab, "", 1) < 0)
 				return -1;
 			if (fk_buf_adds(b, "<g class=\"") < 0 || fk_buf_adds(b, cls) < 0 ||
 			    fk_buf_adds(b, "\"><rect") < 0)
@@ -396,7 +498,7 @@ static int write_frames(const struct emit *e, const struct geom *g,
 static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w,
 		  struct fk_buf *tmp)
 {
-	static const char *const dcls[] = { "b10", "b5", "d0", "r5", "r10" };
+	static const char *const dcls[] = { "b5", "b3", "d0", "r3", "r5" };
 	double x = g->W - XPAD - 5 * 12 - 4, y = g->fs * 2 - 2;
 	char num[32];
 	int i;
@@ -424,13 +526,14 @@ static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w
 			return -1;
 	}
 	if (text_el(w, tmp, NULL, "lg", x - 4, y, "end",
-		    e->diff ? "shrank \xe2\x86\x90 \xe2\x86\x92 grew" : e->o->colors) < 0)
+		    e->diff ? "colour: change of each frame, shrank \xe2\x86\x90 \xe2\x86\x92 grew" :
+		    "colour: by name, not by size") < 0)
 		return -1;
 	return xmlTextWriterEndElement(w);
 }
 
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
-		 FILE *out, struct fk_err *err)
+		 const char *cols, FILE *out, struct fk_err *err)
 {
 	struct emit e;
 	struct geom g;
@@ -447,6 +550,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	e.t = t;
 	e.o = o;
 	e.diff = t->has_base;
+	e.ncols = t->ncols > 1 ? t->ncols : 1;
 	total = t->nodes[0].total;
 	vtotal = e.diff ? t->vtotal[0] : total;
 
@@ -466,7 +570,10 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	if (!e.nameidx)
 		goto nomem;
 	memset(e.nameidx, 0xff, (size_t)t->nnames * sizeof *e.nameidx);
-	if (collect(&e, 0, 0, 0) < 0)
+	e.bnorm = 1;
+	if (e.diff && o->normalize && t->btotal[0] > 0 && total > 0)
+		e.bnorm = (double)total / (double)t->btotal[0];
+	if (name_table(&e) < 0 || collect(&e, 0, 0, 0) < 0)
 		goto nomem;
 	g.H = g.ypad1 + (e.maxdepth + 1) * g.fh + g.ypad2;
 
@@ -494,6 +601,9 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	}
 	snprintf(num, sizeof num, "0 0 %.10g %.10g", g.W, g.H);
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "viewBox", BAD_CAST num));
+	/* Fitted to the window's width, the drawing starts at its top. */
+	if (g.fitpage)
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "preserveAspectRatio", BAD_CAST "xMidYMin meet"));
 	tmp.len = 0;
 	BC(fk_buf_add_clean(&tmp, o->fonttype, strlen(o->fonttype)));
 	BC(fk_buf_add(&tmp, "", 1));
@@ -501,6 +611,12 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	snprintf(num, sizeof num, "%.10g", g.fs);
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-size", BAD_CAST num));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST (e.diff ? "fk diff" : "fk")));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	/* The document's title (a browser tab's name). */
+	tmp.len = 0;
+	BC(fk_buf_add_clean(&tmp, o->title, strlen(o->title)));
+	BC(fk_buf_add(&tmp, "", 1));
+	X(xmlTextWriterWriteElement(w, BAD_CAST "title", BAD_CAST tmp.p));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	if (o->notes && *o->notes) {
@@ -576,18 +692,34 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	BC(fk_buf_add(&tmp, "", 1));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp.p));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	for (i = 0; (size_t)i < e.nnames; i++) {
+	for (i = 0; (uint32_t)i < e.nreal; i++) {
 		X(xmlTextWriterWriteString(w, BAD_CAST (e.names.p + e.nameoff[i])));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
 	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	if (cols && *cols) {
+		/* Column names, checked by the reader to [A-Za-z0-9_.:/-]. */
+		X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkcols"));
+		X(xmlTextWriterWriteString(w, BAD_CAST cols));
+		X(xmlTextWriterEndElement(w));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
+	/* The frame table: only the characters of enc(), so raw is safe. */
+	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fktable"));
+	if (write_table(&e, w, &b) < 0)
+		goto fail;
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	/* Numbers and fixed keys only, so raw is safe. */
 	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "application/json"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkdata"));
 	b.len = 0;
-	if (build_json(&e, &g, &b, w) < 0)
-		goto fail;
+	if (build_json(&e, &g, &b) < 0)
+		goto nomem;
 	X(xmlTextWriterWriteRawLen(w, BAD_CAST b.p, (int)b.len));
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));

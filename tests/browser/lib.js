@@ -19,7 +19,8 @@ function ok(cond, what, why) {
 	return cond;
 }
 
-async function launch() {
+// opts: extra context options (viewport, javaScriptEnabled).
+async function launch(opts) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-chromium-"));
 	const ctx = await chromium.launchPersistentContext(dir, {
 		executablePath: process.env.FK_CHROMIUM || "/usr/bin/chromium",
@@ -28,6 +29,7 @@ async function launch() {
 		       "--disable-background-networking", "--disable-component-update",
 		       "--disable-sync", "--no-first-run", "--disable-quic"],
 		viewport: { width: 1280, height: 800 },
+		...(opts || {}),
 	});
 	const close = async () => {
 		await ctx.close();
@@ -48,6 +50,31 @@ function render(folded, args, name) {
 	return out;
 }
 
+// Exact shares from folded text, for checking the page against its input:
+// for each stack line, its frames and value.
+function parseFolded(text) {
+	const lines = [];
+	for (const l of text.split("\n")) {
+		const m = /^(.*\S)\s+(\d+)\s*$/.exec(l);
+		if (m)
+			lines.push({ frames: m[1].split(";"), value: +m[2] });
+	}
+	return lines;
+}
+
+// WCAG 2 contrast of two CSS colours "rgb(r, g, b)" / "#rrggbb".
+function contrast(a, b) {
+	const lum = (c) => {
+		let v;
+		if (c[0] === "#") v = [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+		else v = c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+		const l = v.map((x) => { x /= 255; return x <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+		return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+	};
+	const x = lum(a), y = lum(b);
+	return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+}
+
 function done() {
 	console.log(`# ${n - failed} of ${n} browser checks passed`);
 	if (!process.env.FK_KEEP)
@@ -56,4 +83,4 @@ function done() {
 	process.exit(failed ? 1 : 0);
 }
 
-module.exports = { ok, launch, render, done };
+module.exports = { ok, launch, render, done, parseFolded, contrast };

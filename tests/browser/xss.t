@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Hostile frame names and options never execute in the page: every payload
 // calls alert() or sets window.__pwned if it ever runs. Names are shown as
-// text, in labels, tooltips, search and copy.
+// text, in labels, the details panel, search, the tables and copy.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -39,24 +39,33 @@ const svg = render(Buffer.from(folded, "latin1"), ["--title", opt, "--subtitle",
 		await page.goto("file://" + svg);
 		await page.waitForFunction(() => window.fk);
 		ok(errors.length === 0, "hostile page loads without script errors", errors.join("; "));
-		const title = await page.textContent("#title");
+		const title = await page.textContent("#ttl");
 		ok(title === opt, "a hostile --title is shown as text", title);
+		ok(await page.title() === opt, "and as the document title", await page.title());
 		const names = await page.evaluate(() => window.fk.names);
 		ok(payloads.every((p) => names.includes(p)), "hostile names survive as text in the name table",
 		   payloads.filter((p) => !names.includes(p)).join(" | "));
-		// Hover every frame, search for each payload, copy a stack.
-		const n = await page.locator("#frames > *").count();
+		// Hover every frame, search for each payload, open the tables,
+		// copy a stack.
+		const n = await page.locator("#view > *").count();
 		for (let i = 0; i < n; i++) {
-			const b = await page.locator("#frames > *").nth(i).boundingBox();
+			const b = await page.locator("#view > *").nth(i).boundingBox();
 			if (b && b.width > 1)
 				await page.mouse.move(b.x + 1, b.y + b.height / 2);
 		}
-		const tips = await page.evaluate(() => document.querySelector(".tip text").textContent);
-		ok(typeof tips === "string", "tooltips render hostile names");
+		const det = await page.evaluate(() => document.getElementById("details").textContent);
+		ok(typeof det === "string" && det.length > 0, "the details panel renders hostile names");
 		for (const p of payloads)
-			await page.evaluate((s) => window.fk.search(s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), true), p);
-		const m = await page.evaluate((s) => window.fk.search(s, true), "^<script>alert\\(1\\)</script>$");
-		ok(/^Matched: [1-9][0-9.]*% \(1 frames\)$/.test(m), "a hostile name is found by search", m);
+			await page.evaluate((s) => window.fk.search(s), p);
+		const m = await page.evaluate((s) => window.fk.search(s, { cs: true, re: true }), "^<script>alert\\(1\\)</script>$");
+		ok(/^0 of 1 \u00b7 [1-9][0-9.]*% of total/.test(m), "a hostile name is found by search", m);
+		const lit = await page.evaluate((s) => window.fk.search(s), "]]><script>alert(3)</script>");
+		ok(/^0 of 1 \u00b7/.test(lit), "a hostile name is found literally", lit);
+		const t = await page.evaluate(() => window.fk.top().map((r) => r.name));
+		ok(payloads.every((p) => t.includes(p) || t.length === 50), "the top table lists hostile names as text");
+		for (const p of payloads.slice(0, 4))
+			await page.evaluate((s) => window.fk.sandwich(s), p);
+		await page.keyboard.press("Escape");
 		// Restore a hostile search from the URL.
 		await page.goto("file://" + svg + "#s=" + encodeURIComponent("<script>alert(13)</script>") + "&z=999999");
 		await page.waitForFunction(() => window.fk);
@@ -69,6 +78,8 @@ const svg = render(Buffer.from(folded, "latin1"), ["--title", opt, "--subtitle",
 		ok(dialogs.length === 0, "no alert() was ever called", dialogs.join(" | "));
 		const scripts = await page.evaluate(() => document.querySelectorAll("script").length);
 		ok(scripts === 2, "the page holds only its own two script elements", scripts);
+		const tbl = await page.evaluate(() => /^[0-9A-Za-z_-]*$/.test(document.getElementById("fktable").textContent));
+		ok(tbl, "the frame table holds only its code's characters");
 		ok(errors.length === 0, "no script errors", errors.join("; "));
 	} catch (e) {
 		ok(false, "browser session", e.stack);

@@ -32,6 +32,9 @@ for f in fixtures/bad/folded-*.folded; do
 	check "$f skipped" --skip-bad "$f"
 done
 check "diff" --diff fixtures/folded/diff-base.folded fixtures/folded/diff-new.folded
+check "diff, normalized, upward" --diff fixtures/folded/diff-base.folded --normalize --upward fixtures/folded/diff-new.folded
+printf '# columns: inuse_space/bytes inuse_objects/count\nmain;a 1 2\nmain;b;c 3 4\n' >"$tmp/cols.folded"
+check "multi-column input" "$tmp/cols.folded"
 hostile=$(printf '<script>alert(1)</script> ]]> -- <!-- "];alert(1)// </style><script> \001\033\177 \377\376 &amp; &#0;')
 check "hostile options" --title "$hostile" --subtitle "$hostile" --notes "$hostile" \
 	--countname "$hostile" --nametype "$hostile" --fonttype "$hostile" fixtures/folded/merge.folded

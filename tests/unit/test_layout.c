@@ -195,6 +195,76 @@ int main(void)
 		fk_flame_free(fl);
 		fclose(tf);
 	}
+	/* Value columns: the header, extra values per node, the same header
+	 * on every input, a header read across fd pieces. */
+	{
+		static const char cols[] = "# columns: a/bytes b\nmain;x 5 7\nmain;x;y 1 2\nmain;z 0 3\n";
+		struct fk_flame *fl = fk_flame_new(&o, &err);
+		struct fk_tree tree;
+		int64_t xv[1];
+		uint32_t mx, x, z;
+		FILE *tf;
+
+		fk_err_init(&err, "cols");
+		rc = fk_flame_add_folded(fl, cols, sizeof cols - 1, 0, &err);
+		T_OK(rc == 0, "multi-column input reads (%s)", err.msg);
+		T_EQ_STR(fk_flame_columns(fl), "a/bytes b", "column names kept");
+		tf = tmpfile();
+		T_EQ_INT(fk_flame_write(fl, tf, &err), 0, "multi-column graph writes");
+		fclose(tf);
+		fk_flame_free(fl);
+
+		/* The tree keeps the extra columns per node. */
+		T_EQ_INT(fk_tree_init(&tree, &err), 0, "tree init");
+		tree.ncols = 2;
+		tree.xv = xv;
+		xv[0] = 7;
+		add(&tree, "main;x", 5, 0);
+		xv[0] = 2;
+		add(&tree, "main;x;y", 1, 0);
+		xv[0] = 3;
+		add(&tree, "main;z", 0, 0);
+		xv[0] = -1;
+		fk_err_init(&err, "t");
+		T_OK(fk_tree_add_line(&tree, "main;w", 6, 1, 0, 4, &err) == -1 && err.line == 4,
+		     "a negative extra value is refused (%s)", err.msg);
+		xv[0] = INT64_MAX;
+		T_OK(fk_tree_add_line(&tree, "main;w", 6, 1, 0, 5, &err) == -1 && err.line == 5,
+		     "an extra column's total may not overflow (%s)", err.msg);
+		T_EQ_INT(fk_tree_finish(&tree, &err), 0, "finish");
+		mx = find(&tree, 0, "main");
+		x = find(&tree, mx, "x");
+		z = find(&tree, mx, "z");
+		T_EQ_INT(tree.nodes[x].self, 5, "column 0 of x");
+		T_EQ_INT(tree.xself[x], 7, "column 1 of x");
+		T_EQ_INT(tree.xself[find(&tree, x, "y")], 2, "column 1 of y");
+		T_EQ_INT(tree.xself[z], 3, "a zero in column 0 keeps column 1");
+		fk_tree_release(&tree);
+
+		fl = fk_flame_new(&o, &err);
+		fk_err_init(&err, "cols");
+		rc = fk_flame_add_folded(fl, "main;x 1\n", 9, 0, &err);
+		rc = rc == 0 ? fk_flame_add_folded(fl, cols, sizeof cols - 1, 0, &err) : rc;
+		T_OK(rc == -1 && strstr(err.msg, "columns differ"), "a second input with other columns is refused (%s)", err.msg);
+		fk_flame_free(fl);
+
+		fl = fk_flame_new(&o, &err);
+		fk_err_init(&err, "cols");
+		rc = fk_flame_add_folded(fl, "# columns: a b\nmain;x 1 99999999999999999999\n", 44, 0, &err);
+		T_OK(rc == -1 && err.line == 2, "a bad extra value is an error at its line (%s)", err.msg);
+		fk_flame_free(fl);
+
+		tf = tmpfile();
+		fputs(cols, tf);
+		fflush(tf);
+		rewind(tf);
+		fl = fk_flame_new(&o, &err);
+		fk_err_init(&err, "tmp");
+		rc = fk_flame_add_fd(fl, fileno(tf), 0, &err);
+		T_OK(rc == 0 && strcmp(fk_flame_columns(fl), "a/bytes b") == 0, "the header is read from a file too (%s)", err.msg);
+		fk_flame_free(fl);
+		fclose(tf);
+	}
 	o.colors = "nope";
 	T_OK(fk_flame_new(&o, &err) == NULL, "unknown palette refused");
 	return T_DONE();

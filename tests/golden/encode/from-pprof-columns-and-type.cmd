@@ -1,0 +1,1 @@
+from-pprof -c -s inuse_space fixtures/pprof/go-heap.pb.gz

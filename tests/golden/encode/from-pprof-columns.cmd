@@ -1,0 +1,1 @@
+from-pprof --columns fixtures/pprof/go-heap.pb.gz

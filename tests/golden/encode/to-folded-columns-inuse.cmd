@@ -1,0 +1,1 @@
+to-folded -c fixtures/dumps/fk-basic.prof

@@ -1,0 +1,1 @@
+to-folded --columns fixtures/dumps/fk-basic-accum.prof

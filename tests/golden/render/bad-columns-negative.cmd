@@ -1,0 +1,1 @@
+printf '# columns: a b\nmain;x 1 -2\n' | render-flame

@@ -1,0 +1,1 @@
+render-flame --upward fixtures/folded/merge.folded | sh tests/golden/render/strip-assets
