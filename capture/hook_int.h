@@ -140,7 +140,7 @@ struct fk_serve_opts {
 	const char *title, *colors;
 	double minwidth;           /* < 0: the renderer's default */
 	int minwidth_pct;          /* minwidth is a percentage of the total */
-	int inverted;
+	int inverted;              /* 1 root on top, 0 root at the bottom, -1 the default */
 };
 
 /* Checks o before any dump is taken; returns 0, or -1 with *msg a

@@ -283,7 +283,7 @@ int fk_hook_status(struct fk_hook_status *st)
 
 int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 {
-	struct fk_serve_opts o = { .minwidth = -1 };
+	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
 	struct fk_err err;
 	char *out = NULL, *p;
 	size_t len = 0, maplen = 0;

@@ -227,7 +227,7 @@ static int send_profile(struct MHD_Connection *c, int fmt, const struct fk_serve
 static int route_heap(struct MHD_Connection *c)
 {
 	const char *f = arg(c, "format"), *s;
-	struct fk_serve_opts o = { .minwidth = -1 };
+	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
 	int fmt = FK_OUT_PPROF, rc;
 
 	if (f && (fmt = fk_fmt_parse(f)) < 0)

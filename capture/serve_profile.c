@@ -113,7 +113,8 @@ static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o
 			fo.minwidth = o->minwidth;
 			fo.minwidth_pct = o->minwidth_pct;
 		}
-		fo.inverted = o->inverted != 0;
+		if (o->inverted >= 0)
+			fo.inverted = o->inverted != 0;
 	}
 	rc = mb_open(&svg, err);
 	if (rc == 0) {
