@@ -21,7 +21,13 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wformat=2 -Wvla -Wimplicit-fallthrough
 OPT      ?= -O2 -g
 CFLAGS   ?=
-CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -Icore -Icli -Isymbolize -Iencode -Irender -Icapture -I$(B)
+CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -I$(B)
+# Include paths follow the layers (DESIGN.md): a folder's objects see their
+# own headers and those of the folders below, so the compiler rejects a
+# call up or sideways. Each fragment sets INCS for its objects with
+# `$(call layer,OBJECTS,FOLDERS)`; test programs and fuzz targets see all.
+INCS = -Icore -Icli -Isymbolize -Iencode -Irender -Icapture
+layer = $(eval $(1): INCS = $(foreach f,$(2),-I$(f)))
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
@@ -57,7 +63,7 @@ all: $(PROGS) $(LIBS)
 # Sources are found by vpath; file names are unique across the tree.
 vpath %.c core cli symbolize encode render capture tests/unit tests/fuzz $(B)
 $(B)/%.o: %.c | $(B)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B):
 	mkdir -p $(B)

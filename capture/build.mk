@@ -50,10 +50,10 @@ units: $(HOOK_TPROGS)
 # Frame pointers and no inlining, so the allocation sites the tests look
 # for stay distinct frames.
 $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
 
 $(B)/hook_bench.o: bench/hook_bench.c | $(B)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer \
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer \
 		-fno-optimize-sibling-calls -c -o $@ $<
 $(B)/hook-bench-prog: $(B)/hook_bench.o
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -69,3 +69,8 @@ $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
+
+# The hook sees every library (it serves their formats), never cli/;
+# jeprof-raw and its fetcher see core/ (and cli/ for the tool).
+$(call layer,$(HOOK_OBJ),capture symbolize encode render core)
+$(call layer,$(B)/fetch.o,capture core)

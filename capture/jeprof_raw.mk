@@ -7,3 +7,5 @@ OBJS  += $(B)/jeprof_raw.o
 $(B)/fetch.o: CPPFLAGS += $(CURL_CFLAGS)
 $(B)/jeprof-raw: $(B)/jeprof_raw.o $(B)/fetch.o $(B)/libfkcli.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lm
+
+$(call layer,$(B)/jeprof_raw.o,capture cli core)

@@ -8,3 +8,5 @@ LIBS    += $(B)/libfkcli.a
 
 $(B)/libfkcli.a: $(CLI_OBJ)
 	$(AR) rcs $@ $^
+
+$(call layer,$(CLI_OBJ),cli core)

@@ -22,3 +22,6 @@ $(B)/test_core.o: CPPFLAGS += -Itests/unit
 FUZZ += fuzz_heapdump
 $(B)/fuzz_heapdump: $(B)/fuzz_heapdump.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
+
+# core/ sees only itself.
+$(call layer,$(CORE_OBJ),core)

@@ -41,3 +41,7 @@ $(B)/test_foldenc: $(B)/test_foldenc.o $(B)/libfkenc.a $(B)/libfkcore.a
 
 $(B)/fuzz_pprof: $(B)/fuzz_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ENC_LIBS)
+
+# encode/ sees core/; its tools also cli/.
+$(call layer,$(ENC_OBJ),encode core)
+$(call layer,$(B)/to_pprof_main.o $(B)/from_pprof_main.o $(B)/to_folded_main.o,encode cli core)

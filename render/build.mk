@@ -17,7 +17,7 @@ $(B)/svg.o: CPPFLAGS += $(XML_CFLAGS)
 $(B)/flame_assets.c: render/flame.js render/flame.css render/embed.sh | $(B)
 	sh render/embed.sh render/flame.js render/flame.css >$@.tmp && mv $@.tmp $@
 $(B)/flame_assets.o: $(B)/flame_assets.c
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B)/libfkrender.a: $(RENDER_OBJ)
 	$(AR) rcs $@ $^
@@ -31,3 +31,7 @@ $(B)/fuzz_folded: $(B)/fuzz_folded.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 $(B)/fuzz_flame: $(B)/fuzz_flame.o $(B)/libfkrender.a $(B)/libfkcore.a
 	$(FUZZ_LINK) $(XML_LIBS) -lm
 $(B)/fuzz_flame.o: CPPFLAGS += $(XML_CFLAGS)
+
+# render/ sees core/; its tool also cli/.
+$(call layer,$(RENDER_OBJ),render core)
+$(call layer,$(B)/render_flame.o,render cli core)

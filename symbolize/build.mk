@@ -55,3 +55,7 @@ FUZZ += fuzz_symname
 $(B)/fuzz_symname.o: CPPFLAGS += $(SYM_CFLAGS)
 $(B)/fuzz_symname: $(B)/fuzz_symname.o $(B)/symname.o
 	$(FUZZ_LINK) -liberty
+
+# symbolize/ sees core/; its tool also cli/.
+$(call layer,$(SYM_OBJ),symbolize core)
+$(call layer,$(B)/symbolize_main.o,symbolize cli core)
