@@ -74,9 +74,14 @@ static void print_stats(const struct fk_profile *p)
 	uint32_t depth = 0;
 	size_t i;
 
-	for (i = 0; i < p->nstacks; i++)
-		if (p->stacks[i].depth > depth)
-			depth = p->stacks[i].depth;
+	for (i = 0; i < p->nstacks; i++) {
+		const struct fk_stack *st = &p->stacks[i];
+		/* The mark of a cut stack is no frame. */
+		uint32_t d = st->depth - (st->depth && st->addrs[st->depth - 1] == FK_ADDR_TRUNCATED);
+
+		if (d > depth)
+			depth = d;
+	}
 	fprintf(stderr, "objects: %lld\n", round_ll(t.objs));
 	fprintf(stderr, "bytes: %lld\n", round_ll(t.bytes));
 	if (p->has_accum) {

@@ -314,7 +314,7 @@ static const unsigned char hexval[256] = {
 static int parse_addrs(struct reader *r, const char *s, const char *end,
 		       struct fk_stack *st)
 {
-	uint64_t tmp[FK_MAX_DEPTH];
+	uint64_t tmp[FK_MAX_DEPTH + 1];
 	uint32_t depth = 0;
 	uint64_t *a;
 
@@ -326,7 +326,9 @@ static int parse_addrs(struct reader *r, const char *s, const char *end,
 			break;
 		for (t = s; t < end && *t != ' ' && *t != '\t'; t++)
 			;
-		if (depth == FK_MAX_DEPTH)
+		/* One more, if it is the mark of a cut stack (as we write it). */
+		if (depth == FK_MAX_DEPTH + 1 ||
+		    (depth == FK_MAX_DEPTH && !(t - s == 18 && memcmp(s, "0xffffffffffffffff", 18) == 0)))
 			return fk_err_set(r->err, FK_ELIMIT, r->lineno,
 					  "stack deeper than %d frames", FK_MAX_DEPTH);
 		/* jemalloc prints with %#x, which writes a zero as "0". This is
@@ -359,6 +361,9 @@ static int parse_addrs(struct reader *r, const char *s, const char *end,
 bad:
 		return syntax(r, "bad address", s, (size_t)(t - s));
 	}
+	/* jemalloc keeps the FK_MAX_DEPTH innermost frames of a deeper stack. */
+	if (depth == FK_MAX_DEPTH)
+		tmp[depth++] = FK_ADDR_TRUNCATED;
 	st->depth = depth;
 	st->addrs = NULL;
 	if (depth) {

@@ -132,7 +132,7 @@ int fk_heapdump_write(const struct fk_profile *p, FILE *out, struct fk_err *err)
 		const struct fk_stack *s = &p->stacks[i];
 		char *o = buf;
 
-		if (s->depth > FK_MAX_DEPTH)
+		if (s->depth > FK_MAX_DEPTH + (uint32_t)(s->depth && s->addrs[s->depth - 1] == FK_ADDR_TRUNCATED))
 			return fk_err_set(err, FK_ELIMIT, 0, "stack deeper than %d frames",
 					  FK_MAX_DEPTH);
 		*o++ = '@';

@@ -42,8 +42,16 @@ struct fk_tcounts {
 	struct fk_counts c;
 };
 
+/* The root-most "address" of a stack jemalloc cut at FK_MAX_DEPTH frames
+ * (its caller frames are lost): the dump reader appends it to every stack
+ * of exactly that depth, writers keep it, and every stage names it
+ * "[truncated]", so cut stacks show one [truncated] root instead of
+ * posing as extra roots. No code address is this high. */
+#define FK_ADDR_TRUNCATED UINT64_MAX
+
 struct fk_stack {
-	const uint64_t *addrs;         /* leaf first, as in the dump; depth 0 = bare "@" */
+	const uint64_t *addrs;         /* leaf first, as in the dump; depth 0 = bare "@";
+					  a cut stack ends in FK_ADDR_TRUNCATED */
 	uint32_t depth;
 	uint32_t nthr;
 	const struct fk_tcounts *thr;  /* per-thread lines, in input order */

@@ -10,7 +10,9 @@
 char *fk_enc_addr_name(char *buf, size_t size, const char *path,
 		       uint64_t start, uint64_t file_offset, uint64_t addr)
 {
-	if (!path)
+	if (addr >= FK_ADDR_TRUNCATED - 1)
+		snprintf(buf, size, "[truncated]");
+	else if (!path)
 		snprintf(buf, size, "[anon]+0x%" PRIx64, addr);
 	else
 		snprintf(buf, size, "%s+0x%" PRIx64, fk_maps_basename(path),

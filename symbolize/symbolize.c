@@ -276,6 +276,9 @@ static int resolve(struct run *r, uint64_t raddr, struct res *out)
 	/* Outside every mapping: code of a module unloaded before the dump
 	 * (dlclose), whose file is unknown. One frame for all of them, so
 	 * their stacks merge instead of splitting per address. */
+	/* The mark of a stack jemalloc cut (a caller's key is address - 1). */
+	if (raddr >= FK_ADDR_TRUNCATED - 1)
+		return placeholder(r, out, "[truncated]", UINT64_MAX);
 	if (!mp)
 		return placeholder(r, out, "[unmapped]", UINT64_MAX);
 	switch (mp->kind) {
