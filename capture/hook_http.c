@@ -1,9 +1,10 @@
 /* The hook's HTTP server on libmicrohttpd: one daemon in external-poll epoll
  * mode, driven by the hook's own thread (hook_loop.c), so that no thread
  * jemalloc samples ever runs server code. Requests pass admission
- * (hook_guard.c), their bodies are bounded and discarded, then routed
- * (hook_routes.c). Deferred requests (?seconds=N) are suspended and
- * answered from the loop. */
+ * (hook_guard.c), their bodies are bounded and discarded, then answered
+ * by the handler the starter gave (the route table): the transport knows
+ * no endpoint. Deferred answers (?seconds=N) are suspended and sent from
+ * the loop. */
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ struct fk_req {
 
 /* Only the loop thread touches these. */
 static struct fk_req *pending;
+static fk_handler_fn *handler;
 
 struct mapped {
 	char *data;
@@ -78,7 +80,8 @@ static int queue_buf(struct MHD_Connection *c, unsigned status, const char *ctyp
 	return rc;
 }
 
-int fk_http_queue(struct MHD_Connection *c, struct fk_reply *r)
+/* Queues r (taking its body) on c. Returns MHD_YES/MHD_NO. */
+static int queue_reply(struct MHD_Connection *c, struct fk_reply *r)
 {
 	char *b = r->body;
 	size_t maplen = r->maplen;
@@ -96,37 +99,42 @@ int fk_http_queue(struct MHD_Connection *c, struct fk_reply *r)
 			 r->disposition, b, r->len, maplen);
 }
 
-int fk_http_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+static const char *conn_arg(void *tctx, const char *name)
 {
-	char *buf;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return MHD_NO;
-	/* Replace the NUL with the newline every body line ends with. */
-	char *b2 = realloc(buf, (size_t)n + 2);
-	if (!b2) {
-		free(buf);
-		return MHD_NO;
-	}
-	b2[n] = '\n';
-	b2[n + 1] = '\0';
-	return queue_buf(c, status, "text/plain; charset=utf-8", NULL, b2, (size_t)n + 1, 0);
+	return MHD_lookup_connection_value(tctx, MHD_GET_ARGUMENT_KIND, name);
 }
 
-int fk_http_defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
-		  void (*fn)(void *ctx, struct fk_reply *r),
-		  void (*drop)(void *ctx), void *ctx)
+/* The request's Host header when it is a plain host[:port], for messages. */
+static const char *host_for_msg(struct MHD_Connection *c)
 {
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+
+	if (!h || !*h || strlen(h) > 100 ||
+	    strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:[]-") != strlen(h))
+		return "HOST";
+	return h;
+}
+
+/* Answers an admitted request through the handler: now, or suspended
+ * until the reply's deadline. */
+static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *method,
+		  const char *url)
+{
+	struct fk_request req = {
+		.method = method, .path = url, .host = host_for_msg(c),
+		.arg = conn_arg, .tctx = c,
+	};
+	struct fk_reply r;
+
+	memset(&r, 0, sizeof r);
+	handler(&req, &r);
+	if (r.deadline <= 0)
+		return queue_reply(c, &r);
 	rq->conn = c;
-	rq->deadline = deadline;
-	rq->fn = fn;
-	rq->drop = drop;
-	rq->ctx = ctx;
+	rq->deadline = r.deadline;
+	rq->fn = r.finish;
+	rq->drop = r.drop;
+	rq->ctx = r.ctx;
 	rq->deferred = 1;
 	rq->next = pending;
 	pending = rq;
@@ -155,7 +163,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	}
 	if (rq->ready) {
 		rq->ready = 0;
-		return (enum MHD_Result)fk_http_queue(c, &rq->reply);
+		return (enum MHD_Result)queue_reply(c, &rq->reply);
 	}
 	if (*upload_size > 0) {
 		if (*upload_size > FK_HOOK_MAX_BODY - rq->body) {
@@ -170,9 +178,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (rq->reject)
-		return (enum MHD_Result)fk_http_error(c, rq->reject, "%s", rq->reject_msg);
-	return (enum MHD_Result)fk_route(rq, c, method, url);
+	if (rq->reject) {
+		struct fk_reply r;
+
+		memset(&r, 0, sizeof r);
+		fk_reply_error(&r, rq->reject, "%s", rq->reject_msg);
+		return (enum MHD_Result)queue_reply(c, &r);
+	}
+	return (enum MHD_Result)answer(rq, c, method, url);
 }
 
 static void unlink_pending(struct fk_req *rq)
@@ -225,10 +238,11 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
-struct MHD_Daemon *fk_http_new(int fd, struct fk_err *err)
+struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, struct fk_err *err)
 {
 	struct MHD_Daemon *d;
 
+	handler = h;
 	d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
 			     0, NULL, NULL, on_request, NULL,
 			     MHD_OPTION_LISTEN_SOCKET, fd,

@@ -147,30 +147,93 @@ struct fk_serve_opts {
  * sentence for a 400 answer. */
 int fk_serve_check(const struct fk_serve_opts *o, const char **msg);
 
-/* Converts the raw dump dump[0..dlen) (mapping of dmaplen bytes, or
- * malloc'd when 0; consumed) into fmt, symbolized with the live process's
- * own files; the result in *out, *outlen is released with fk_hook_buf_release
- * and *outmaplen (the dump itself for raw). o may be NULL. 0, or -1. */
-int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
-		     const struct fk_serve_opts *o, char **out, size_t *outlen,
-		     size_t *outmaplen, struct fk_err *err);
+/* The name of format fmt (0, 1, ... in enum fk_fmt order), NULL past the
+ * last: what messages and the endpoint list show. */
+const char *fk_fmt_name(int fmt);
 
-/* The growth from raw dump base to raw dump cur (both consumed) as a
- * symbolized pprof in a new buffer; 0, or -1 with err. */
-int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
-		   size_t clen, size_t cmaplen, char **out, size_t *outlen,
-		   struct fk_err *err);
+/* Takes the dump lock, dumps, converts to fmt (symbolized with the live
+ * process's own files; raw is the dump as jemalloc wrote it), counts the
+ * dump: 0, with the result in *out, *len, released with
+ * fk_hook_buf_release(*out, *maplen). Or 1 (nothing out) when nothing was
+ * sampled since start or the last reset (FK_HOOK_NOTHING_SAMPLED), or -1
+ * with err, FK_EUNSUPP in err->code when jemalloc cannot profile. o may be
+ * NULL. */
+int fk_serve_produce(int fmt, const struct fk_serve_opts *o, char **out,
+		     size_t *len, size_t *maplen, struct fk_err *err);
 
-/* ---- hook_http.c / hook_routes.c / hook_guard.c: the HTTP server ---- */
+/* A growth profile (?seconds=N): begin dumps the base now and returns its
+ * context (NULL with err); finish, later, dumps again and fills r with the
+ * growth as a symbolized pprof (or an error), freeing ctx; drop frees ctx
+ * when the request ends first. */
+void *fk_serve_delta_begin(struct fk_err *err);
+struct fk_reply;
+void fk_serve_delta_finish(void *ctx, struct fk_reply *r);
+void fk_serve_delta_drop(void *ctx);
+
+/* Why a profile is not served when nothing can have been sampled and
+ * jemalloc holds no sample. */
+#define FK_HOOK_NOTHING_SAMPLED "nothing has been sampled since the program started " \
+	"or since the last reset: turn sampling on, let the program run, then fetch again"
+
+/* ---- hook_reply.c: one request and its answer, as routes see them ---- */
+
+/* A request: its method, its path without the query, its Host for
+ * messages ("HOST" when unusable), and its query parameters. */
+struct fk_request {
+	const char *method;        /* "GET", "HEAD" or "POST" */
+	const char *path;
+	const char *host;
+	const char *(*arg)(void *tctx, const char *name);  /* NULL: absent */
+	void *tctx;
+};
+
+/* A query parameter of rq, or NULL. */
+static inline const char *fk_req_arg(const struct fk_request *rq, const char *name)
+{
+	return rq->arg(rq->tctx, name);
+}
+
+/* An answer: the body is owned by the reply (malloc'd, or a mapping of
+ * maplen bytes: fk_hook_buf_release). A handler that sets deadline (fk_now()
+ * seconds) defers it: the transport holds the request and at that time
+ * calls finish(ctx, r) on a fresh reply, or drop(ctx) when the request or
+ * the server ends first. */
+struct fk_reply {
+	unsigned status;
+	const char *ctype;         /* static string; NULL: text/plain */
+	const char *disposition;   /* Content-Disposition, static, or NULL */
+	char *body;
+	size_t len;
+	size_t maplen;
+	double deadline;
+	void (*finish)(void *ctx, struct fk_reply *r);
+	void (*drop)(void *ctx);
+	void *ctx;
+};
+
+/* Makes r a "MESSAGE\n" text/plain answer with status (replacing a body
+ * it had). Out of memory leaves an empty body. */
+void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* What answers a request (the route table's dispatcher). */
+typedef void fk_handler_fn(const struct fk_request *rq, struct fk_reply *r);
+
+/* ---- hook_routes.c: the endpoints, a table ---- */
+
+/* Answers rq by the route table (404 for no such path, 405 for a method
+ * the path does not take). */
+void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r);
+
+/* ---- hook_http.c / hook_guard.c: the HTTP transport ---- */
 
 struct MHD_Daemon;
 struct MHD_Connection;
-struct fk_req;                 /* one request's state, hook_http.c */
 
 /* Creates the libmicrohttpd daemon on the listening socket fd (taken over,
- * closed on failure). External polling with epoll: the loop thread drives
- * it. NULL with err on failure. */
-struct MHD_Daemon *fk_http_new(int fd, struct fk_err *err);
+ * closed on failure), answering admitted requests with handler. External
+ * polling with epoll: the loop thread drives it. NULL with err on failure. */
+struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *handler, struct fk_err *err);
 
 /* The epoll fd to poll for the daemon. */
 int fk_http_poll_fd(struct MHD_Daemon *d);
@@ -185,32 +248,6 @@ int fk_http_timeout(struct MHD_Daemon *d);
 /* Answers deferred requests with 503, stops the daemon. NULL is a no-op. */
 void fk_http_free(struct MHD_Daemon *d);
 
-/* A response to queue. body is owned by the reply: malloc'd, or a
- * mapping of maplen bytes (fk_hook_buf_release). */
-struct fk_reply {
-	unsigned status;
-	const char *ctype;         /* static string */
-	const char *disposition;   /* Content-Disposition, static, or NULL */
-	char *body;
-	size_t len;
-	size_t maplen;
-};
-
-/* Queues r (taking its body) on c. Returns MHD_YES/MHD_NO. */
-int fk_http_queue(struct MHD_Connection *c, struct fk_reply *r);
-
-/* Queues "msg\n" as text/plain with status. Returns MHD_YES/MHD_NO. */
-int fk_http_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Defers request rq until deadline (fk_now() seconds): suspends it, then
- * from fk_http_run calls fn(ctx, &reply) and sends that reply. drop(ctx)
- * (may be NULL) is called instead when the server stops first; fn's
- * caller frees nothing of ctx, so fn and drop free it. MHD_YES/MHD_NO. */
-int fk_http_defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
-		  void (*fn)(void *ctx, struct fk_reply *r),
-		  void (*drop)(void *ctx), void *ctx);
-
 /* Request admission (hook_guard.c): configured once by the starter. */
 struct fk_guard {
 	int remote;                /* non-loopback clients and Host allowed */
@@ -224,10 +261,6 @@ extern struct fk_guard fk_guard;
 unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
 			const char *url, size_t urilen, const char **msg);
 
-/* Handles an admitted request (hook_routes.c). Returns MHD_YES/MHD_NO. */
-int fk_route(struct fk_req *rq, struct MHD_Connection *c, const char *method,
-	     const char *url);
-
 /* Largest request body accepted (POST bodies are ignored). */
 #define FK_HOOK_MAX_BODY 4096
 /* Longest URL accepted. */
@@ -240,32 +273,6 @@ int fk_route(struct fk_req *rq, struct MHD_Connection *c, const char *method,
 #define FK_HOOK_IDLE_RSS (256u << 20)
 /* Longest ?seconds=N of a delta profile. */
 #define FK_HOOK_MAX_SECONDS 3600
-
-/* ---- hook_main.c: state shared with the routes ---- */
-
-/* Counts a dump served. */
-void fk_hook_note_dump(void);
-
-/* Records that sampling was turned on or off (reset: the profile was reset
- * through prof.reset, which forgets every sample and restarts the clock). */
-void fk_hook_note_active(int active, int reset);
-
-/* Whether anything can have been sampled since start or the last reset. */
-int fk_hook_sampled(void);
-
-/* Why a profile is not served when fk_hook_sampled() is false and jemalloc
- * holds no sample. */
-#define FK_HOOK_NOTHING_SAMPLED "nothing has been sampled since the program started " \
-	"or since the last reset: turn sampling on, let the program run, then fetch again"
-double fk_hook_active_since(void);        /* fk_now() of activation, or -1 */
-unsigned long fk_hook_dumps(void);
-
-/* Takes the dump lock, dumps, converts to fmt, counts the dump: 0. Or 1
- * (nothing out) when nothing was sampled since start or the last reset
- * (FK_HOOK_NOTHING_SAMPLED), or -1 with err, FK_EUNSUPP in err->code when
- * jemalloc cannot profile. */
-int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
-		    size_t *len, size_t *maplen, struct fk_err *err);
 
 /* ---- hook_loop.c: the hook's one thread ---- */
 
@@ -284,7 +291,22 @@ int fk_loop_serving(void);
  * closes the listening socket, without touching the daemon's locks. */
 void fk_loop_forget(void);
 
-/* ---- hook_state.c: sampling settings carried across exec ---- */
+/* ---- hook_state.c: the sampling state, carried across exec ---- */
+
+/* Records that sampling was turned on or off (reset: the profile was reset
+ * through prof.reset, which forgets every sample and restarts the clock). */
+void fk_state_note_active(int active, int reset);
+
+/* fk_now() when sampling was turned on (or reset while on), or -1. */
+double fk_state_active_since(void);
+
+/* Whether anything can have been sampled since start or the last reset
+ * (sampling turned on by the hook, or found on). */
+int fk_state_sampled(void);
+
+/* Counts a dump served, and reads the count. */
+void fk_state_note_dump(void);
+unsigned long fk_state_dumps(void);
 
 /* Finds the settings a previous image of this process (same pid, before
  * an exec) left, or creates the file that keeps them. Returns 1 when

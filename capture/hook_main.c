@@ -25,9 +25,6 @@ FK_HOOK_API const char *malloc_conf = "prof:true,prof_active:false,lg_prof_sampl
 #define OWNER_ENV "FLAMEKIT_HTTP_OWNER"
 
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
-static double active_since = -1;
-static int sampled;                    /* sampling was on since start or reset */
-static unsigned long dumps;
 static int sigfd = -1;
 
 /* The unix socket this process created, removed when it stops serving. */
@@ -68,86 +65,6 @@ static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 		snprintf(buf, size, "%s", err->msg);
 }
 
-void fk_hook_note_dump(void)
-{
-	pthread_mutex_lock(&st_lock);
-	dumps++;
-	pthread_mutex_unlock(&st_lock);
-}
-
-void fk_hook_note_active(int active, int reset)
-{
-	pthread_mutex_lock(&st_lock);
-	if (reset)
-		sampled = 0;
-	if (!active)
-		active_since = -1;
-	else if (active_since < 0 || reset)
-		active_since = fk_now();
-	if (active)
-		sampled = 1;
-	pthread_mutex_unlock(&st_lock);
-}
-
-int fk_hook_sampled(void)
-{
-	int s, active = 0;
-
-	pthread_mutex_lock(&st_lock);
-	s = sampled;
-	pthread_mutex_unlock(&st_lock);
-	/* Sampling turned on by the program or its MALLOC_CONF counts too. */
-	if (!s && fk_je_get_active(&active, NULL) == 0 && active) {
-		fk_hook_note_active(1, 0);
-		s = 1;
-	}
-	return s;
-}
-
-double fk_hook_active_since(void)
-{
-	double t;
-
-	pthread_mutex_lock(&st_lock);
-	t = active_since;
-	pthread_mutex_unlock(&st_lock);
-	return t;
-}
-
-unsigned long fk_hook_dumps(void)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&st_lock);
-	n = dumps;
-	pthread_mutex_unlock(&st_lock);
-	return n;
-}
-
-int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
-		    size_t *len, size_t *maplen, struct fk_err *err)
-{
-	char *raw;
-	size_t rlen, rmap;
-	int rc;
-
-	fk_je_lock();
-	rc = fk_je_dump(&raw, &rlen, &rmap, err);
-	if (rc == 0 && !fk_hook_sampled() && !memmem(raw, rlen, "\n@", 2)) {
-		/* Nothing sampled since start or the last reset: say so rather
-		 * than serve an empty profile. */
-		fk_hook_buf_release(raw, rmap);
-		fk_je_unlock();
-		return 1;
-	}
-	if (rc == 0)
-		rc = fk_serve_convert(raw, rlen, rmap, fmt, o, out, len, maplen, err);
-	fk_je_unlock();
-	if (rc == 0)
-		fk_hook_note_dump();
-	return rc;
-}
-
 static void forked_child(void)
 {
 	fk_je_atfork_child();
@@ -184,7 +101,7 @@ static int start_locked(const char *addr, struct fk_err *err)
 	fd = fk_addr_listen(&a, 128, err);
 	if (fd < 0)
 		return -1;
-	d = fk_http_new(fd, err);
+	d = fk_http_new(fd, fk_routes_handle, err);
 	if (!d)
 		return -1;
 	/* A signal-only loop is replaced by one that also serves. */
@@ -240,7 +157,7 @@ int fk_hook_set_active(int active, int lg_sample, char *errbuf, size_t errsize)
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
-	fk_hook_note_active(active, lg_sample >= 0);
+	fk_state_note_active(active, lg_sample >= 0);
 	fk_state_save(active, lg_sample);
 	return 0;
 }
@@ -272,9 +189,9 @@ int fk_hook_status(struct fk_hook_status *st)
 	if (av == FK_JE_OK && fk_je_get_active(&st->active, NULL) < 0)
 		st->active = 0;
 	st->lg_sample = fk_je_lg_sample();
-	since = fk_hook_active_since();
+	since = fk_state_active_since();
 	st->active_seconds = st->active && since >= 0 ? fk_now() - since : -1;
-	st->dumps_served = fk_hook_dumps();
+	st->dumps_served = fk_state_dumps();
 	pthread_mutex_lock(&st_lock);
 	st->serving = fk_loop_serving();
 	pthread_mutex_unlock(&st_lock);
@@ -298,7 +215,7 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	}
 	/* This thread's own allocations while dumping stay out of the profile. */
 	had = fk_je_thread_active(0, &old) == 0;
-	rc = fk_hook_produce(fmt, &o, &out, &len, &maplen, &err);
+	rc = fk_serve_produce(fmt, &o, &out, &len, &maplen, &err);
 	if (rc > 0)
 		rc = fk_err_set(&err, FK_EUNSUPP, 0, "%s", FK_HOOK_NOTHING_SAMPLED);
 	for (p = out; rc == 0 && len > 0;) {

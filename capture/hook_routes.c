@@ -1,9 +1,7 @@
-/* The hook's endpoints (libflamekit-hook(3), ENDPOINTS):
- *   GET|POST /internal/heap/settings   sampling on/off and status (JSON)
- *   GET /internal/heap?format=...      a dump in a format (pprof default)
- *   GET /debug/pprof/heap[?seconds=N]  pprof for `go tool pprof URL`
- * GET and HEAD never change state. */
-#include <microhttpd.h>
+/* The hook's endpoints (libflamekit-hook(3), ENDPOINTS), as a table: a
+ * method, a path, a handler and the line GET / shows. Handlers fill a
+ * reply; the transport (hook_http.c) knows nothing of them, and they know
+ * nothing of HTTP's plumbing. GET and HEAD never change state. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +10,16 @@
 #include "hook_int.h"
 #include "num.h"
 
-static const char *arg(struct MHD_Connection *c, const char *name)
-{
-	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
-}
-
-/* 503 with the sentence saying what to do, when jemalloc cannot profile. */
-static int unavailable(struct MHD_Connection *c)
+/* 503 with the sentence saying what to do when jemalloc cannot profile;
+ * 0 when it can. */
+static int unavailable(struct fk_reply *r)
 {
 	const char *why = "";
 
 	if (fk_je_check(&why) == FK_JE_OK)
-		return -1;
-	return fk_http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", why);
+		return 0;
+	fk_reply_error(r, 503, "%s", why);
+	return 1;
 }
 
 static int parse_bool(const char *s, int *out)
@@ -82,13 +77,12 @@ static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
 	return 1;
 }
 
-static int settings_json(struct MHD_Connection *c, unsigned status)
+static void settings_json(struct fk_reply *r)
 {
-	struct fk_reply r = { .status = status, .ctype = "application/json" };
 	const char *why = "", *note = "";
 	enum fk_je_avail av = fk_je_check(&why);
 	int active = 0, lg = fk_je_lg_sample(), found;
-	double since = fk_hook_active_since();
+	double since = fk_state_active_since();
 	struct fk_je_copy cp;
 	size_t ncopies = 0;
 	char idle[1024];
@@ -97,9 +91,13 @@ static int settings_json(struct MHD_Connection *c, unsigned status)
 	found = fk_je_chosen(&cp, &ncopies, &note) == 0;
 	if (av == FK_JE_OK && fk_je_get_active(&active, NULL) < 0)
 		active = 0;
-	f = open_memstream(&r.body, &r.len);
-	if (!f)
-		return MHD_NO;
+	r->status = 200;
+	r->ctype = "application/json";
+	f = open_memstream(&r->body, &r->len);
+	if (!f) {
+		fk_reply_error(r, 500, "out of memory");
+		return;
+	}
 	fprintf(f, "{\"enabled\":%s,", active ? "true" : "false");
 	if (lg >= 0)
 		fprintf(f, "\"lg_sample\":%d,", lg);
@@ -126,8 +124,8 @@ static int settings_json(struct MHD_Connection *c, unsigned status)
 		fprintf(f, "\"active_seconds\":%.3f,", fk_now() - since);
 	else
 		fputs("\"active_seconds\":null,", f);
-	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_hook_sampled() ? "true" : "false");
-	fprintf(f, "\"dumps_served\":%lu", fk_hook_dumps());
+	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_state_sampled() ? "true" : "false");
+	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
 		json_str(f, why);
@@ -141,232 +139,246 @@ static int settings_json(struct MHD_Connection *c, unsigned status)
 	}
 	fputs("}\n", f);
 	if (fclose(f) != 0) {
-		free(r.body);
-		return MHD_NO;
+		free(r->body);
+		r->body = NULL;
+		fk_reply_error(r, 500, "out of memory");
 	}
-	return fk_http_queue(c, &r);
 }
 
-static int route_settings(struct MHD_Connection *c, const char *method)
+static void get_settings(const struct fk_request *rq, struct fk_reply *r)
 {
-	const char *en = arg(c, "enabled"), *lgs = arg(c, "lg_sample");
+	if (fk_req_arg(rq, "enabled") || fk_req_arg(rq, "lg_sample")) {
+		fk_reply_error(r, 405, "settings change only through POST "
+			       "(with the header 'X-Flamekit: 1')");
+		return;
+	}
+	settings_json(r);
+}
+
+static void post_settings(const struct fk_request *rq, struct fk_reply *r)
+{
+	const char *en = fk_req_arg(rq, "enabled"), *lgs = fk_req_arg(rq, "lg_sample");
 	struct fk_err err;
 	int on = -1, lg = -1, cur;
 	uint64_t v;
 
-	if (strcmp(method, "POST") != 0) {
-		if (en || lgs)
-			return fk_http_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-					     "settings change only through POST "
-					     "(with the header 'X-Flamekit: 1')");
-		return settings_json(c, MHD_HTTP_OK);
+	if (!en && !lgs) {
+		fk_reply_error(r, 400, "nothing to change: give enabled=true|false and/or lg_sample=N");
+		return;
 	}
-	if (!en && !lgs)
-		return fk_http_error(c, MHD_HTTP_BAD_REQUEST,
-				     "nothing to change: give enabled=true|false and/or lg_sample=N");
-	if (en && parse_bool(en, &on) < 0)
-		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad enabled '%.40s': want true or false", en);
-	if (lgs && (fk_parse_u64(lgs, strlen(lgs), &v) < 0 || v > 63))
-		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad lg_sample '%.40s': want 0 to 63", lgs);
+	if (en && parse_bool(en, &on) < 0) {
+		fk_reply_error(r, 400, "bad enabled '%.40s': want true or false", en);
+		return;
+	}
+	if (lgs && (fk_parse_u64(lgs, strlen(lgs), &v) < 0 || v > 63)) {
+		fk_reply_error(r, 400, "bad lg_sample '%.40s': want 0 to 63", lgs);
+		return;
+	}
 	if (lgs)
 		lg = (int)v;
-	if (unavailable(c) != -1)
-		return MHD_YES;
+	if (unavailable(r))
+		return;
 	fk_err_init(&err, NULL);
 	if (on < 0) {
-		if (fk_je_get_active(&cur, &err) < 0)
-			return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+		if (fk_je_get_active(&cur, &err) < 0) {
+			fk_reply_error(r, 500, "%s", err.msg);
+			return;
+		}
 		on = cur;
 	}
-	if (fk_je_set_active(on, lg, &err) < 0)
-		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-	fk_hook_note_active(on, lg >= 0);
+	if (fk_je_set_active(on, lg, &err) < 0) {
+		fk_reply_error(r, 500, "%s", err.msg);
+		return;
+	}
+	fk_state_note_active(on, lg >= 0);
 	fk_state_save(on, lg);
-	return settings_json(c, MHD_HTTP_OK);
-}
-
-/* The request's Host header when it is a plain host[:port], for messages. */
-static const char *host_for_msg(struct MHD_Connection *c)
-{
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-
-	if (!h || !*h || strlen(h) > 100 ||
-	    strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:[]-") != strlen(h))
-		return "HOST";
-	return h;
+	settings_json(r);
 }
 
 /* 409 with FK_HOOK_NOTHING_SAMPLED and how to turn sampling on. */
-static int nothing_sampled(struct MHD_Connection *c)
+static void nothing_sampled(const struct fk_request *rq, struct fk_reply *r)
 {
-	return fk_http_error(c, MHD_HTTP_CONFLICT,
-			     "%s: curl -X POST -H 'X-Flamekit: 1' "
-			     "'http://%s/internal/heap/settings?enabled=true'",
-			     FK_HOOK_NOTHING_SAMPLED, host_for_msg(c));
+	fk_reply_error(r, 409, "%s: curl -X POST -H 'X-Flamekit: 1' "
+		       "'http://%s/internal/heap/settings?enabled=true'",
+		       FK_HOOK_NOTHING_SAMPLED, rq->host);
 }
 
-static int send_profile(struct MHD_Connection *c, int fmt, const struct fk_serve_opts *o)
+static void send_profile(const struct fk_request *rq, struct fk_reply *r, int fmt,
+			 const struct fk_serve_opts *o)
 {
-	struct fk_reply r = { .status = MHD_HTTP_OK, .ctype = fk_fmt_ctype(fmt) };
 	struct fk_err err;
-
 	int rc;
 
 	fk_err_init(&err, NULL);
-	rc = fk_hook_produce(fmt, o, &r.body, &r.len, &r.maplen, &err);
+	r->status = 200;
+	r->ctype = fk_fmt_ctype(fmt);
+	rc = fk_serve_produce(fmt, o, &r->body, &r->len, &r->maplen, &err);
 	if (rc > 0)
-		return nothing_sampled(c);
-	if (rc < 0)
-		return fk_http_error(c, err.code == FK_EUNSUPP ? MHD_HTTP_SERVICE_UNAVAILABLE
-				     : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-	if (fmt == FK_OUT_PPROF)
-		r.disposition = "attachment; filename=\"heap.pb.gz\"";
-	return fk_http_queue(c, &r);
+		nothing_sampled(rq, r);
+	else if (rc < 0)
+		fk_reply_error(r, err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
+	else if (fmt == FK_OUT_PPROF)
+		r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }
 
-static int route_heap(struct MHD_Connection *c)
+/* The flame graph's options, as render-flame's; 0, or 1 with a 400. */
+static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
 {
-	const char *f = arg(c, "format"), *s;
-	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
-	int fmt = FK_OUT_PPROF, rc;
+	const char *s;
 
-	if (f && (fmt = fk_fmt_parse(f)) < 0)
-		return fk_http_error(c, MHD_HTTP_BAD_REQUEST,
-				     "unknown format '%.40s': want pprof, flame, folded, raw or symbolized", f);
-	o.title = arg(c, "title");
-	o.colors = arg(c, "colors");
-	if ((s = arg(c, "minwidth"))) {
+	o->title = fk_req_arg(rq, "title");
+	o->colors = fk_req_arg(rq, "colors");
+	if ((s = fk_req_arg(rq, "minwidth"))) {
 		char *end;
 
-		o.minwidth = strtod(s, &end);
+		o->minwidth = strtod(s, &end);
 		if (*end == '%') {
-			o.minwidth_pct = 1;
+			o->minwidth_pct = 1;
 			end++;
 		}
-		if (*s == '\0' || *end != '\0' || !(o.minwidth >= 0 && o.minwidth <= 1e6))
-			return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad minwidth '%.40s'", s);
+		if (*s == '\0' || *end != '\0' || !(o->minwidth >= 0 && o->minwidth <= 1e6)) {
+			fk_reply_error(r, 400, "bad minwidth '%.40s'", s);
+			return 1;
+		}
 	}
-	if ((s = arg(c, "inverted")) && (*s ? parse_bool(s, &o.inverted) : (o.inverted = 1, 0)) < 0)
-		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad inverted '%.40s': want true or false", s);
-	if (fk_serve_check(&o, &s) < 0)
-		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "%s", s);
-	if ((rc = unavailable(c)) != -1)
-		return rc;
-	return send_profile(c, fmt, &o);
+	if ((s = fk_req_arg(rq, "inverted")) &&
+	    (*s ? parse_bool(s, &o->inverted) : (o->inverted = 1, 0)) < 0) {
+		fk_reply_error(r, 400, "bad inverted '%.40s': want true or false", s);
+		return 1;
+	}
+	if (fk_serve_check(o, &s) < 0) {
+		fk_reply_error(r, 400, "%s", s);
+		return 1;
+	}
+	return 0;
 }
 
-/* A delta profile: the dump taken when the request came, waiting for the
- * second one. */
-struct delta {
-	char *base;
-	size_t blen, bmaplen;
-};
-
-static void delta_drop(void *ctx)
+/* The format names joined by sep, the last by last: what a format
+ * argument may be, from serve_profile.c's table. */
+static const char *format_list(char *buf, size_t size, const char *sep, const char *last)
 {
-	struct delta *d = ctx;
+	size_t k = 0;
+	int n = 0;
 
-	fk_hook_buf_release(d->base, d->bmaplen);
-	free(d);
+	buf[0] = '\0';
+	while (fk_fmt_name(n))
+		n++;
+	for (int i = 0; i < n && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%s",
+				      i == 0 ? "" : i == n - 1 ? last : sep, fk_fmt_name(i));
+	return buf;
 }
 
-static void delta_finish(void *ctx, struct fk_reply *r)
+static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 {
-	struct delta *d = ctx;
-	struct fk_err err;
-	char *cur = NULL;
-	size_t clen = 0, cmaplen = 0;
-	int rc;
+	const char *f = fk_req_arg(rq, "format");
+	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
+	int fmt = FK_OUT_PPROF;
 
-	fk_err_init(&err, NULL);
-	r->ctype = "text/plain; charset=utf-8";
-	fk_je_lock();
-	rc = fk_je_dump(&cur, &clen, &cmaplen, &err);
-	if (rc == 0) {
-		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
-				    &r->body, &r->len, &err);
-		d->base = NULL;
-	}
-	fk_je_unlock();
-	delta_drop(d);
-	if (rc < 0) {
-		r->status = err.code == FK_EUNSUPP ? MHD_HTTP_SERVICE_UNAVAILABLE
-			: MHD_HTTP_INTERNAL_SERVER_ERROR;
-		r->body = NULL;
-		if (asprintf(&r->body, "%s\n", err.msg) < 0)
-			r->body = NULL;
-		r->len = r->body ? strlen(r->body) : 0;
+	if (f && (fmt = fk_fmt_parse(f)) < 0) {
+		char names[200];
+
+		fk_reply_error(r, 400, "unknown format '%.40s': want %s", f,
+			       format_list(names, sizeof names, ", ", " or "));
 		return;
 	}
-	fk_hook_note_dump();
-	r->status = MHD_HTTP_OK;
-	r->ctype = fk_fmt_ctype(FK_OUT_PPROF);
-	r->disposition = "attachment; filename=\"heap.pb.gz\"";
+	if (flame_opts(rq, r, &o) || unavailable(r))
+		return;
+	send_profile(rq, r, fmt, &o);
 }
 
-static int route_pprof(struct fk_req *rq, struct MHD_Connection *c)
+static void get_pprof(const struct fk_request *rq, struct fk_reply *r)
 {
-	const char *s = arg(c, "seconds");
-	struct delta *d;
+	const char *s = fk_req_arg(rq, "seconds");
 	struct fk_err err;
-	uint64_t secs;
-	int rc;
+	uint64_t secs = 0;
 
-	if (s && (fk_parse_u64(s, strlen(s), &secs) < 0 || secs > FK_HOOK_MAX_SECONDS))
-		return fk_http_error(c, MHD_HTTP_BAD_REQUEST, "bad seconds '%.40s': want 0 to %d",
-				     s, FK_HOOK_MAX_SECONDS);
-	if ((rc = unavailable(c)) != -1)
-		return rc;
-	if (!s || secs == 0)
-		return send_profile(c, FK_OUT_PPROF, NULL);
-	if (!fk_hook_sampled())
-		return nothing_sampled(c);
-	d = calloc(1, sizeof *d);
-	if (!d)
-		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	fk_err_init(&err, NULL);
-	fk_je_lock();
-	rc = fk_je_dump(&d->base, &d->blen, &d->bmaplen, &err);
-	fk_je_unlock();
-	if (rc < 0) {
-		free(d);
-		return fk_http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+	if (s && (fk_parse_u64(s, strlen(s), &secs) < 0 || secs > FK_HOOK_MAX_SECONDS)) {
+		fk_reply_error(r, 400, "bad seconds '%.40s': want 0 to %d", s, FK_HOOK_MAX_SECONDS);
+		return;
 	}
-	return fk_http_defer(rq, c, fk_now() + (double)secs, delta_finish, delta_drop, d);
+	if (unavailable(r))
+		return;
+	if (secs == 0) {
+		send_profile(rq, r, FK_OUT_PPROF, NULL);
+		return;
+	}
+	if (!fk_state_sampled()) {
+		nothing_sampled(rq, r);
+		return;
+	}
+	fk_err_init(&err, NULL);
+	r->ctx = fk_serve_delta_begin(&err);
+	if (!r->ctx) {
+		fk_reply_error(r, 500, "%s", err.msg);
+		return;
+	}
+	r->deadline = fk_now() + (double)secs;
+	r->finish = fk_serve_delta_finish;
+	r->drop = fk_serve_delta_drop;
 }
 
-static int route_index(struct MHD_Connection *c)
-{
-	static const char text[] =
-		"flamekit hook endpoints:\n"
-		"  GET  /internal/heap/settings\n"
-		"  POST /internal/heap/settings?enabled=true|false[&lg_sample=N]  (header X-Flamekit: 1)\n"
-		"  GET  /internal/heap?format=pprof|flame|folded|raw|symbolized\n"
-		"  GET  /debug/pprof/heap[?seconds=N]\n";
-	struct fk_reply r = { .status = MHD_HTTP_OK };
+static void get_index(const struct fk_request *rq, struct fk_reply *r);
 
-	r.body = strdup(text);
-	r.len = sizeof text - 1;
-	if (!r.body)
-		return MHD_NO;
-	return fk_http_queue(c, &r);
+static const struct route {
+	const char *method;            /* "GET" also serves HEAD */
+	const char *path;
+	void (*fn)(const struct fk_request *rq, struct fk_reply *r);
+	const char *help;
+} routes[] = {
+	{ "GET", "/internal/heap/settings", get_settings, "" },
+	{ "POST", "/internal/heap/settings", post_settings,
+	  "?enabled=true|false[&lg_sample=N]  (header X-Flamekit: 1)" },
+	{ "GET", "/internal/heap", get_heap, NULL },       /* ?format=, from the table */
+	{ "GET", "/debug/pprof/heap", get_pprof, "[?seconds=N]" },
+	{ "GET", "/", get_index, "  (this list)" },
+};
+
+static void get_index(const struct fk_request *rq, struct fk_reply *r)
+{
+	FILE *f;
+
+	(void)rq;
+	r->status = 200;
+	r->ctype = "text/plain; charset=utf-8";
+	f = open_memstream(&r->body, &r->len);
+	if (!f) {
+		fk_reply_error(r, 500, "out of memory");
+		return;
+	}
+	fputs("flamekit hook endpoints:\n", f);
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		char names[200];
+		const char *help = routes[i].help ? routes[i].help
+			: format_list(names, sizeof names, "|", "|");
+
+		fprintf(f, "  %-4s %s%s%s\n", routes[i].method, routes[i].path,
+			routes[i].help ? "" : "?format=", help);
+	}
+	if (fclose(f) != 0) {
+		free(r->body);
+		r->body = NULL;
+		fk_reply_error(r, 500, "out of memory");
+	}
 }
 
-int fk_route(struct fk_req *rq, struct MHD_Connection *c, const char *method,
-	     const char *url)
+void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r)
 {
-	int post = strcmp(method, "POST") == 0;
+	const char *m = strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method;
+	const char *allowed = NULL;
 
-	if (strcmp(url, "/internal/heap/settings") == 0)
-		return route_settings(c, method);
-	if (post)
-		return fk_http_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-				     "only /internal/heap/settings takes POST");
-	if (strcmp(url, "/internal/heap") == 0)
-		return route_heap(c);
-	if (strcmp(url, "/debug/pprof/heap") == 0)
-		return route_pprof(rq, c);
-	if (strcmp(url, "/") == 0)
-		return route_index(c);
-	return fk_http_error(c, MHD_HTTP_NOT_FOUND, "no such endpoint '%.80s': see GET /", url);
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		if (strcmp(rq->path, routes[i].path) != 0)
+			continue;
+		if (strcmp(m, routes[i].method) == 0) {
+			routes[i].fn(rq, r);
+			return;
+		}
+		allowed = routes[i].method;
+	}
+	if (allowed)
+		fk_reply_error(r, 405, "%s is not allowed on %.80s: use %s", rq->method,
+			       rq->path, allowed);
+	else
+		fk_reply_error(r, 404, "no such endpoint '%.80s': see GET /", rq->path);
 }

@@ -93,11 +93,10 @@ void fk_sig_dump(int fd)
 	if (!dir || !*dir)
 		dir = ".";
 	fk_err_init(&err, NULL);
-	fk_je_lock();
-	rc = fk_je_dump(&data, &len, &maplen, &err);
-	fk_je_unlock();
-	if (rc < 0) {
-		fprintf(stderr, "flamekit-hook: signal dump: %s\n", err.msg);
+	rc = fk_serve_produce(FK_OUT_RAW, NULL, &data, &len, &maplen, &err);
+	if (rc != 0) {
+		fprintf(stderr, "flamekit-hook: signal dump: %s\n",
+			rc > 0 ? FK_HOOK_NOTHING_SAMPLED : err.msg);
 		return;
 	}
 	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), sig_seq++);
@@ -113,8 +112,6 @@ void fk_sig_dump(int fd)
 		fprintf(stderr, "flamekit-hook: signal dump: %s: %s\n", path, strerror(errno));
 		if (out >= 0)
 			unlink(tmp);
-	} else {
-		fk_hook_note_dump();
 	}
 	fk_hook_buf_release(data, maplen);
 }

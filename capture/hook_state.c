@@ -1,4 +1,6 @@
-/* Sampling settings carried across exec. A process that execs itself in
+/* The sampling state: when sampling was turned on, whether anything can
+ * have been sampled since start or the last reset, the dumps served; and
+ * the settings carried across exec. A process that execs itself in
  * the same pid (a shell or pyenv shim exec'ing the real program) starts a
  * fresh jemalloc and a fresh hook, which would silently undo what a
  * request had set moments before. The process serving FLAMEKIT_HTTP keeps
@@ -7,6 +9,7 @@
  * settings before it serves its first request. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +29,68 @@ struct state {
 };
 
 static int st_fd = -1;
+
+/* Held only to read or write these, never around a call. */
+static pthread_mutex_t st_mu = PTHREAD_MUTEX_INITIALIZER;
+static double active_since = -1;
+static int sampled;
+static unsigned long dumps;
+
+void fk_state_note_active(int active, int reset)
+{
+	pthread_mutex_lock(&st_mu);
+	if (reset)
+		sampled = 0;
+	if (!active)
+		active_since = -1;
+	else if (active_since < 0 || reset)
+		active_since = fk_now();
+	if (active)
+		sampled = 1;
+	pthread_mutex_unlock(&st_mu);
+}
+
+double fk_state_active_since(void)
+{
+	double t;
+
+	pthread_mutex_lock(&st_mu);
+	t = active_since;
+	pthread_mutex_unlock(&st_mu);
+	return t;
+}
+
+int fk_state_sampled(void)
+{
+	int s, active = 0;
+
+	pthread_mutex_lock(&st_mu);
+	s = sampled;
+	pthread_mutex_unlock(&st_mu);
+	/* Sampling turned on by the program or its MALLOC_CONF counts too. */
+	if (!s && fk_je_get_active(&active, NULL) == 0 && active) {
+		fk_state_note_active(1, 0);
+		s = 1;
+	}
+	return s;
+}
+
+void fk_state_note_dump(void)
+{
+	pthread_mutex_lock(&st_mu);
+	dumps++;
+	pthread_mutex_unlock(&st_mu);
+}
+
+unsigned long fk_state_dumps(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&st_mu);
+	n = dumps;
+	pthread_mutex_unlock(&st_mu);
+	return n;
+}
 
 /* The inherited state file, or -1. */
 static int find_inherited(void)
@@ -120,7 +185,7 @@ void fk_state_restore(void)
 		return;
 	fk_err_init(&err, NULL);
 	if (fk_je_set_active(s.enabled, s.lg_sample, &err) == 0)
-		fk_hook_note_active(s.enabled, s.lg_sample >= 0);
+		fk_state_note_active(s.enabled, s.lg_sample >= 0);
 }
 
 void fk_state_forget(void)
@@ -128,4 +193,6 @@ void fk_state_forget(void)
 	if (st_fd >= 0)
 		close(st_fd);
 	st_fd = -1;
+	/* The thread that may have held it does not exist in the child. */
+	pthread_mutex_init(&st_mu, NULL);
 }

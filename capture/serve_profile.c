@@ -35,6 +35,13 @@ int fk_fmt_parse(const char *name)
 	return -1;
 }
 
+const char *fk_fmt_name(int fmt)
+{
+	if (fmt < 0 || (size_t)fmt >= sizeof fmts / sizeof fmts[0])
+		return NULL;
+	return fmts[fmt].name;
+}
+
 const char *fk_fmt_ctype(int fmt)
 {
 	if (fmt < 0 || (size_t)fmt >= sizeof fmts / sizeof fmts[0])
@@ -185,7 +192,7 @@ static struct fk_profile *parse(const char *dump, size_t dlen, const char *name,
 	return p;
 }
 
-int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
+static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 		     const struct fk_serve_opts *o, char **out, size_t *outlen,
 		     size_t *outmaplen, struct fk_err *err)
 {
@@ -208,7 +215,7 @@ int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 	return rc;
 }
 
-int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
+static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 		   size_t clen, size_t cmaplen, char **out, size_t *outlen,
 		   struct fk_err *err)
 {
@@ -231,4 +238,91 @@ int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 	fk_hook_buf_release(cur, cmaplen);
 	fk_hook_buf_release(base, bmaplen);
 	return rc;
+}
+
+int fk_serve_produce(int fmt, const struct fk_serve_opts *o, char **out,
+		     size_t *len, size_t *maplen, struct fk_err *err)
+{
+	char *raw;
+	size_t rlen, rmap;
+	int rc;
+
+	fk_je_lock();
+	rc = fk_je_dump(&raw, &rlen, &rmap, err);
+	if (rc == 0 && !fk_state_sampled() && !memmem(raw, rlen, "\n@", 2)) {
+		/* Nothing sampled since start or the last reset: say so rather
+		 * than serve an empty profile. */
+		fk_hook_buf_release(raw, rmap);
+		fk_je_unlock();
+		return 1;
+	}
+	if (rc == 0)
+		rc = fk_serve_convert(raw, rlen, rmap, fmt, o, out, len, maplen, err);
+	fk_je_unlock();
+	if (rc == 0)
+		fk_state_note_dump();
+	return rc;
+}
+
+/* A growth profile's base dump, waiting for the second one. */
+struct delta {
+	char *base;
+	size_t blen, bmaplen;
+};
+
+void *fk_serve_delta_begin(struct fk_err *err)
+{
+	struct delta *d = calloc(1, sizeof *d);
+	int rc;
+
+	if (!d) {
+		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	fk_je_lock();
+	rc = fk_je_dump(&d->base, &d->blen, &d->bmaplen, err);
+	fk_je_unlock();
+	if (rc < 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void fk_serve_delta_drop(void *ctx)
+{
+	struct delta *d = ctx;
+
+	fk_hook_buf_release(d->base, d->bmaplen);
+	free(d);
+}
+
+void fk_serve_delta_finish(void *ctx, struct fk_reply *r)
+{
+	struct delta *d = ctx;
+	struct fk_err err;
+	char *cur = NULL;
+	size_t clen = 0, cmaplen = 0;
+	int rc;
+
+	fk_err_init(&err, NULL);
+	fk_je_lock();
+	rc = fk_je_dump(&cur, &clen, &cmaplen, &err);
+	if (rc == 0) {
+		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
+				    &r->body, &r->len, &err);
+		d->base = NULL;
+	}
+	fk_je_unlock();
+	fk_serve_delta_drop(d);
+	if (rc < 0) {
+		r->body = NULL;
+		r->len = 0;
+		fk_reply_error(r, err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
+		return;
+	}
+	fk_state_note_dump();
+	r->status = 200;
+	r->ctype = fk_fmt_ctype(FK_OUT_PPROF);
+	r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }

@@ -1,0 +1,36 @@
+/* Replies as the routes make them (hook_int.h, "hook_reply.c"): the one
+ * shape of an error answer, a sentence and a newline. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hook_int.h"
+
+void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
+{
+	char *buf = NULL;
+	va_list ap;
+	int n;
+
+	fk_hook_buf_release(r->body, r->maplen);
+	r->body = NULL;
+	r->len = r->maplen = 0;
+	r->status = status;
+	r->ctype = "text/plain; charset=utf-8";
+	r->disposition = NULL;
+	va_start(ap, fmt);
+	n = vasprintf(&buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	/* The newline every body line ends with, in place of the NUL. */
+	char *b2 = realloc(buf, (size_t)n + 2);
+	if (!b2) {
+		free(buf);
+		return;
+	}
+	b2[n] = '\n';
+	b2[n + 1] = '\0';
+	r->body = b2;
+	r->len = (size_t)n + 1;
+}
