@@ -526,10 +526,16 @@ static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 		return oom(e);
 	if (add_stacks(e) < 0 || add_mappings(e) < 0 || make_locations(e) < 0)
 		return -1;
-	if (p->allocator_frames_kept &&
-	    (fk_alloc_regex(rx, sizeof rx) < 0 ||
-	     (msg->drop_frames = str_ix(e, rx)) < 0))
-		return -1;
+	if (p->allocator_frames_kept) {
+		/* Strings are kept by pointer: the regex goes to the arena. */
+		char *keep;
+
+		if (fk_alloc_regex(rx, sizeof rx) < 0 ||
+		    !(keep = fk_arena_strndup(e->a, rx, strlen(rx))))
+			return oom(e);
+		if ((msg->drop_frames = str_ix(e, keep)) < 0)
+			return -1;
+	}
 	msg->time_nanos = e->o->time_nanos;
 
 	snprintf(comment[0], sizeof comment[0], "flamekit %s", FK_VERSION);

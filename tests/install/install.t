@@ -41,7 +41,10 @@ libs=$(PKG_CONFIG_PATH="$d/usr/local/$L/pkgconfig" pkg-config --libs flamekit-ho
 	nok "pkg-config --libs flamekit-hook: '$libs'"
 # A program links against the installed library and runs with it.
 printf '#include <flamekit_hook.h>\nint main(void) { struct fk_hook_status st; return fk_hook_status(&st); }\n' >"$d/t.c"
-if ${CC:-cc} -I"$d/usr/local/include" -o "$d/t" "$d/t.c" -L"$d/usr/local/$L" -lflamekit-hook 2>"$d/cc.err" &&
+# A sanitized build's library needs the sanitizers' runtime in the program.
+san=$(nm -D "$d/usr/local/$L/libflamekit-hook.so.0" 2>/dev/null | grep -q ' U __asan' &&
+	echo "-fsanitize=address,undefined" || true)
+if ${CC:-cc} $san -I"$d/usr/local/include" -o "$d/t" "$d/t.c" -L"$d/usr/local/$L" -lflamekit-hook 2>"$d/cc.err" &&
 	LD_LIBRARY_PATH="$d/usr/local/$L" "$d/t"; then
 	ok "a program links and runs against the installed library"
 else
