@@ -5,9 +5,12 @@
  *   grow N     keep N more 64 KiB blocks, allocated in hog_grow_cache
  *   churn S    two threads malloc/free in churn_worker for S seconds
  *   fork       fork a child that lives 6 s more (it must not serve)
+ *   termexit   from now on SIGTERM makes a thread of the program call
+ *              exit(0), as a service's shutdown handling does
  *   free       release the blocks kept so far
  *   quit       exit 0 (also at end of input) */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +83,24 @@ __attribute__((noinline)) void *churn_worker(void *arg)
 	return NULL;
 }
 
+/* Waits for SIGTERM (blocked in every other thread of the program) and
+ * exits the way a service does on shutdown: exit() from a normal thread,
+ * running every destructor, while the other threads go on. */
+static void *term_waiter(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	if (sigwait(set, &sig) == 0) {
+		printf("terminating\n");
+		exit(0);
+	}
+	return NULL;
+}
+
 int main(void)
 {
+	static sigset_t termset;
 	char line[128];
 	pthread_t th[2];
 	int churning = 0;
@@ -113,6 +132,14 @@ int main(void)
 				_exit(0);
 			}
 			printf("forked %ld\n", (long)pid);
+		} else if (strcmp(line, "termexit\n") == 0) {
+			pthread_t tw;
+
+			sigemptyset(&termset);
+			sigaddset(&termset, SIGTERM);
+			pthread_sigmask(SIG_BLOCK, &termset, NULL);
+			pthread_create(&tw, NULL, term_waiter, &termset);
+			printf("termexit armed\n");
 		} else if (strcmp(line, "free\n") == 0) {
 			for (size_t i = 0; i < nkept; i++)
 				free(kept[i]);
