@@ -4,9 +4,11 @@
  * that links the library makes. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "flamekit_hook.h"
@@ -22,9 +24,14 @@ FK_HOOK_API const char *malloc_conf = "prof:true,prof_active:false,lg_prof_sampl
  * LD_PRELOAD and the environment, see another pid and stay quiet. */
 #define OWNER_ENV "FLAMEKIT_HTTP_OWNER"
 
+/* st_lock serialises starting and stopping the server; it is never held
+ * while waiting for the hook's thread, and that thread never takes it.
+ * The counters the routes read are atomics, so a request being served
+ * never waits for a stop in progress. */
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
-static double active_since = -1;
-static unsigned long dumps;
+static int stopping;               /* stops in progress, under st_lock */
+static atomic_llong active_since_ns = -1;
+static atomic_ulong dumps;
 static int sigfd = -1;
 
 static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
@@ -35,39 +42,30 @@ static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 
 void fk_hook_note_dump(void)
 {
-	pthread_mutex_lock(&st_lock);
-	dumps++;
-	pthread_mutex_unlock(&st_lock);
+	atomic_fetch_add(&dumps, 1);
 }
 
 void fk_hook_note_active(int active)
 {
-	pthread_mutex_lock(&st_lock);
+	long long none = -1;
+
 	if (!active)
-		active_since = -1;
-	else if (active_since < 0)
-		active_since = fk_now();
-	pthread_mutex_unlock(&st_lock);
+		atomic_store(&active_since_ns, -1);
+	else
+		atomic_compare_exchange_strong(&active_since_ns, &none,
+					       (long long)(fk_now() * 1e9));
 }
 
 double fk_hook_active_since(void)
 {
-	double t;
+	long long t = atomic_load(&active_since_ns);
 
-	pthread_mutex_lock(&st_lock);
-	t = active_since;
-	pthread_mutex_unlock(&st_lock);
-	return t;
+	return t < 0 ? -1 : (double)t / 1e9;
 }
 
 unsigned long fk_hook_dumps(void)
 {
-	unsigned long n;
-
-	pthread_mutex_lock(&st_lock);
-	n = dumps;
-	pthread_mutex_unlock(&st_lock);
-	return n;
+	return atomic_load(&dumps);
 }
 
 int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
@@ -87,14 +85,39 @@ int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
 	return rc;
 }
 
-static void forked_child(void)
+/* fork: the forking thread holds both locks across it, so the child's
+ * copies are consistent and unlocked by their owner, never re-initialised
+ * (prepare runs before jemalloc's own, whose handlers were registered
+ * first; the child handler after it). A fork waits for a dump in progress. */
+static void fork_prepare(void)
 {
-	fk_je_atfork_child();
-	pthread_mutex_init(&st_lock, NULL);
-	fk_loop_forget();
+	pthread_mutex_lock(&st_lock);
+	fk_je_lock();
 }
 
-static int start_locked(const char *addr, struct fk_err *err)
+static void fork_parent(void)
+{
+	fk_je_unlock();
+	pthread_mutex_unlock(&st_lock);
+}
+
+static void forked_child(void)
+{
+	fk_je_unlock();
+	pthread_mutex_unlock(&st_lock);
+	stopping = 0;
+	fk_loop_forget();
+	fk_sig_atfork_child();
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, forked_child);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *err)
 {
 	const char *allow = getenv("FLAMEKIT_HTTP_ALLOW_REMOTE");
 	const char *token = getenv("FLAMEKIT_TOKEN");
@@ -104,6 +127,8 @@ static int start_locked(const char *addr, struct fk_err *err)
 
 	if (fk_loop_serving())
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook already serves HTTP in this process");
+	if (stopping)
+		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's server is still stopping");
 	if (fk_addr_parse(addr, 0, &a, err) < 0)
 		return -1;
 	memset(&fk_guard, 0, sizeof fk_guard);
@@ -125,8 +150,9 @@ static int start_locked(const char *addr, struct fk_err *err)
 	d = fk_http_new(fd, err);
 	if (!d)
 		return -1;
-	/* A signal-only loop is replaced by one that also serves. */
-	fk_loop_stop();
+	/* A signal-only loop is replaced by one that also serves; the old one
+	 * is ended by the caller, outside the lock. */
+	*old = fk_loop_take();
 	if (fk_loop_start(d, sigfd, err) < 0) {
 		fk_http_free(d);
 		return -1;
@@ -136,6 +162,7 @@ static int start_locked(const char *addr, struct fk_err *err)
 
 int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 {
+	struct fk_loop *old = NULL;
 	struct fk_err err;
 	int rc;
 
@@ -145,8 +172,20 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
+	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&st_lock);
-	rc = start_locked(addr, &err);
+	rc = start_locked(addr, &old, &err);
+	if (old) {
+		/* A signal-only loop: its thread takes no lock, the wait is short. */
+		stopping++;
+		pthread_mutex_unlock(&st_lock);
+		fk_loop_end(old, -1);
+		pthread_mutex_lock(&st_lock);
+		stopping--;
+		/* Failed after all: the signal dump keeps working. */
+		if (rc < 0 && sigfd >= 0 && !fk_loop_running())
+			fk_loop_start(NULL, sigfd, &err);
+	}
 	pthread_mutex_unlock(&st_lock);
 	if (rc < 0)
 		set_errbuf(errbuf, errsize, &err);
@@ -155,15 +194,24 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 
 void fk_hook_stop(void)
 {
+	struct fk_loop *lp = NULL;
 	struct fk_err err;
 
 	pthread_mutex_lock(&st_lock);
 	if (fk_loop_serving()) {
-		fk_loop_stop();
-		/* The signal dump, if configured, keeps working. */
-		if (sigfd >= 0)
-			fk_loop_start(NULL, sigfd, &err);
+		lp = fk_loop_take();
+		stopping++;
 	}
+	pthread_mutex_unlock(&st_lock);
+	if (!lp)
+		return;
+	/* Waits for the request in progress (every later one gets 503). */
+	fk_loop_end(lp, -1);
+	pthread_mutex_lock(&st_lock);
+	stopping--;
+	/* The signal dump, if configured, keeps working. */
+	if (sigfd >= 0 && !fk_loop_running())
+		fk_loop_start(NULL, sigfd, &err);
 	pthread_mutex_unlock(&st_lock);
 }
 
@@ -275,7 +323,7 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	 * ours run in the documented order. */
 	probe = malloc(1);
 	free(probe);
-	pthread_atfork(NULL, NULL, forked_child);
+	pthread_once(&atfork_once, register_atfork);
 	fk_err_init(&err, NULL);
 	if (signame && *signame) {
 		sigfd = fk_sig_install(&err);
@@ -295,8 +343,18 @@ __attribute__((constructor)) static void fk_hook_init(void)
 
 __attribute__((destructor)) static void fk_hook_fini(void)
 {
-	/* Stop serving before the host's memory goes away under the thread. */
-	pthread_mutex_lock(&st_lock);
-	fk_loop_stop();
+	struct fk_loop *lp;
+	struct timespec ts;
+
+	/* Stop serving before the host's memory goes away under the thread,
+	 * but never hold up the host's exit for long: the lock may be held by
+	 * a thread that exit() interrupted, and the hook's thread may be in
+	 * the middle of a conversion. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += 1;
+	if (pthread_mutex_clocklock(&st_lock, CLOCK_MONOTONIC, &ts) != 0)
+		return;
+	lp = fk_loop_take();
 	pthread_mutex_unlock(&st_lock);
+	fk_loop_end(lp, FK_HOOK_EXIT_WAIT);
 }

@@ -33,6 +33,9 @@ loop_get() {
 		PIDS="$PIDS $!"; LOOPS="$LOOPS $!"
 	done
 }
+between() { [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+too_long() { [ "$1" = 414 ] || [ "$1" = 431 ]; }
+regular() { [ -f "$1" ] && [ ! -L "$1" ]; }
 stop_loops() { for p in $LOOPS; do kill "$p" 2>/dev/null; done; LOOPS=""; }
 LOOPS=""
 
@@ -147,7 +150,7 @@ dp=$!; PIDS="$PIDS $dp"
 exec 4>"$T/defin"
 i=0; while ! grep -q '^body' "$T/defer.out" && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
 w=$(sed -n 's/^answered \([0-9]*\) waiting \([0-9]*\)/\2/p' "$T/defer.out")
-check "64 deferred requests: a few wait (${w:-none}), not every one" [ -n "$w" ] && [ "$w" -gt 0 ] && [ "$w" -le 16 ]
+check "64 deferred requests: a few wait (${w:-none}), not every one" between "$w" 1 16
 is "the others are answered 503" "$(sed -n 's/^codes //p' "$T/defer.out")" 503
 like "with a sentence" "$(sed -n 's/^body //p' "$T/defer.out")" 'too many'
 curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$U/internal/heap/settings" >"$T/c" 2>/dev/null
@@ -178,9 +181,9 @@ ln -s "$T/victim" "$T/dumps/flamekit.$HOST_PID.0.heap.tmp"
 ln -s "$T/victim2" "$T/dumps/flamekit.$HOST_PID.0.heap"
 kill -USR2 "$HOST_PID"
 i=0; while [ -L "$T/dumps/flamekit.$HOST_PID.0.heap" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-is "a symlink planted at the temporary name is not followed" "$(cat "$T/victim")" precious
-is "nor one planted at the final name" "$(cat "$T/victim2")" precious
-check "the dump is a regular file of its own" [ -f "$T/dumps/flamekit.$HOST_PID.0.heap" ] && [ ! -L "$T/dumps/flamekit.$HOST_PID.0.heap" ]
+is "a symlink planted at the temporary name is not followed" "$(head -c 20 "$T/victim")" precious
+is "nor one planted at the final name" "$(head -c 20 "$T/victim2")" precious
+check "the dump is a regular file of its own" regular "$T/dumps/flamekit.$HOST_PID.0.heap"
 check "and a valid dump" "$B/jeprof-raw" --check "$T/dumps/flamekit.$HOST_PID.0.heap"
 stop_host
 
@@ -209,10 +212,10 @@ start_host 127.0.0.1:$port
 wait_http "$U/"
 q=$(python3 -c 'print("&".join(["p=1"] * 490))')
 c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$U/internal/heap/settings?$q" 2>/dev/null)
-check "490 query parameters (2 KB): 414 or 431 at once (got $c)" [ "$c" = 414 ] || [ "$c" = 431 ]
+check "490 query parameters (2 KB): 414 or 431 at once (got $c)" too_long "$c"
 q=$(python3 -c 'print("&".join(["p"] * 6000))')
 c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$U/internal/heap/settings?$q" 2>/dev/null)
-check "6000 query parameters (12 KB): 414 or 431 at once (got $c)" [ "$c" = 414 ] || [ "$c" = 431 ]
+check "6000 query parameters (12 KB): 414 or 431 at once (got $c)" too_long "$c"
 cat >"$T/raw.py" <<'EOF'
 import socket, sys
 port = int(sys.argv[1]); head = sys.argv[2].encode().decode("unicode_escape").encode()
