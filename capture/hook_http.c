@@ -417,7 +417,13 @@ static void drop_reply(void *ctx, struct fk_reply *r);
 static void cut_slow(double now)
 {
 	for (struct fk_conn *k = conns; k; k = k->next) {
+		struct pollfd pf = { .fd = k->fd, .events = POLLIN };
+
 		if (k->busy || k->cut || k->fd < 0 || now - k->since < FK_HOOK_REQUEST_SECONDS)
+			continue;
+		/* Bytes libmicrohttpd has not read yet (the loop was busy): not
+		 * the client's fault; they are read on the next run. */
+		if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN) && !(pf.revents & POLLRDHUP))
 			continue;
 		shutdown(k->fd, SHUT_RDWR);
 		k->cut = 1;

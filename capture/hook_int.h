@@ -264,8 +264,9 @@ void fk_sig_atfork_child(void);
  * libmicrohttpd's own timeout counts only silence, so a client sending a
  * byte a second would hold a slot for ever. */
 #define FK_HOOK_REQUEST_SECONDS 10
-/* Silence after which libmicrohttpd closes a connection. */
-#define FK_HOOK_IDLE_SECONDS 10
+/* Silence after which libmicrohttpd closes a connection (one being
+ * answered: those still owing their request are cut sooner, above). */
+#define FK_HOOK_IDLE_SECONDS 30
 /* Deferred requests (?seconds=N) waiting at once: each holds a connection
  * slot for up to FK_HOOK_MAX_SECONDS; the other slots stay for the rest
  * (the settings route above all). */
