@@ -248,4 +248,24 @@ for a in 'bearer s3cre' 'Basic s3cret' 'bearers3cret' 'bearer' 'Bearer  wrong'; 
 	cu -H "Authorization: $a" "$U/internal/heap/settings" >/dev/null
 	is "Authorization '$a' refused" "$(code)" 401
 done
+# With remote access, one address holds at most 16 connections.
+cat >"$T/perip.py" <<'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
+time.sleep(0.5)
+s = socket.create_connection(("127.0.0.1", port)); s.settimeout(10)
+try:
+    print("17th closed" if s.recv(100) == b"" else "17th answered")
+except socket.timeout:
+    print("17th kept open")
+o = socket.socket(); o.bind(("127.0.0.2", 0)); o.settimeout(10)
+o.connect(("127.0.0.1", port))
+o.sendall(b"GET /internal/heap/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\n\r\n")
+d = o.recv(100)
+print("other address " + (d.split(b" ")[1].decode() if d.startswith(b"HTTP/") else "none"))
+EOF
+python3 "$T/perip.py" "$port" >"$T/perip.out" 2>&1
+check "a 17th connection from one address is closed at once" grep -qx '17th closed' "$T/perip.out"
+check "while another address is served" grep -qx 'other address 200' "$T/perip.out"
 stop_host
