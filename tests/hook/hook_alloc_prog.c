@@ -8,9 +8,10 @@
  *   termexit   from now on SIGTERM makes a thread of the program call
  *              exit(0), as a service's shutdown handling does
  *   free       release the blocks kept so far
- *   quit       exit 0 (also at end of input) */
+ *   quit       stop churning and exit 0 (also at end of input) */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,8 @@ __attribute__((noinline)) static int hog_outer(long n)
 }
 
 static double churn_until;
+/* Set on quit: the churn threads stop early, so that quitting is prompt. */
+static atomic_int churn_stop;
 
 static double now(void)
 {
@@ -69,7 +72,7 @@ __attribute__((noinline)) void *churn_worker(void *arg)
 	void *slots[64] = { 0 };
 	unsigned seed = (unsigned)(size_t)arg;
 
-	while (now() < churn_until) {
+	while (!atomic_load(&churn_stop) && now() < churn_until) {
 		for (int i = 0; i < 10000; i++) {
 			unsigned r = (unsigned)rand_r(&seed);
 			unsigned k = r % 64;
@@ -151,6 +154,7 @@ int main(void)
 			printf("unknown\n");
 		}
 	}
+	atomic_store(&churn_stop, 1);
 	if (churning)
 		for (int i = 0; i < 2; i++)
 			pthread_join(th[i], NULL);
