@@ -217,7 +217,9 @@ int fk_hook_produce(int fmt, const struct fk_serve_opts *o, char **out,
  * (may be -1). The thread is never sampled and blocks every signal. */
 int fk_loop_start(struct MHD_Daemon *d, int sigfd, struct fk_err *err);
 
-/* Stops the thread and the daemon it served. No-op when not running. */
+/* fk_loop_end(fk_loop_take(), -1): stops the thread and the daemon it
+ * served, waiting for the request in progress; never call it holding a
+ * lock (hook_main.c takes and ends loops itself). No-op when not running. */
 void fk_loop_stop(void);
 
 /* Whether a loop runs, and whether it serves HTTP. */
