@@ -160,6 +160,14 @@ int fk_addr_listen(const struct fk_addr *a, int backlog, struct fk_err *err)
 	return fd;
 }
 
+/* Whether p[0..n) is a port number (1-5 digits, at most 65535). */
+static int valid_port(const char *p, size_t n)
+{
+	uint64_t port;
+
+	return n > 0 && fk_parse_u64(p, n, &port) == 0 && port <= 65535;
+}
+
 int fk_host_is_loopback(const char *h, size_t n)
 {
 	char host[64];
@@ -173,7 +181,8 @@ int fk_host_is_loopback(const char *h, size_t n)
 
 		if (!close)
 			return 0;
-		if (close + 1 != end && close[1] != ':')
+		if (close + 1 != end &&
+		    (close[1] != ':' || !valid_port(close + 2, (size_t)(end - close - 2))))
 			return 0;
 		hn = (size_t)(close - h - 1);
 		if (hn >= sizeof host)
@@ -192,12 +201,8 @@ int fk_host_is_loopback(const char *h, size_t n)
 		return 0;
 	memcpy(host, h, hn);
 	host[hn] = '\0';
-	if (colon) {
-		uint64_t port;
-
-		if (fk_parse_u64(colon + 1, (size_t)(end - colon - 1), &port) < 0 || port > 65535)
-			return 0;
-	}
+	if (colon && !valid_port(colon + 1, (size_t)(end - colon - 1)))
+		return 0;
 	if (strcasecmp(host, "localhost") == 0)
 		return 1;
 	if (inet_pton(AF_INET, host, &in4) != 1)

@@ -4,18 +4,24 @@
  * (hook_guard.c), their bodies are bounded and discarded, then answered
  * by the handler the starter gave (the route table): the transport knows
  * no endpoint. Deferred answers (?seconds=N) are suspended and sent from
- * the loop. */
+ * the loop. No client can hold the server: a request must
+ * arrive whole within FK_HOOK_REQUEST_SECONDS, deferred requests are
+ * bounded and dropped when their client leaves. */
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "hook_int.h"
 
 struct fk_req {
 	size_t urilen;             /* the whole request target, query included */
+	int too_many;              /* more than FK_HOOK_MAX_PARAMS parameters */
 	int checked;               /* admission done */
 	size_t body;               /* request body bytes seen (discarded) */
 	unsigned reject;           /* status decided before the body ended */
@@ -27,13 +33,29 @@ struct fk_req {
 	void (*drop)(void *ctx);
 	void *ctx;
 	int deferred, ready;
+	int counted;               /* holds one of the FK_HOOK_MAX_DEFERRED places */
 	struct fk_reply reply;
 	struct fk_req *next;       /* in the pending list while deferred */
 };
 
-/* Only the loop thread touches these. */
+/* One open connection, from libmicrohttpd's connection notifications. */
+struct fk_conn {
+	int fd;
+	double since;              /* when it began to owe us a request */
+	int busy;                  /* its request arrived whole: being answered */
+	int cut;                   /* shut down for being too slow */
+	struct fk_conn *prev, *next;
+};
+
+/* Only the loop thread touches these (the daemon's callbacks run on it);
+ * one daemon lives at a time (hook_main.c waits for the old one). */
 static struct fk_req *pending;
-static fk_handler_fn *handler;
+static fk_handler_fn *handler;     /* what answers admitted requests */
+static int ndeferred;
+static struct fk_conn *conns;
+static int run_again;              /* a connection closed: see fk_http_timeout */
+/* Set from another thread when the server is being stopped. */
+static atomic_int quitting;
 
 struct mapped {
 	char *data;
@@ -99,6 +121,56 @@ static int queue_reply(struct MHD_Connection *c, struct fk_reply *r)
 			 r->disposition, b, r->len, maplen);
 }
 
+/* A 503 that also closes the connection, so the client's slot is freed. */
+static int refuse_busy(struct MHD_Connection *c, const char *msg)
+{
+	struct MHD_Response *resp;
+	char *b = strdup(msg);
+	enum MHD_Result rc;
+
+	if (!b)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer_with_free_callback(strlen(b), b, free);
+	if (!resp) {
+		free(b);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "10");
+	rc = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* Holds request rq until deadline (fk_now() seconds), then sends what
+ * fn(ctx, reply) makes; drop(ctx) instead when it ends first. */
+static int defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
+		 void (*fn)(void *ctx, struct fk_reply *r),
+		 void (*drop)(void *ctx), void *ctx)
+{
+	/* Each waiting request holds a connection slot for its whole wait:
+	 * bounded, so that most slots stay free for everything else. */
+	if (ndeferred >= FK_HOOK_MAX_DEFERRED) {
+		if (drop)
+			drop(ctx);
+		return refuse_busy(c, "too many delta profiles (?seconds=N) are in progress "
+				   "(at most " FK_HOOK_STR(FK_HOOK_MAX_DEFERRED) "): try again later\n");
+	}
+	ndeferred++;
+	rq->counted = 1;
+	rq->conn = c;
+	rq->deadline = deadline;
+	rq->fn = fn;
+	rq->drop = drop;
+	rq->ctx = ctx;
+	rq->deferred = 1;
+	rq->next = pending;
+	pending = rq;
+	MHD_suspend_connection(c);
+	return MHD_YES;
+}
+
 static const char *conn_arg(void *tctx, const char *name)
 {
 	return MHD_lookup_connection_value(tctx, MHD_GET_ARGUMENT_KIND, name);
@@ -115,8 +187,8 @@ static const char *host_for_msg(struct MHD_Connection *c)
 	return h;
 }
 
-/* Answers an admitted request through the handler: now, or suspended
- * until the reply's deadline. */
+/* Answers an admitted request through the handler the starter gave: now,
+ * or held until the reply's deadline. */
 static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *method,
 		  const char *url)
 {
@@ -130,16 +202,23 @@ static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *metho
 	handler(&req, &r);
 	if (r.deadline <= 0)
 		return queue_reply(c, &r);
-	rq->conn = c;
-	rq->deadline = r.deadline;
-	rq->fn = r.finish;
-	rq->drop = r.drop;
-	rq->ctx = r.ctx;
-	rq->deferred = 1;
-	rq->next = pending;
-	pending = rq;
-	MHD_suspend_connection(c);
-	return MHD_YES;
+	return defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
+}
+
+static struct fk_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void mark_busy(struct MHD_Connection *c)
+{
+	struct fk_conn *k = conn_of(c);
+
+	if (k)
+		k->busy = 1;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
@@ -158,7 +237,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	}
 	if (!rq->checked) {
 		rq->checked = 1;
-		rq->reject = fk_guard_check(c, method, url, rq->urilen, &rq->reject_msg);
+		if (rq->too_many) {
+			rq->reject = MHD_HTTP_URI_TOO_LONG;
+			rq->reject_msg = "request URL has too many query parameters (at most "
+					 FK_HOOK_STR(FK_HOOK_MAX_PARAMS) ")";
+		} else {
+			rq->reject = fk_guard_check(c, method, url, rq->urilen, &rq->reject_msg);
+		}
 		return MHD_YES;
 	}
 	if (rq->ready) {
@@ -177,6 +262,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		}
 		*upload_size = 0;
 		return MHD_YES;
+	}
+	/* The request arrived whole: it no longer owes us anything. */
+	mark_busy(c);
+	if (!rq->reject && atomic_load(&quitting)) {
+		rq->reject = MHD_HTTP_SERVICE_UNAVAILABLE;
+		rq->reject_msg = "the profiling server is stopping";
 	}
 	if (rq->reject) {
 		struct fk_reply r;
@@ -203,15 +294,23 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
 	struct fk_req *rq = *req_cls;
 
+	struct fk_conn *k = conn_of(c);
+
 	(void)cls;
-	(void)c;
 	(void)toe;
+	/* A kept-alive connection owes us its next request from now on. */
+	if (k) {
+		k->busy = 0;
+		k->since = fk_now();
+	}
 	if (!rq)
 		return;
 	if (rq->deferred && !rq->ready && rq->drop) {
 		unlink_pending(rq);
 		rq->drop(rq->ctx);
 	}
+	if (rq->counted)
+		ndeferred--;
 	fk_hook_buf_release(rq->reply.body, rq->reply.maplen);
 	free(rq);
 	*req_cls = NULL;
@@ -222,12 +321,68 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct fk_req *rq = calloc(1, sizeof *rq);
+	char *q;
+	size_t n = 1;
 
 	(void)cls;
 	(void)c;
-	if (rq)
-		rq->urilen = strlen(uri);
+	if (!rq || !uri)
+		return rq;
+	rq->urilen = strlen(uri);
+	q = strchr(uri, '?');
+	if (!q)
+		return rq;
+	for (const char *p = q + 1; *p; p++)
+		n += *p == '&';
+	rq->too_many = n > FK_HOOK_MAX_PARAMS;
+	/* libmicrohttpd 0.9.75 next splits the query into parameters in the
+	 * connection's memory pool and, when the pool runs out, neither answers
+	 * nor closes (the client waits for the timeout). A target admission
+	 * refuses anyway is therefore left with an empty query: uri is the
+	 * request line in the connection's own writable buffer, and the query
+	 * is split only after this callback returns. */
+	if (rq->too_many || rq->urilen > FK_HOOK_MAX_URL)
+		q[1] = '\0';
 	return rq;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct fk_conn *k = *socket_ctx;
+
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		/* Without memory the connection is only bounded by MHD's
+		 * own idle timeout. */
+		k = calloc(1, sizeof *k);
+		if (!k)
+			return;
+		k->fd = ci ? ci->connect_fd : -1;
+		k->since = fk_now();
+		k->next = conns;
+		if (conns)
+			conns->prev = k;
+		conns = k;
+		*socket_ctx = k;
+		return;
+	}
+	if (!k)
+		return;
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	free(k);
+	*socket_ctx = NULL;
+	/* At its connection limit libmicrohttpd stops listening and starts
+	 * again only in a later run: make sure there is one. */
+	run_again = 1;
 }
 
 /* MHD's own messages go nowhere: the hook never prints per request. */
@@ -242,14 +397,25 @@ struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, struct fk_err *err)
 {
 	struct MHD_Daemon *d;
 
+	atomic_store(&quitting, 0);
 	handler = h;
+	pending = NULL;
+	ndeferred = 0;
+	conns = NULL;
+	run_again = 0;
+	/* On loopback every client shares one address: a per-address limit
+	 * would only turn a burst away; with remote clients it keeps one
+	 * address from taking every slot. */
 	d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
 			     0, NULL, NULL, on_request, NULL,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)FK_HOOK_MAX_CONN,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+			     (unsigned)(fk_guard.remote ? FK_HOOK_MAX_CONN_PER_IP : 0),
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)FK_HOOK_IDLE_SECONDS,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
 			     MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
 			     MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
 			     MHD_OPTION_END);
@@ -267,13 +433,60 @@ int fk_http_poll_fd(struct MHD_Daemon *d)
 	return di ? di->epoll_fd : -1;
 }
 
+static void drop_reply(void *ctx, struct fk_reply *r);
+
+/* Shuts down connections that took too long to send their request; MHD
+ * then sees the end of the stream and closes them. */
+static void cut_slow(double now)
+{
+	for (struct fk_conn *k = conns; k; k = k->next) {
+		struct pollfd pf = { .fd = k->fd, .events = POLLIN };
+
+		if (k->busy || k->cut || k->fd < 0 || now - k->since < FK_HOOK_REQUEST_SECONDS)
+			continue;
+		/* Bytes libmicrohttpd has not read yet (the loop was busy): not
+		 * the client's fault; they are read on the next run. */
+		if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN) && !(pf.revents & POLLRDHUP))
+			continue;
+		shutdown(k->fd, SHUT_RDWR);
+		k->cut = 1;
+	}
+}
+
+/* A deferred request whose client closed its end is answered (nobody
+ * reads it) now rather than at its deadline, so its slot comes back. */
+static void drop_gone(void)
+{
+	for (struct fk_req *rq = pending; rq; rq = rq->next) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		struct pollfd pf;
+
+		if (!ci || rq->fn == drop_reply)
+			continue;
+		pf.fd = ci->connect_fd;
+		pf.events = POLLRDHUP;
+		pf.revents = 0;
+		if (poll(&pf, 1, 0) != 1 || !(pf.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			continue;
+		if (rq->drop)
+			rq->drop(rq->ctx);
+		rq->drop = NULL;
+		rq->fn = drop_reply;
+		rq->deadline = 0;
+	}
+}
+
 void fk_http_run(struct MHD_Daemon *d)
 {
 	int resumed = 0;
 	double now;
 
+	run_again = 0;
 	MHD_run(d);
 	now = fk_now();
+	cut_slow(now);
+	drop_gone();
 	for (struct fk_req **pp = &pending; *pp;) {
 		struct fk_req *rq = *pp;
 
@@ -286,6 +499,10 @@ void fk_http_run(struct MHD_Daemon *d)
 		rq->fn(rq->ctx, &rq->reply);
 		rq->drop = NULL;
 		rq->ready = 1;
+		if (rq->counted) {
+			rq->counted = 0;
+			ndeferred--;
+		}
 		MHD_resume_connection(rq->conn);
 		resumed = 1;
 	}
@@ -301,8 +518,14 @@ int fk_http_timeout(struct MHD_Daemon *d)
 	long long ms = -1;
 	double now = fk_now();
 
+	if (run_again)
+		return 0;
 	if (MHD_get_timeout(d, &t) == MHD_YES)
 		ms = t > 60000 ? 60000 : (long long)t;
+	/* While connections are open, slow ones are cut and deferred clients
+	 * that left are noticed from the loop, at least this often. */
+	if ((conns || pending) && (ms < 0 || ms > FK_HOOK_POLL_MS))
+		ms = FK_HOOK_POLL_MS;
 	for (struct fk_req *rq = pending; rq; rq = rq->next) {
 		long long left = (long long)((rq->deadline - now) * 1000.0) + 1;
 
@@ -312,6 +535,11 @@ int fk_http_timeout(struct MHD_Daemon *d)
 			ms = left;
 	}
 	return (int)ms;
+}
+
+void fk_http_quit(void)
+{
+	atomic_store(&quitting, 1);
 }
 
 static void drop_reply(void *ctx, struct fk_reply *r)

@@ -92,10 +92,14 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
 /* Releases a buffer: munmap of maplen bytes, or free() when maplen is 0. */
 void fk_hook_buf_release(char *data, size_t maplen);
 
-/* The process-wide dump lock, and its reset in a forked child. */
+/* The process-wide dump lock. */
 void fk_je_lock(void);
 void fk_je_unlock(void);
-void fk_je_atfork_child(void);
+
+/* fork handling: phase 0 (prepare) takes this layer's locks, 1 (parent)
+ * and 2 (child) release them, so a child never inherits one held by a
+ * thread it does not have. */
+void fk_je_atfork(int phase);
 
 /* Monotonic seconds. */
 double fk_now(void);
@@ -248,6 +252,10 @@ int fk_http_timeout(struct MHD_Daemon *d);
 /* Answers deferred requests with 503, stops the daemon. NULL is a no-op. */
 void fk_http_free(struct MHD_Daemon *d);
 
+/* From any thread: every request not yet routed is answered 503 from now
+ * on, so that a stopping loop finishes its current work quickly. */
+void fk_http_quit(void);
+
 /* Request admission (hook_guard.c): configured once by the starter. */
 struct fk_guard {
 	int remote;                /* non-loopback clients and Host allowed */
@@ -280,7 +288,9 @@ unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
  * (may be -1). The thread is never sampled and blocks every signal. */
 int fk_loop_start(struct MHD_Daemon *d, int sigfd, struct fk_err *err);
 
-/* Stops the thread and the daemon it served. No-op when not running. */
+/* fk_loop_end(fk_loop_take(), -1): stops the thread and the daemon it
+ * served, waiting for the request in progress; never call it holding a
+ * lock (hook_main.c takes and ends loops itself). No-op when not running. */
 void fk_loop_stop(void);
 
 /* Whether a loop runs, and whether it serves HTTP. */
@@ -290,6 +300,20 @@ int fk_loop_serving(void);
 /* In a forked child: forgets the thread (which does not exist there) and
  * closes the listening socket, without touching the daemon's locks. */
 void fk_loop_forget(void);
+
+struct fk_loop;                /* one loop thread, hook_loop.c */
+
+/* Detaches the running loop from the process (the caller holds the lock
+ * that serialises starting and stopping, hook_main.c): afterwards
+ * fk_loop_running() is 0. NULL when none runs. */
+struct fk_loop *fk_loop_take(void);
+
+/* Stops a detached loop without any lock held: tells its thread to stop,
+ * waits for it at most wait seconds (< 0: until it ends), then stops its
+ * daemon and frees lp. 0; or -1 when the thread is still busy after wait:
+ * it is then left to end on its own, its daemon and lp abandoned (for the
+ * exit path, which must not wait for a conversion in progress). */
+int fk_loop_end(struct fk_loop *lp, double wait);
 
 /* ---- hook_state.c: the sampling state, carried across exec ---- */
 
@@ -323,6 +347,9 @@ void fk_state_restore(void);
 /* Drops the file (in a forked child, which must not write its parent's). */
 void fk_state_forget(void);
 
+/* fork handling, as fk_je_atfork. */
+void fk_state_atfork(int phase);
+
 /* ---- hook_signal.c: FLAMEKIT_DUMP_SIGNAL ---- */
 
 /* Installs the handler for the signal named by FLAMEKIT_DUMP_SIGNAL; returns
@@ -332,5 +359,42 @@ int fk_sig_install(struct fk_err *err);
 /* Drains the pipe and writes one dump into FLAMEKIT_DUMP_DIR (or the
  * current directory) as flamekit.PID.SEQ.heap; stderr line on failure. */
 void fk_sig_dump(int fd);
+
+/* In a forked child: gives the handler a pipe of the child's own (same
+ * descriptor numbers), so that the child's signals never reach the
+ * parent's loop, and restarts the sequence. Async-signal-safe. */
+void fk_sig_atfork_child(void);
+
+/* ---- limits of the server, each with its reason ---- */
+
+/* A request (headers and body) must arrive whole within this many seconds
+ * of its connection's start, or of the end of the previous request on it:
+ * libmicrohttpd's own timeout counts only silence, so a client sending a
+ * byte a second would hold a slot for ever. */
+#define FK_HOOK_REQUEST_SECONDS 10
+/* Silence after which libmicrohttpd closes a connection (one being
+ * answered: those still owing their request are cut sooner, above). */
+#define FK_HOOK_IDLE_SECONDS 30
+/* Deferred requests (?seconds=N) waiting at once: each holds a connection
+ * slot for up to FK_HOOK_MAX_SECONDS; the other slots stay for the rest
+ * (the settings route above all). */
+#define FK_HOOK_MAX_DEFERRED 8
+/* Query parameters of a request: no route takes more than a few, and
+ * libmicrohttpd 0.9.75 stops answering when they fill its per-connection
+ * pool (about 490 of them). */
+#define FK_HOOK_MAX_PARAMS 64
+/* Connections from one address, with remote access only (on loopback all
+ * clients share 127.0.0.1, and a limit would only turn a burst away). */
+#define FK_HOOK_MAX_CONN_PER_IP 16
+/* While connections are open the loop runs at least this often, to cut
+ * slow requests, notice deferred clients that left. */
+#define FK_HOOK_POLL_MS 1000
+/* Seconds the library's destructor waits for the hook's thread at exit;
+ * after that the thread is left to the exit (a conversion in progress is
+ * not worth a hung host). */
+#define FK_HOOK_EXIT_WAIT 2.0
+
+#define FK_HOOK_STR_(x) #x
+#define FK_HOOK_STR(x) FK_HOOK_STR_(x)
 
 #endif

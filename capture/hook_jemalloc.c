@@ -45,11 +45,15 @@ void fk_je_unlock(void)
 	pthread_mutex_unlock(&dump_lock);
 }
 
-void fk_je_atfork_child(void)
+void fk_je_atfork(int phase)
 {
-	/* The thread that held it does not exist in the child. */
-	pthread_mutex_init(&dump_lock, NULL);
-	pthread_mutex_init(&je_mu, NULL);
+	if (phase == 0) {
+		pthread_mutex_lock(&je_mu);
+		pthread_mutex_lock(&dump_lock);
+	} else {
+		pthread_mutex_unlock(&dump_lock);
+		pthread_mutex_unlock(&je_mu);
+	}
 }
 
 double fk_now(void)

@@ -9,25 +9,29 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hook_int.h"
 
-static struct {
+struct fk_loop {
 	pthread_t th;
-	int running;
 	int ctl[2];
 	struct MHD_Daemon *d;
 	int listen_fd;
 	int sigfd;
-} L = { .ctl = { -1, -1 }, .listen_fd = -1, .sigfd = -1 };
+};
+
+/* The running loop; the callers of start/take/forget serialise them. */
+static struct fk_loop *cur;
 
 static void *loop_main(void *arg)
 {
-	int epfd = L.d ? fk_http_poll_fd(L.d) : -1;
+	struct fk_loop *lp = arg;
+	int epfd = lp->d ? fk_http_poll_fd(lp->d) : -1;
 
-	(void)arg;
 	pthread_setname_np(pthread_self(), "flamekit-hook");
 	/* Find jemalloc before the first request is served, and stop sampling
 	 * this thread before it does any of the hook's work. */
@@ -38,18 +42,18 @@ static void *loop_main(void *arg)
 		struct pollfd pf[3];
 		int n = 0, isig = -1, ihttp = -1, to = -1;
 
-		pf[n].fd = L.ctl[0];
+		pf[n].fd = lp->ctl[0];
 		pf[n++].events = POLLIN;
-		if (L.sigfd >= 0) {
+		if (lp->sigfd >= 0) {
 			isig = n;
-			pf[n].fd = L.sigfd;
+			pf[n].fd = lp->sigfd;
 			pf[n++].events = POLLIN;
 		}
 		if (epfd >= 0) {
 			ihttp = n;
 			pf[n].fd = epfd;
 			pf[n++].events = POLLIN;
-			to = fk_http_timeout(L.d);
+			to = fk_http_timeout(lp->d);
 		}
 		if (poll(pf, (nfds_t)n, to) < 0) {
 			if (errno != EINTR)
@@ -67,87 +71,123 @@ static void *loop_main(void *arg)
 			break;
 		}
 		if (isig >= 0 && pf[isig].revents)
-			fk_sig_dump(L.sigfd);
+			fk_sig_dump(lp->sigfd);
 		if (ihttp >= 0)
-			fk_http_run(L.d);
+			fk_http_run(lp->d);
 	}
 	return NULL;
 }
 
 int fk_loop_start(struct MHD_Daemon *d, int sigfd, struct fk_err *err)
 {
+	struct fk_loop *lp;
 	sigset_t all, old;
 	int rc;
 
-	if (L.running)
+	if (cur)
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's thread already runs");
-	if (pipe2(L.ctl, O_CLOEXEC | O_NONBLOCK) < 0)
+	lp = calloc(1, sizeof *lp);
+	if (!lp)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (pipe2(lp->ctl, O_CLOEXEC | O_NONBLOCK) < 0) {
+		free(lp);
 		return fk_err_set(err, FK_EIO, 0, "pipe: %s", strerror(errno));
-	L.d = d;
-	L.sigfd = sigfd;
-	L.listen_fd = -1;
+	}
+	lp->d = d;
+	lp->sigfd = sigfd;
+	lp->listen_fd = -1;
 	if (d) {
 		const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
 
-		L.listen_fd = di ? di->listen_fd : -1;
+		lp->listen_fd = di ? di->listen_fd : -1;
 	}
 	/* The thread inherits a full mask: signals stay with the host's threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&L.th, NULL, loop_main, NULL);
+	rc = pthread_create(&lp->th, NULL, loop_main, lp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		close(L.ctl[0]);
-		close(L.ctl[1]);
-		L.ctl[0] = L.ctl[1] = -1;
-		L.d = NULL;
+		close(lp->ctl[0]);
+		close(lp->ctl[1]);
+		free(lp);
 		return fk_err_set(err, FK_EIO, 0, "cannot start the hook's thread: %s", strerror(rc));
 	}
-	L.running = 1;
+	cur = lp;
+	return 0;
+}
+
+struct fk_loop *fk_loop_take(void)
+{
+	struct fk_loop *lp = cur;
+
+	cur = NULL;
+	return lp;
+}
+
+int fk_loop_end(struct fk_loop *lp, double wait)
+{
+	char b = 'q';
+	int rc;
+
+	if (!lp)
+		return 0;
+	if (lp->d)
+		fk_http_quit();
+	if (write(lp->ctl[1], &b, 1) < 0) {
+		/* The pipe is empty and ours: cannot fail but for EINTR. */
+	}
+	if (wait < 0) {
+		rc = pthread_join(lp->th, NULL);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (time_t)wait;
+		ts.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		rc = pthread_clockjoin_np(lp->th, NULL, CLOCK_MONOTONIC, &ts);
+	}
+	if (rc != 0) {
+		/* Still converting a dump: it ends by itself once that is done
+		 * (it reads the byte just written); its memory goes with the
+		 * process. */
+		pthread_detach(lp->th);
+		return -1;
+	}
+	close(lp->ctl[0]);
+	close(lp->ctl[1]);
+	fk_http_free(lp->d);
+	free(lp);
 	return 0;
 }
 
 void fk_loop_stop(void)
 {
-	char b = 'q';
-
-	if (!L.running)
-		return;
-	if (write(L.ctl[1], &b, 1) < 0) {
-		/* The pipe is empty and ours: cannot fail but for EINTR. */
-	}
-	pthread_join(L.th, NULL);
-	close(L.ctl[0]);
-	close(L.ctl[1]);
-	L.ctl[0] = L.ctl[1] = -1;
-	fk_http_free(L.d);
-	L.d = NULL;
-	L.listen_fd = -1;
-	L.running = 0;
+	fk_loop_end(fk_loop_take(), -1);
 }
 
 int fk_loop_running(void)
 {
-	return L.running;
+	return cur != NULL;
 }
 
 int fk_loop_serving(void)
 {
-	return L.running && L.d != NULL;
+	return cur && cur->d != NULL;
 }
 
 void fk_loop_forget(void)
 {
-	if (!L.running)
+	if (!cur)
 		return;
 	/* The daemon's memory and its other fds are leaked on purpose: its
 	 * locks may have been held by the thread that did not survive fork. */
-	if (L.listen_fd >= 0)
-		close(L.listen_fd);
-	close(L.ctl[0]);
-	close(L.ctl[1]);
-	L.ctl[0] = L.ctl[1] = -1;
-	L.d = NULL;
-	L.listen_fd = -1;
-	L.running = 0;
+	if (cur->listen_fd >= 0)
+		close(cur->listen_fd);
+	close(cur->ctl[0]);
+	close(cur->ctl[1]);
+	cur = NULL;
 }

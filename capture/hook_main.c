@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "flamekit_hook.h"
@@ -24,7 +25,12 @@ FK_HOOK_API const char *malloc_conf = "prof:true,prof_active:false,lg_prof_sampl
  * LD_PRELOAD and the environment, see another pid and stay quiet. */
 #define OWNER_ENV "FLAMEKIT_HTTP_OWNER"
 
+/* st_lock serialises starting and stopping the server; it is never held
+ * while waiting for the hook's thread, and that thread never takes it.
+ * The counters the routes read are atomics, so a request being served
+ * never waits for a stop in progress. */
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
+static int stopping;               /* stops in progress, under st_lock */
 static int sigfd = -1;
 
 /* The unix socket this process created, removed when it stops serving. */
@@ -65,15 +71,43 @@ static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 		snprintf(buf, size, "%s", err->msg);
 }
 
-static void forked_child(void)
+/* fork: the forking thread holds both locks across it, so the child's
+ * copies are consistent and unlocked by their owner, never re-initialised
+ * (prepare runs before jemalloc's own, whose handlers were registered
+ * first; the child handler after it). A fork waits for a dump in progress. */
+static void fork_prepare(void)
 {
-	fk_je_atfork_child();
-	fk_state_forget();
-	pthread_mutex_init(&st_lock, NULL);
-	fk_loop_forget();
+	pthread_mutex_lock(&st_lock);
+	fk_je_atfork(0);
+	fk_state_atfork(0);
 }
 
-static int start_locked(const char *addr, struct fk_err *err)
+static void fork_parent(void)
+{
+	fk_state_atfork(1);
+	fk_je_atfork(1);
+	pthread_mutex_unlock(&st_lock);
+}
+
+static void forked_child(void)
+{
+	fk_state_atfork(2);
+	fk_je_atfork(2);
+	pthread_mutex_unlock(&st_lock);
+	fk_state_forget();
+	stopping = 0;
+	fk_loop_forget();
+	fk_sig_atfork_child();
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, forked_child);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *err)
 {
 	const char *allow = getenv("FLAMEKIT_HTTP_ALLOW_REMOTE");
 	const char *token = getenv("FLAMEKIT_TOKEN");
@@ -83,6 +117,8 @@ static int start_locked(const char *addr, struct fk_err *err)
 
 	if (fk_loop_serving())
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook already serves HTTP in this process");
+	if (stopping)
+		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's server is still stopping");
 	if (fk_addr_parse(addr, 0, &a, err) < 0)
 		return -1;
 	memset(&fk_guard, 0, sizeof fk_guard);
@@ -104,8 +140,9 @@ static int start_locked(const char *addr, struct fk_err *err)
 	d = fk_http_new(fd, fk_routes_handle, err);
 	if (!d)
 		return -1;
-	/* A signal-only loop is replaced by one that also serves. */
-	fk_loop_stop();
+	/* A signal-only loop is replaced by one that also serves; the old one
+	 * is ended by the caller, outside the lock. */
+	*old = fk_loop_take();
 	if (fk_loop_start(d, sigfd, err) < 0) {
 		fk_http_free(d);
 		return -1;
@@ -116,6 +153,7 @@ static int start_locked(const char *addr, struct fk_err *err)
 
 int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 {
+	struct fk_loop *old = NULL;
 	struct fk_err err;
 	int rc;
 
@@ -125,8 +163,20 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
+	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&st_lock);
-	rc = start_locked(addr, &err);
+	rc = start_locked(addr, &old, &err);
+	if (old) {
+		/* A signal-only loop: its thread takes no lock, the wait is short. */
+		stopping++;
+		pthread_mutex_unlock(&st_lock);
+		fk_loop_end(old, -1);
+		pthread_mutex_lock(&st_lock);
+		stopping--;
+		/* Failed after all: the signal dump keeps working. */
+		if (rc < 0 && sigfd >= 0 && !fk_loop_running())
+			fk_loop_start(NULL, sigfd, &err);
+	}
 	pthread_mutex_unlock(&st_lock);
 	if (rc < 0)
 		set_errbuf(errbuf, errsize, &err);
@@ -135,16 +185,25 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 
 void fk_hook_stop(void)
 {
+	struct fk_loop *lp = NULL;
 	struct fk_err err;
 
 	pthread_mutex_lock(&st_lock);
 	if (fk_loop_serving()) {
-		fk_loop_stop();
-		remove_socket();
-		/* The signal dump, if configured, keeps working. */
-		if (sigfd >= 0)
-			fk_loop_start(NULL, sigfd, &err);
+		lp = fk_loop_take();
+		stopping++;
 	}
+	pthread_mutex_unlock(&st_lock);
+	if (!lp)
+		return;
+	/* Waits for the request in progress (every later one gets 503). */
+	fk_loop_end(lp, -1);
+	pthread_mutex_lock(&st_lock);
+	remove_socket();
+	stopping--;
+	/* The signal dump, if configured, keeps working. */
+	if (sigfd >= 0 && !fk_loop_running())
+		fk_loop_start(NULL, sigfd, &err);
 	pthread_mutex_unlock(&st_lock);
 }
 
@@ -271,7 +330,7 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	 * ours run in the documented order. */
 	probe = malloc(1);
 	free(probe);
-	pthread_atfork(NULL, NULL, forked_child);
+	pthread_once(&atfork_once, register_atfork);
 	fk_err_init(&err, NULL);
 	if (signame && *signame) {
 		sigfd = fk_sig_install(&err);
@@ -292,9 +351,19 @@ __attribute__((constructor)) static void fk_hook_init(void)
 
 __attribute__((destructor)) static void fk_hook_fini(void)
 {
-	/* Stop serving before the host's memory goes away under the thread. */
-	pthread_mutex_lock(&st_lock);
-	fk_loop_stop();
-	remove_socket();
+	struct fk_loop *lp;
+	struct timespec ts;
+
+	/* Stop serving before the host's memory goes away under the thread,
+	 * but never hold up the host's exit for long: the lock may be held by
+	 * a thread that exit() interrupted, and the hook's thread may be in
+	 * the middle of a conversion. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += 1;
+	if (pthread_mutex_clocklock(&st_lock, CLOCK_MONOTONIC, &ts) != 0)
+		return;
+	lp = fk_loop_take();
 	pthread_mutex_unlock(&st_lock);
+	fk_loop_end(lp, FK_HOOK_EXIT_WAIT);
+	remove_socket();
 }

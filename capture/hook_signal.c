@@ -14,6 +14,32 @@
 static int sig_pipe[2] = { -1, -1 };
 static unsigned long sig_seq;
 
+void fk_sig_atfork_child(void)
+{
+	int p[2];
+
+	if (sig_pipe[0] < 0)
+		return;
+	sig_seq = 0;
+	/* dup3 swaps each end in one step: a signal arriving meanwhile writes
+	 * to the old pipe or the new one, never to an unrelated descriptor. */
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		/* No pipe of our own: the child's signals go nowhere rather
+		 * than to the parent. */
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			dup3(fd, sig_pipe[1], O_CLOEXEC);
+			close(fd);
+		}
+		return;
+	}
+	dup3(p[0], sig_pipe[0], O_CLOEXEC);
+	dup3(p[1], sig_pipe[1], O_CLOEXEC);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void on_signal(int sig)
 {
 	int e = errno;
@@ -100,9 +126,12 @@ void fk_sig_dump(int fd)
 		return;
 	}
 	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), sig_seq++);
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	/* Written beside and renamed, so a reader never sees half a dump. */
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+	/* Written beside and renamed, so a reader never sees half a dump. The
+	 * temporary file is new and unpredictably named (mkostemp: O_EXCL, so
+	 * a planted symlink is never followed); rename replaces a link planted
+	 * at the final name, not its target. */
+	out = mkostemp(tmp, O_CLOEXEC);
 	rc = out < 0 ? -1 : write_all(out, data, len);
 	if (out >= 0 && close(out) < 0)
 		rc = -1;

@@ -193,6 +193,12 @@ void fk_state_forget(void)
 	if (st_fd >= 0)
 		close(st_fd);
 	st_fd = -1;
-	/* The thread that may have held it does not exist in the child. */
-	pthread_mutex_init(&st_mu, NULL);
+}
+
+void fk_state_atfork(int phase)
+{
+	if (phase == 0)
+		pthread_mutex_lock(&st_mu);
+	else
+		pthread_mutex_unlock(&st_mu);
 }

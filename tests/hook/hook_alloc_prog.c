@@ -5,9 +5,13 @@
  *   grow N     keep N more 64 KiB blocks, allocated in hog_grow_cache
  *   churn S    two threads malloc/free in churn_worker for S seconds
  *   fork       fork a child that lives 6 s more (it must not serve)
+ *   termexit   from now on SIGTERM makes a thread of the program call
+ *              exit(0), as a service's shutdown handling does
  *   free       release the blocks kept so far
- *   quit       exit 0 (also at end of input) */
+ *   quit       stop churning and exit 0 (also at end of input) */
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,8 @@ __attribute__((noinline)) static int hog_outer(long n)
 }
 
 static double churn_until;
+/* Set on quit: the churn threads stop early, so that quitting is prompt. */
+static atomic_int churn_stop;
 
 static double now(void)
 {
@@ -66,7 +72,7 @@ __attribute__((noinline)) void *churn_worker(void *arg)
 	void *slots[64] = { 0 };
 	unsigned seed = (unsigned)(size_t)arg;
 
-	while (now() < churn_until) {
+	while (!atomic_load(&churn_stop) && now() < churn_until) {
 		for (int i = 0; i < 10000; i++) {
 			unsigned r = (unsigned)rand_r(&seed);
 			unsigned k = r % 64;
@@ -80,8 +86,24 @@ __attribute__((noinline)) void *churn_worker(void *arg)
 	return NULL;
 }
 
+/* Waits for SIGTERM (blocked in every other thread of the program) and
+ * exits the way a service does on shutdown: exit() from a normal thread,
+ * running every destructor, while the other threads go on. */
+static void *term_waiter(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	if (sigwait(set, &sig) == 0) {
+		printf("terminating\n");
+		exit(0);
+	}
+	return NULL;
+}
+
 int main(void)
 {
+	static sigset_t termset;
 	char line[128];
 	pthread_t th[2];
 	int churning = 0;
@@ -113,6 +135,14 @@ int main(void)
 				_exit(0);
 			}
 			printf("forked %ld\n", (long)pid);
+		} else if (strcmp(line, "termexit\n") == 0) {
+			pthread_t tw;
+
+			sigemptyset(&termset);
+			sigaddset(&termset, SIGTERM);
+			pthread_sigmask(SIG_BLOCK, &termset, NULL);
+			pthread_create(&tw, NULL, term_waiter, &termset);
+			printf("termexit armed\n");
 		} else if (strcmp(line, "free\n") == 0) {
 			for (size_t i = 0; i < nkept; i++)
 				free(kept[i]);
@@ -124,6 +154,7 @@ int main(void)
 			printf("unknown\n");
 		}
 	}
+	atomic_store(&churn_stop, 1);
 	if (churning)
 		for (int i = 0; i < 2; i++)
 			pthread_join(th[i], NULL);

@@ -94,6 +94,12 @@ int main(void)
 	HOST("10.0.0.1:6060", 0);
 	HOST("[::2]:6060", 0);
 	HOST("[::1]x", 0);
+	/* The port after a bracketed address is checked like any other. */
+	HOST("[::1]:abc", 0);
+	HOST("[::1]:", 0);
+	HOST("[::1]:70000", 0);
+	HOST("[::1]:6060x", 0);
+	HOST("[::1]:65535", 1);
 	HOST("127.0.0.1:99999", 0);
 	HOST("127.0.0.1:", 0);
 	HOST(":6060", 0);
