@@ -1,5 +1,5 @@
 # render/: libfkrender.a (layout, SVG writer through libxml2, palettes, the
-# embedded flame.js/flame.css) and the render-flame tool.
+# embedded flame-*.js/flame.css) and the render-flame tool.
 RENDER_SRC := layout.c text.c palette.c svg.c flame.c
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o) $(B)/flame_assets.o
 OBJS       += $(RENDER_OBJ) $(B)/render_flame.o $(B)/test_folded.o $(B)/test_layout.o \
@@ -13,9 +13,11 @@ FUZZ       += fuzz_folded fuzz_flame
 
 $(B)/svg.o: CPPFLAGS += $(XML_CFLAGS)
 
-# flame.js and flame.css are real files, embedded at build time.
-$(B)/flame_assets.c: render/flame.js render/flame.css render/embed.sh | $(B)
-	sh render/embed.sh render/flame.js render/flame.css >$@.tmp && mv $@.tmp $@
+# The page's style sheet and script are real files, embedded at build
+# time; the script's parts are joined in this order (render/flame-data.js).
+FLAME_JS := $(addprefix render/flame-,data.js draw.js search.js tables.js events.js)
+$(B)/flame_assets.c: render/flame.css $(FLAME_JS) render/embed.sh | $(B)
+	sh render/embed.sh render/flame.css $(FLAME_JS) >$@.tmp && mv $@.tmp $@
 $(B)/flame_assets.o: $(B)/flame_assets.c
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -c -o $@ $<
 

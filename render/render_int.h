@@ -158,7 +158,7 @@ const char *fk_palette_text(const char *rgb);
 /* Fill colour "#rrggbb" of shade i (0..FK_SHADES-1) of palette name. */
 void fk_palette_rgb(const char *name, unsigned i, char out[8]);
 
-/* The embedded page assets (generated at build time from render/flame.js
+/* The embedded page assets (generated at build time from render/flame-*.js
  * and render/flame.css). */
 extern const char fk_flame_js[];
 extern const size_t fk_flame_js_len;

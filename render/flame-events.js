@@ -1,0 +1,377 @@
+// flame-events.js: URL state, keyboard, events, start.
+// One part of the page script: render/build.mk joins flame-*.js in
+// order into one function scope (see flame-data.js).
+	// ---- URL state ----------------------------------------------------
+	function saveHash() {
+		var h = [];
+		if (state.zoom)
+			h.push("z=" + state.zoom);
+		if (state.ra >= 0)
+			h.push("r=" + state.ra + "-" + state.rb);
+		if (state.query)
+			h.push("s=" + encodeURIComponent(state.query));
+		if (state.query && !state.icase)
+			h.push("c=1");
+		if (state.query && state.regex)
+			h.push("x=1");
+		if (state.col)
+			h.push("v=" + state.col);
+		if (state.weight)
+			h.push("o=w");
+		var s = h.length ? "#" + h.join("&") : "";
+		if (location.hash !== s && history.replaceState)
+			history.replaceState(null, "", s || location.pathname + location.search);
+	}
+	function loadHash(hash) {
+		var h = hash.replace(/^#/, "").split("&"), j, r = null;
+		for (j = 0; j < h.length; j++) {
+			var kv = h[j].split("="), v = kv.slice(1).join("=");
+			try {
+				v = decodeURIComponent(v);
+			} catch (e) {
+				continue;
+			}
+			if (kv[0] === "z" && /^\d+$/.test(v) && +v < n)
+				state.zoom = +v;
+			else if (kv[0] === "r" && /^\d+-\d+$/.test(v))
+				r = v.split("-").map(Number);
+			else if (kv[0] === "s")
+				state.query = v;
+			else if (kv[0] === "c")
+				state.icase = v !== "1";
+			else if (kv[0] === "x")
+				state.regex = v === "1";
+			else if (kv[0] === "v" && /^\d$/.test(v) && +v < self.length)
+				state.col = +v;
+			else if (kv[0] === "o")
+				state.weight = v === "w";
+		}
+		// A merged range must be a run of the zoomed frame's children.
+		if (r && r[0] > state.zoom && r[0] < r[1] && r[1] <= end[state.zoom] && parent[r[0]] === state.zoom &&
+		    (r[1] === end[state.zoom] || parent[r[1]] === state.zoom)) {
+			state.ra = r[0];
+			state.rb = r[1];
+		}
+	}
+
+	// ---- keyboard helpers ---------------------------------------------
+	// Siblings and children with a value: zero-width frames are skipped.
+	function nextSib(j, dir) {
+		var p = parent[j], t = wc(), k, best = -1;
+		if (p < 0)
+			return -1;
+		if (dir > 0) {
+			for (k = end[j]; k < end[p]; k = end[k])
+				if (t[k] > 0)
+					return k;
+			return -1;
+		}
+		for (k = p + 1; k < j; k = end[k])
+			if (t[k] > 0)
+				best = k;
+		return best;
+	}
+	function firstChild(j) {
+		var t = wc(), k;
+		for (k = j + 1; k < end[j]; k = end[k])
+			if (t[k] > 0)
+				return k;
+		return -1;
+	}
+	function copyPath(j) {
+		if (j < 0)
+			return;
+		var s = pathOf(j);
+		function done() {
+			showDetails(["Copied the stack of " + names[nm[j]]]);
+		}
+		if (navigator.clipboard && navigator.clipboard.writeText)
+			navigator.clipboard.writeText(s).then(done, function () {
+				showDetails([s]);
+			});
+		else
+			showDetails([s]);
+		window.fkLastCopied = s;
+	}
+
+	// ---- events -------------------------------------------------------
+	function frameAt(e, ev) {
+		while (e && e.parentNode !== view)
+			e = e.parentNode;
+		if (!e)
+			return null;
+		if (e.tagName === "path") {
+			var b = svg.getBoundingClientRect();
+			return frameAtPoint(ev.clientX - b.left, ev.clientY - b.top);
+		}
+		if (e.hasAttribute("data-m"))
+			return { m: merged[+e.getAttribute("data-m")] };
+		return { i: +e.getAttribute("data-i") };
+	}
+	function outline(f) {
+		if (!f || !(f.m || shown(f.i))) {
+			hov.setAttribute("display", "none");
+			return;
+		}
+		var x = f.m ? f.m.x : X[f.i], w = f.m ? f.m.w : Wd[f.i], d = f.m ? f.m.d : depth[f.i];
+		hov.setAttribute("display", "inline");
+		hov.setAttribute("x", x.toFixed(1));
+		hov.setAttribute("y", rowY(d).toFixed(1));
+		hov.setAttribute("width", w.toFixed(1));
+		hov.setAttribute("height", FH > 1 ? FH - 1 : FH);
+	}
+	view.addEventListener("mousemove", function (ev) {
+		var f = frameAt(ev.target, ev);
+		outline(f);
+		if (f && f.m)
+			showDetails(["(" + f.m.count + " more) under " + names[nm[f.m.p]], "frames too narrow to draw one by one: click to zoom into them"]);
+		else if (f)
+			showDetails(describe(f.i));
+	});
+	view.addEventListener("mouseleave", function () {
+		outline(null);
+		if (state.sel >= 0)
+			showDetails(describe(state.sel));
+	});
+	view.addEventListener("click", function (ev) {
+		var f = frameAt(ev.target, ev);
+		if (f && f.m)
+			zoomMerged(f.m);
+		else if (f) {
+			state.sel = f.i;
+			zoom(f.i);
+			select(f.i);
+		}
+	});
+	reset.addEventListener("click", function () {
+		state.sw = -1;
+		zoom(0);
+	});
+	copyBtn.addEventListener("click", function () {
+		copyPath(state.sel);
+	});
+	prevBtn.addEventListener("click", function () {
+		step(-1);
+	});
+	nextBtn.addEventListener("click", function () {
+		step(1);
+	});
+	tableBtn.addEventListener("click", toggleTable);
+	sortBtn.addEventListener("click", function () {
+		reorder(!state.weight);
+	});
+	orientBtn.addEventListener("click", function () {
+		state.up = !state.up;
+		draw();
+	});
+	q.addEventListener("input", function () {
+		state.fn = -1;
+		searchSoon();
+	});
+	caseBox.addEventListener("change", function () {
+		state.icase = !caseBox.checked;
+		search(false);
+	});
+	reBox.addEventListener("change", function () {
+		state.regex = reBox.checked;
+		search(false);
+	});
+	if (colSel)
+		colSel.addEventListener("change", function () {
+			state.col = +colSel.value;
+			topRows = null;
+			runSearch();
+			drawTable();
+			setZoom(state.zoom, -1, -1, false);
+		});
+	if (normBox)
+		normBox.addEventListener("change", function () {
+			state.normalize = normBox.checked;
+			drawLegend();
+			draw();
+		});
+	q.addEventListener("keydown", function (ev) {
+		if (ev.key === "Enter") {
+			clearTimeout(qTimer);
+			if (state.query !== q.value) {
+				state.query = q.value;
+				search(false);
+			}
+			step(ev.shiftKey ? -1 : 1);
+			ev.preventDefault();
+		}
+	});
+	document.addEventListener("keydown", function (ev) {
+		var inInput = ev.target === q;
+		if ((ev.ctrlKey || ev.metaKey) && ev.key === "f" || ev.key === "F3") {
+			ev.preventDefault();
+			if (ev.key === "F3" && nmatch) {
+				step(ev.shiftKey ? -1 : 1);
+				return;
+			}
+			q.focus();
+			q.select();
+			return;
+		}
+		if (ev.key === "Escape") {
+			if (state.sw >= 0) {
+				state.sw = -1;
+				draw();
+				return;
+			}
+			if (state.sel >= 0)
+				select(-1);
+			if (state.query || state.fn >= 0) {
+				q.value = state.query = "";
+				state.fn = -1;
+				drawTable();
+				search(false);
+			} else if (state.zoom || state.ra >= 0) {
+				zoom(0);
+			}
+			q.blur();
+			return;
+		}
+		if (inInput || (ev.target && ev.target.tagName && /^(INPUT|SELECT|BUTTON|TH|TR)$/i.test(ev.target.tagName) && ev.key === "Enter"))
+			return;
+		var s = state.sel, t = -1;
+		if (s < 0 && /^Arrow/.test(ev.key)) {
+			select(state.zoom);
+			ev.preventDefault();
+			return;
+		}
+		var deeper = state.up ? "ArrowUp" : "ArrowDown", shallower = state.up ? "ArrowDown" : "ArrowUp";
+		if (ev.key === deeper)
+			t = firstChild(s);
+		else if (ev.key === shallower)
+			t = parent[s];
+		else if (ev.key === "ArrowLeft")
+			t = nextSib(s, -1);
+		else if (ev.key === "ArrowRight")
+			t = nextSib(s, 1);
+		else if (ev.key === "Enter" && s >= 0) {
+			zoom(s);
+			select(s);
+			ev.preventDefault();
+			return;
+		} else if (ev.key === "c" && s >= 0) {
+			copyPath(s);
+			return;
+		} else {
+			return;
+		}
+		ev.preventDefault();
+		// Select without zooming; a frame too narrow to draw is still
+		// described in the details panel.
+		if (t >= 0) {
+			select(t);
+			scrollTo(t);
+		}
+	});
+	var rsTimer = 0;
+	window.addEventListener("resize", function () {
+		clearTimeout(rsTimer);
+		rsTimer = setTimeout(draw, 50);
+	});
+
+	// ---- start --------------------------------------------------------
+	// Indices in the URL are those of its sort order: reorder first.
+	var hash0 = location.hash;
+	if (/(^#|&)o=w(&|$)/.test(hash0))
+		reorder(true);
+	loadHash(hash0);
+	q.value = state.query;
+	caseBox.checked = !state.icase;
+	reBox.checked = state.regex;
+	if (colSel)
+		colSel.value = state.col;
+	if (normBox)
+		normBox.checked = state.normalize;
+	drawLegend();
+	runSearch();
+	draw();
+	search(false);
+	if (!(tot[0][0] > 0) && !(D.diff && tot[1][0] > 0))
+		showDetails(["No stack has a value."]);
+	window.fk = {
+		state: state, n: n, names: names,
+		zoom: zoom,
+		name: function (j) {
+			return names[nm[j]];
+		},
+		value: function (j) {
+			return wc()[j];
+		},
+		parent: function (j) {
+			return parent[j];
+		},
+		// The first frame with this name, in preorder (-1: none).
+		find: function (s) {
+			for (var j = 0; j < n; j++)
+				if (names[nm[j]] === s)
+					return j;
+			return -1;
+		},
+		el: function (j) {
+			return view.querySelector('[data-i="' + j + '"]');
+		},
+		rect: function (j) {
+			var e = view.querySelector('[data-i="' + j + '"]');
+			return e && e.tagName === "g" ? e.firstChild : e;
+		},
+		geom: function (j) {
+			return { x: X[j], w: Wd[j], y: rowY(depth[j]), shown: shown(j) };
+		},
+		merged: function () {
+			return merged.map(function (m) {
+				return { p: m.p, first: m.first, last: m.last, count: m.count, x: m.x, w: m.w, y: rowY(m.d) };
+			});
+		},
+		drawnCount: function () {
+			return drawnList.length / 2;
+		},
+		search: function (s, o) {
+			o = o || {};
+			q.value = state.query = s;
+			state.fn = -1;
+			state.icase = !o.cs;
+			state.regex = !!o.re;
+			caseBox.checked = !!o.cs;
+			reBox.checked = !!o.re;
+			search(false);
+			return matched.textContent;
+		},
+		top: function () {
+			if (!state.table)
+				toggleTable();
+			return topRows.slice(0, 50).map(function (r) {
+				return { name: names[r.k], self: r.self, total: r.total };
+			});
+		},
+		pick: pickFunction,
+		sort: reorder,
+		sandwich: function (s) {
+			var k = names.indexOf(s), S;
+			if (k < 0)
+				return null;
+			openSandwich(k);
+			S = sandwich(k);
+			function flat(T) {
+				return T.nm.map(function (x, j) {
+					return { name: names[x], parent: T.p[j], value: T.v[j] };
+				});
+			}
+			return { callers: flat(S.up), callees: flat(S.down) };
+		},
+		step: step,
+		col: function (c) {
+			state.col = c;
+			if (colSel)
+				colSel.value = c;
+			topRows = null;
+			runSearch();
+			drawTable();
+			setZoom(state.zoom, -1, -1, false);
+		}
+	};
+})();
