@@ -185,19 +185,11 @@ void fk_profile_sort_syms(struct fk_profile *p)
 
 const struct fk_sym *fk_profile_sym(const struct fk_profile *p, uint64_t key)
 {
-	size_t lo = 0, hi = p->nsyms;
+	/* The last symbol at or below key, if it is key's. */
+	size_t n = fk_count_le(p->syms, p->nsyms, sizeof *p->syms,
+			       offsetof(struct fk_sym, key), key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->syms[mid].key == key)
-			return &p->syms[mid];
-		if (p->syms[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return n > 0 && p->syms[n - 1].key == key ? &p->syms[n - 1] : NULL;
 }
 
 const char *fk_profile_build_id(const struct fk_profile *p, const char *path)
