@@ -1,7 +1,7 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
-SYM_SRC := span.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c \
-           debugfind.c zsect.c modpool.c symfind.c rootpath.c symbolize.c
+SYM_SRC := span.c modmap.c smod.c elfsym.c symname.c dwfile.c dwunits.c \
+           dwinline.c ehframe.c debugfind.c zsect.c modpool.c symfind.c rootpath.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a
