@@ -25,8 +25,9 @@ $(B)/symbolize: $(B)/symbolize_main.o $(B)/libfksym.a $(B)/libfkcli.a $(B)/libfk
 
 # Unit tests against the library and ELF files (tests/unit/): test_symbolize
 # (fk_symbolize), test_symfind (fk_symbolize_find_func), test_rootpath
-# (opening the files a dump names).
-SYM_UNITS := test_symbolize test_symfind test_rootpath
+# (opening the files a dump names), test_symmod (a module's life cycle, the
+# two phases of resolving).
+SYM_UNITS := test_symbolize test_symfind test_rootpath test_symmod
 UNIT += $(SYM_UNITS:%=$(B)/%)
 OBJS += $(SYM_UNITS:%=$(B)/%.o)
 $(SYM_UNITS:%=$(B)/%.o): CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
