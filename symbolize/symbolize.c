@@ -271,6 +271,8 @@ static int resolve_file(struct run *r, const struct fk_mapping *mp,
 	switch (raw->kind) {
 	case FK_RAW_DWARF:
 		rc = from_dwarf(r, raw, out);
+		free(raw->dw);          /* interned: no longer needed */
+		raw->dw = NULL;
 		break;
 	case FK_RAW_SYMBOL:
 		rc = from_symbol(r, raw, out);
