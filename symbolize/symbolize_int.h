@@ -173,8 +173,11 @@ void fk_dwline_free(struct fk_dwline *d);
  * private handle (fk_dwline_open) rely on how elfutils 0.188 keeps and
  * reads sections, checked with that version only; other versions, or the
  * environment variable FLAMEKIT_NO_ELF_INTERNALS=1 at run time, let
- * libelf and libdw inflate the sections themselves (same output, slower). */
+ * libelf and libdw inflate the sections themselves (same output, slower).
+ * A build may set it (CFLAGS=-DFK_ELF_INTERNALS=0) to try the other path. */
+#ifndef FK_ELF_INTERNALS
 #define FK_ELF_INTERNALS (_ELFUTILS_VERSION == 188)
+#endif
 
 /* Whether that path is taken: FK_ELF_INTERNALS and not switched off by
  * the environment. Reads the environment: call it on one thread. */
