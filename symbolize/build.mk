@@ -1,7 +1,7 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
-SYM_SRC := span.c modmap.c elfsym.c symname.c dwarfline.c ehframe.c \
-           debugfind.c zsect.c modpool.c symfind.c rootpath.c symbolize.c
+SYM_SRC := span.c modmap.c smod.c elfsym.c symname.c dwfile.c dwunits.c \
+           dwinline.c ehframe.c debugfind.c zsect.c modpool.c symfind.c rootpath.c symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a
@@ -23,25 +23,15 @@ $(B)/libfksym.a: $(SYM_OBJ)
 $(B)/symbolize: $(B)/symbolize_main.o $(B)/libfksym.a $(B)/libfkcli.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
-# Unit tests against ELF files directly (tests/unit/test_sym*.c).
-UNIT += $(B)/test_symbolize
-OBJS += $(B)/test_symbolize.o
-$(B)/test_symbolize.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
-$(B)/test_symbolize: $(B)/test_symbolize.o $(B)/libfksym.a $(B)/libfkcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
-
-# fk_symbolize_find_func on ELF files (tests/unit/test_symfind.c).
-UNIT += $(B)/test_symfind
-OBJS += $(B)/test_symfind.o
-$(B)/test_symfind.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
-$(B)/test_symfind: $(B)/test_symfind.o $(B)/libfksym.a $(B)/libfkcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
-
-# Unit tests of opening files a dump names (tests/unit/test_rootpath.c).
-UNIT += $(B)/test_rootpath
-OBJS += $(B)/test_rootpath.o
-$(B)/test_rootpath.o: CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
-$(B)/test_rootpath: $(B)/test_rootpath.o $(B)/libfksym.a $(B)/libfkcore.a
+# Unit tests against the library and ELF files (tests/unit/): test_symbolize
+# (fk_symbolize), test_symfind (fk_symbolize_find_func), test_rootpath
+# (opening the files a dump names), test_symmod (a module's life cycle, the
+# two phases of resolving).
+SYM_UNITS := test_symbolize test_symfind test_rootpath test_symmod
+UNIT += $(SYM_UNITS:%=$(B)/%)
+OBJS += $(SYM_UNITS:%=$(B)/%.o)
+$(SYM_UNITS:%=$(B)/%.o): CPPFLAGS += $(SYM_CFLAGS) -Itests/unit
+$(SYM_UNITS:%=$(B)/%): $(B)/%: $(B)/%.o $(B)/libfksym.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(CORE_LDLIBS)
 
 # libFuzzer target for the symbolized-profile reader.

@@ -90,7 +90,7 @@ static int try_file(struct fk_smod *m, const char *root, const char *path,
 }
 
 /* Hands a found debug file to libdwfl (which takes *full) and remembers
- * it for the module's own DWARF reader (dwarfline.c). */
+ * it for the module's own DWARF reader (dwfile.c). */
 static int found(struct fk_smod *m, int fd, char *full, char **name)
 {
 	*name = full;

@@ -1,18 +1,14 @@
-/* From the dump's maps to modules: one module per mapped file, opened once,
- * checked against the mappings (each mapping's offset must fall in a
- * PT_LOAD segment, executable mappings in executable ones, and every
- * mapping of the file must imply the same load bias), then reported to
- * libdwfl at its ELF addresses, so that a module address is the file's own
- * p_vaddr space (ELF gABI, "Program Loading"). */
-#include <errno.h>
-#include <fcntl.h>
+/* From the dump's maps to modules: one module per mapped file, checked
+ * against the mappings (each mapping's offset must fall in a PT_LOAD
+ * segment, executable mappings in executable ones, and every mapping of
+ * the file must imply the same load bias), and file offsets converted to
+ * module addresses, the file's own p_vaddr space (ELF gABI, "Program
+ * Loading"). smod.c opens each module. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "maps.h"
-#include "strtab.h"
 #include "symbolize_int.h"
 
 int fk_modmap_init(struct fk_symctx *c)
@@ -198,7 +194,7 @@ static int check_maps(const struct fk_smod *s, const struct fk_profile *p,
 	return 0;
 }
 
-static int read_phdrs(struct fk_smod *s, Elf *e, char *why, size_t n)
+int fk_modmap_read_loads(struct fk_smod *s, Elf *e, char *why, size_t n)
 {
 	GElf_Ehdr eh;
 	size_t nph;
@@ -234,104 +230,15 @@ static int read_phdrs(struct fk_smod *s, Elf *e, char *why, size_t n)
 	return 0;
 }
 
-static void hex(char *dst, const unsigned char *b, size_t n)
+int fk_modmap_check(struct fk_smod *s, char *why, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		dst[2 * i] = digits[b[i] >> 4];
-		dst[2 * i + 1] = digits[b[i] & 15];
-	}
-	dst[2 * n] = '\0';
-}
-
-int fk_modmap_open(struct fk_smod *s, char *why, size_t n)
-{
-	const struct fk_symctx *c = s->ctx;
-	struct fk_profile *p = c->p;
-	s->state = -1;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(why, n, "libelf is too old");
-		return -1;
-	}
-	int fd = fk_rootpath_open(c->o->sysroot, s->path, &s->file, why, n);
-	if (fd < 0)
-		return fd == -2 ? -2 : -1;
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e) {
-		snprintf(why, n, "not an ELF file");
-		close(fd);
-		return -1;
-	}
-	/* libelf inflates a compressed section to the size its header
-	 * claims: a file claiming far more than it could hold is refused
-	 * before anything reads it. */
-	int r = read_phdrs(s, e, why, n);
-	if (r == 0)
-		r = fk_zsect_check(e, why, n);
-	elf_end(e);
-	if (r == 0)
-		r = check_maps(s, p, why, n);
-	if (r != 0) {
-		close(fd);
-		return r;
-	}
-	s->dwfl = dwfl_begin(fk_debugfind_callbacks());
-	if (!s->dwfl) {
-		close(fd);
-		return -2;
-	}
-	dwfl_report_begin(s->dwfl);
-	/* Base 0 with add_p_vaddr: module addresses are the file's vaddrs. */
-	s->mod = dwfl_report_elf(s->dwfl, s->base, s->file, fd, 0, true);
-	dwfl_report_end(s->dwfl, NULL, NULL);
-	if (!s->mod) {
-		snprintf(why, n, "%s", dwfl_errmsg(-1));
-		close(fd);
-		return -1;
-	}
-	void **ud;
-	dwfl_module_info(s->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = s;
-	GElf_Addr bias = 0;
-	if (!dwfl_module_getelf(s->mod, &bias)) {
-		snprintf(why, n, "%s", dwfl_errmsg(-1));
-		return -1;
-	}
-	s->bias = bias;
-
-	const unsigned char *bid;
-	GElf_Addr bidaddr;
-	int bidlen = dwfl_module_build_id(s->mod, &bid, &bidaddr);
-	if (bidlen > 0 && bidlen <= 64) {
-		char h[129];
-		hex(h, bid, (size_t)bidlen);
-		const char *want = fk_profile_build_id(p, s->path);
-		if (want && strcmp(want, h) != 0) {
-			snprintf(why, n, "build-id %s differs from the profile's %.128s",
-				 h, want);
-			return -1;
-		}
-		s->build_id = fk_strtab_intern(p->strs, h, strlen(h));
-		if (!s->build_id)
-			return -2;
-	}
-	s->state = 1;
-	return 0;
+	return check_maps(s, s->ctx->p, why, n);
 }
 
 void fk_modmap_release(struct fk_symctx *c)
 {
-	for (size_t i = 0; i < c->nmods; i++) {
-		struct fk_smod *s = &c->mods[i];
-		fk_functab_release(&s->funcs);
-		fk_dwline_free(s->dw);
-		fk_dwline_free(s->dw_opened);
-		fk_ehframe_release(s->cfi);
-		dwfl_end(s->dwfl);
-		free(s->loads);
-		free(s->file);
-		free(s->debug_path);
-	}
+	for (size_t i = 0; i < c->nmods; i++)
+		fk_smod_release(&c->mods[i]);
 	free(c->mods);
 	fk_u64map_release(&c->bypath);
 	c->mods = NULL;

@@ -1,17 +1,18 @@
-/* Prepares the modules a profile's addresses fall in on a small pool of
- * threads, before the addresses are resolved one by one, in three rounds:
- * (1) each module finds its debug file and lists the compressed debug
- * sections it needs; (2) those sections are inflated, the largest first,
- * one job each (a debug file's inflating is most of the work), alongside
- * each module's symbol table; (3) each module opens its DWARF index and
- * builds the unit and unwind tables its addresses need.
+/* The first phase of resolving: a profile's addresses are looked up in
+ * their modules on a small pool of threads, in three rounds: (1) each
+ * module finds its debug file and lists the compressed debug sections it
+ * needs; (2) those sections are inflated, the largest first, one job each
+ * (a debug file's inflating is most of the work), alongside each module's
+ * symbol table; (3) each module opens its DWARF index and looks its
+ * addresses up (fk_smod_lookup), building the unit and unwind tables they
+ * need.
  *
- * A module is only ever touched by one thread, and nothing shared is
- * written: libdw and libelf are safe on distinct handles, and names are
- * interned later, by the resolving thread alone. What a thread builds is
- * exactly what resolving would build on first use, so the result does not
+ * A module is only ever touched by one thread at a time, and nothing
+ * shared is written: libdw and libelf are safe on distinct handles, and
+ * names are interned afterwards, by the calling thread alone (symbolize.c).
+ * Lookups do not depend on the order they run in, so the result does not
  * depend on the number of threads; a step that fails for want of memory is
- * left undone and is retried (and reported) when resolving. */
+ * left undone and is retried (and reported) by the calling thread. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,44 +23,6 @@
 
 /* More threads than this gain nothing on the modules of one process. */
 #define MAX_THREADS 4
-
-/* Lists m's compressed DWARF sections, once (the first step of
- * fk_smod_load_dwarf). */
-static void open_dwarf(struct fk_smod *m)
-{
-	if (m->dw_tried || m->dw_open_tried)
-		return;
-	m->dw_open_tried = 1;
-	/* The symbol table search finds the debug file, if any. */
-	dwfl_module_getsymtab(m->mod);
-	m->dw_opened = fk_dwline_open(m->debug_path ? m->debug_path : m->file,
-				      m->bias);
-}
-
-void fk_smod_load_dwarf(struct fk_smod *m)
-{
-	if (m->dw_tried)
-		return;
-	open_dwarf(m);
-	m->dw_tried = 1;
-	if (m->dw_opened && fk_dwline_begin(m->dw_opened) == 0)
-		m->dw = m->dw_opened;
-	else
-		fk_dwline_free(m->dw_opened);
-	m->dw_opened = NULL;
-	if (!m->dw && !m->debug_path)
-		m->dw = fk_dwline_new(NULL, 0, m->mod);
-}
-
-int fk_smod_load_funcs(struct fk_smod *m)
-{
-	if (m->funcs_built)
-		return 0;
-	if (fk_functab_build(&m->funcs, m->mod) != 0)
-		return -1;
-	m->funcs_built = 1;
-	return 0;
-}
 
 /* A job: a round's step for module m (sect WHOLE), or, in the inflating
  * round, one compressed section of m (sect its index) or m's symbol table
@@ -85,42 +48,21 @@ struct pool {
 	size_t next;                   /* next job to take, under lock */
 };
 
-/* Does for addr what resolving does before it interns a name: the DWARF
- * chain, else the symbol (and its line), else the unwind-table start. */
-static void warm(struct fk_smod *m, uint64_t addr)
-{
-	struct fk_dwframe dw[FK_MAX_INLINE];
-	const char *file;
-	uint32_t line;
-	uint64_t start;
-	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
-	if (n > 0 && (dw[n - 1].name || dw[n - 1].linkage))
-		return;
-	if (fk_smod_load_funcs(m) != 0)
-		return;
-	if (fk_functab_find(&m->funcs, addr)) {
-		if (m->dw)
-			fk_dwline_src(m->dw, addr, &file, &line);
-		return;
-	}
-	fk_ehframe_func_start(m->mod, &m->cfi, addr, &start);
-}
-
 static void do_job(const struct pool *pl, const struct job *j)
 {
 	struct fk_smod *m = j->m;
 	if (pl->round == 0) {
-		open_dwarf(m);
+		fk_smod_reach(m, FK_SMOD_LISTED);
 	} else if (pl->round == 1) {
 		if (j->sect == FUNCS)
-			fk_smod_load_funcs(m);
+			fk_smod_reach(m, FK_SMOD_TABLED);
 		else
 			fk_dwline_inflate(m->dw_opened, j->sect);
 	} else {
-		fk_smod_load_dwarf(m);
+		/* A lookup that fails for want of memory is left undone. */
 		for (size_t i = 0; i < pl->naddrs; i++)
 			if (pl->addrs[i].mod == m)
-				warm(m, pl->addrs[i].addr);
+				fk_smod_lookup(m, pl->addrs[i].addr, pl->addrs[i].out);
 	}
 }
 
@@ -216,8 +158,8 @@ static size_t dwarf_bytes(const struct fk_smod *m)
 	return n;
 }
 
-int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs,
-		       const struct fk_symbolize_opts *o)
+int fk_modpool_lookup(const struct fk_modaddr *addrs, size_t naddrs,
+		      const struct fk_symbolize_opts *o)
 {
 	struct pool pl;
 	memset(&pl, 0, sizeof pl);

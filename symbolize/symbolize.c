@@ -1,7 +1,8 @@
 /* Orchestration of symbolize: collect the distinct addresses of all stacks,
- * resolve each once (module, then DWARF inline chain, else symbol table,
- * else .eh_frame function start, else module+offset), drop the leading
- * allocator frames, and store one symbol per key in the profile. */
+ * resolve each once in two phases (looked up in its module on a few
+ * threads, smod.c and modpool.c; then its names interned here, on one),
+ * drop the leading allocator frames, and store one symbol per key in the
+ * profile. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct run {
 	struct fk_err *err;
 	uint64_t *raddr;               /* distinct resolve addresses, sorted */
 	struct fk_u64map index;        /* resolve address -> index in raddr */
+	struct fk_rawres *raw;         /* phase one's result per address */
 	struct res *res;
 	size_t n;
 };
@@ -79,28 +81,29 @@ static int set_names(struct run *r, struct fk_frame *f, const char *raw)
 	return f->name && f->sysname ? 0 : nomem(r);
 }
 
-static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
-		      struct res *out)
+/* Reports, once, what went wrong with the debug files of m. */
+static void report_debug(struct run *r, struct fk_smod *m)
 {
-	struct fk_dwframe dw[FK_MAX_INLINE];
-	fk_smod_load_dwarf(m);
-	if (m->dw && !m->dwo_warned && fk_dwline_missing_dwo(m->dw) && r->o->warn) {
+	if (m->state != FK_SMOD_READY)
+		return;
+	m->state = FK_SMOD_REPORTED;
+	if (!r->o->warn)
+		return;
+	if (m->dw && fk_dwline_missing_dwo(m->dw)) {
 		char why[400];
 		snprintf(why, sizeof why, "split DWARF file %.255s %s: no inline "
 			 "frames for its code", fk_dwline_missing_dwo(m->dw),
 			 fk_dwline_dwo_refused(m->dw) ? "is not a regular file" : "not found");
 		r->o->warn(r->o->warn_ctx, m->path, why);
-		m->dwo_warned = 1;
 	}
-	if (m->debug_why[0] && !m->debug_warned && r->o->warn) {
+	if (m->debug_why[0])
 		r->o->warn(r->o->warn_ctx, m->path, m->debug_why);
-		m->debug_warned = 1;
-	}
-	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
-	/* A nameless outermost function (artificial code) is left to the
-	 * symbol table. */
-	if (n <= 0 || (!dw[n - 1].name && !dw[n - 1].linkage))
-		return 0;
+}
+
+static int from_dwarf(struct run *r, struct fk_rawres *raw, struct res *out)
+{
+	struct fk_dwframe *dw = raw->dw;
+	int n = raw->n;
 	struct fk_frame *f = fk_arena_alloc(r->p->arena, (size_t)n * sizeof *f);
 	if (!f)
 		return nomem(r);
@@ -111,10 +114,10 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 		if (dw[i].linkage && strncmp(dw[i].linkage, "_Z", 2) != 0 &&
 		    strncmp(dw[i].linkage, "_R", 2) != 0 && dw[i].name)
 			dw[i].linkage = NULL;
-		const char *raw = dw[i].linkage ? dw[i].linkage : dw[i].name;
-		if (!raw)
-			raw = "??";
-		if (set_names(r, &f[i], raw) != 0)
+		const char *raw_name = dw[i].linkage ? dw[i].linkage : dw[i].name;
+		if (!raw_name)
+			raw_name = "??";
+		if (set_names(r, &f[i], raw_name) != 0)
 			return -1;
 		/* Without a linkage name the DWARF name is already plain. */
 		if (!dw[i].linkage && dw[i].name)
@@ -126,33 +129,23 @@ static int from_dwarf(struct run *r, struct fk_smod *m, uint64_t addr,
 	}
 	out->frames = f;
 	out->nframes = (uint32_t)n;
-	return 1;
+	return 0;
 }
 
-static int from_symtab(struct run *r, struct fk_smod *m, uint64_t addr,
-		       struct res *out)
+static int from_symbol(struct run *r, const struct fk_rawres *raw, struct res *out)
 {
-	if (fk_smod_load_funcs(m) != 0)
-		return nomem(r);
-	const struct fk_func *fn = fk_functab_find(&m->funcs, addr);
-	if (!fn)
-		return 0;
 	struct fk_frame *f = fk_arena_alloc(r->p->arena, sizeof *f);
 	if (!f)
 		return nomem(r);
-	if (set_names(r, f, fn->name) != 0)
+	if (set_names(r, f, raw->sym) != 0)
 		return -1;
-	f->file = NULL;
-	f->line = 0;
-	const char *file;
-	uint32_t line;
-	if (m->dw && fk_dwline_src(m->dw, addr, &file, &line) == 0) {
-		f->file = intern(r, file, strlen(file));
-		f->line = line;
-	}
+	f->file = raw->file ? intern(r, raw->file, strlen(raw->file)) : NULL;
+	f->line = raw->file ? raw->line : 0;
+	if (raw->file && !f->file)
+		return nomem(r);
 	out->frames = f;
 	out->nframes = 1;
-	return 1;
+	return 0;
 }
 
 /* Opens the module of a file mapping once, warning when it is unusable.
@@ -161,9 +154,9 @@ static struct fk_smod *module_of(struct run *r, const struct fk_mapping *mp,
 				 int *fail)
 {
 	struct fk_smod *m = fk_modmap_module(&r->c, mp);
-	if (m && m->state == 0) {
+	if (m && m->state == FK_SMOD_NEW) {
 		char why[512];
-		int rc = fk_modmap_open(m, why, sizeof why);
+		int rc = fk_smod_open(m, why, sizeof why);
 		if (rc == -2) {
 			*fail = nomem(r);
 			return NULL;
@@ -189,9 +182,9 @@ static int check_code(struct run *r)
 		if (fail)
 			return -1;
 		uint64_t off = r->raddr[i] - mp->start + mp->offset;
-		if (!m || m->state != 1 || fk_modmap_in_code(m, off))
+		if (!m || m->state < FK_SMOD_OPEN || fk_modmap_in_code(m, off))
 			continue;
-		m->state = -1;
+		m->state = FK_SMOD_BAD;
 		if (r->o->warn) {
 			char why[160];
 			snprintf(why, sizeof why, "file offset 0x%llx of a stack address "
@@ -202,75 +195,102 @@ static int check_code(struct run *r)
 	return 0;
 }
 
-/* Builds the tables of the modules the addresses fall in, on a few
- * threads, before resolving (which interns names, on this thread alone). */
-static int prepare(struct run *r)
+/* The module address of resolve address raddr in a usable module, or
+ * NULL. */
+static struct fk_smod *module_addr(struct run *r, uint64_t raddr, uint64_t *addr)
+{
+	const struct fk_mapping *mp = fk_profile_map_of(r->p, raddr);
+	if (!mp || mp->kind != FK_MAP_FILE)
+		return NULL;
+	struct fk_smod *m = fk_modmap_module(&r->c, mp);
+	uint64_t off = raddr - mp->start + mp->offset;
+	if (!m || m->state < FK_SMOD_OPEN || fk_modmap_addr(m, off, addr) != 0)
+		return NULL;
+	return m;
+}
+
+/* Phase one: looks the addresses up in their modules, on a few threads
+ * (nothing is interned there). */
+static int lookup(struct run *r)
 {
 	struct fk_modaddr *v = malloc((r->n ? r->n : 1) * sizeof *v);
 	if (!v)
 		return nomem(r);
 	size_t n = 0;
 	for (size_t i = 0; i < r->n; i++) {
-		const struct fk_mapping *mp = fk_profile_map_of(r->p, r->raddr[i]);
-		if (!mp || mp->kind != FK_MAP_FILE)
-			continue;
-		struct fk_smod *m = fk_modmap_module(&r->c, mp);
-		uint64_t off = r->raddr[i] - mp->start + mp->offset;
-		if (m && m->state == 1 && fk_modmap_addr(m, off, &v[n].addr) == 0)
-			v[n++].mod = m;
+		v[n].mod = module_addr(r, r->raddr[i], &v[n].addr);
+		v[n].out = &r->raw[i];
+		if (v[n].mod)
+			n++;
 	}
-	int rc = fk_modpool_prepare(v, n, r->o);
+	int rc = fk_modpool_lookup(v, n, r->o);
 	free(v);
 	return rc == 0 ? 0 : nomem(r);
 }
 
+/* Drops the allocator functions inlined into the program's function at
+ * the leaf of out, or marks out an allocator frame by its outermost one. */
+static void trim_alloc(struct run *r, struct res *out)
+{
+	const struct fk_frame *outer = &out->frames[out->nframes - 1];
+	if (fk_alloc_is_frame(NULL, outer->name, outer->sysname)) {
+		out->alloc = 1;
+	} else if (!r->o->keep_allocator_frames) {
+		/* Allocator code inlined into the program's function (Rust
+		 * inlines alloc::alloc::alloc and RawVec into its callers):
+		 * the call here is the allocation, so those inline frames go
+		 * as an allocator function's would. */
+		uint32_t k = 0;
+		while (k + 1 < out->nframes &&
+		       fk_alloc_is_frame(NULL, out->frames[k].name, out->frames[k].sysname))
+			k++;
+		out->frames += k;
+		out->nframes -= k;
+	}
+}
+
+/* Phase two for an address in a file: interns what phase one found (or
+ * looks it up now, when phase one could not). */
 static int resolve_file(struct run *r, const struct fk_mapping *mp,
-			uint64_t raddr, struct res *out)
+			uint64_t raddr, struct fk_rawres *raw, struct res *out)
 {
 	int fail = 0;
 	struct fk_smod *m = module_of(r, mp, &fail);
-	uint64_t off = raddr - mp->start + mp->offset, addr, start;
+	uint64_t off = raddr - mp->start + mp->offset, addr;
 	if (fail)
 		return -1;
 	if (!m)
 		return placeholder(r, out, fk_maps_basename(mp->path), off);
 	out->alloc = fk_alloc_is_frame(m->base, NULL, NULL) ? 1 : 0;
-	if (m->state != 1 || fk_modmap_addr(m, off, &addr) != 0)
+	if (m->state < FK_SMOD_OPEN || fk_modmap_addr(m, off, &addr) != 0)
 		return placeholder(r, out, m->base, off);
-	int rc = from_dwarf(r, m, addr, out);
-	if (rc == 0)
-		rc = from_symtab(r, m, addr, out);
-	if (rc < 0)
-		return -1;
-	if (rc > 0) {
-		const struct fk_frame *outer = &out->frames[out->nframes - 1];
-		if (fk_alloc_is_frame(NULL, outer->name, outer->sysname)) {
-			out->alloc = 1;
-		} else if (!r->o->keep_allocator_frames) {
-			/* Allocator code inlined into the program's function
-			 * (Rust inlines alloc::alloc::alloc and RawVec into its
-			 * callers): the call here is the allocation, so those
-			 * inline frames go as an allocator function's would. */
-			uint32_t k = 0;
-			while (k + 1 < out->nframes &&
-			       fk_alloc_is_frame(NULL, out->frames[k].name,
-						 out->frames[k].sysname))
-				k++;
-			out->frames += k;
-			out->nframes -= k;
-		}
-		return 0;
+	if (raw->kind == FK_RAW_NONE && fk_smod_lookup(m, addr, raw) != 0)
+		return nomem(r);
+	report_debug(r, m);
+	int rc;
+	switch (raw->kind) {
+	case FK_RAW_DWARF:
+		rc = from_dwarf(r, raw, out);
+		free(raw->dw);          /* interned: no longer needed */
+		raw->dw = NULL;
+		break;
+	case FK_RAW_SYMBOL:
+		rc = from_symbol(r, raw, out);
+		break;
+	default:
+		/* At the ELF virtual address, the one addr2line, gdb and
+		 * objdump take. */
+		return placeholder(r, out, m->base, raw->start - m->bias);
 	}
-	/* In no symbol: name the function by its unwind-table start, so
-	 * stacks still merge per function, never by a neighbour's name; at
-	 * its ELF virtual address, the one addr2line, gdb and objdump take. */
-	if (fk_ehframe_func_start(m->mod, &m->cfi, addr, &start) == 0)
-		addr = start;
-	return placeholder(r, out, m->base, addr - m->bias);
+	if (rc == 0)
+		trim_alloc(r, out);
+	return rc;
 }
 
-static int resolve(struct run *r, uint64_t raddr, struct res *out)
+static int resolve(struct run *r, size_t i)
 {
+	uint64_t raddr = r->raddr[i];
+	struct res *out = &r->res[i];
 	memset(out, 0, sizeof *out);
 	const struct fk_mapping *mp = fk_profile_map_of(r->p, raddr);
 	/* Outside every mapping: code of a module unloaded before the dump
@@ -283,7 +303,7 @@ static int resolve(struct run *r, uint64_t raddr, struct res *out)
 		return placeholder(r, out, "[unmapped]", UINT64_MAX);
 	switch (mp->kind) {
 	case FK_MAP_FILE:
-		return resolve_file(r, mp, raddr, out);
+		return resolve_file(r, mp, raddr, &r->raw[i], out);
 	case FK_MAP_ANON:
 		return placeholder(r, out, "[anon]", raddr - mp->start + mp->offset);
 	default:
@@ -340,13 +360,16 @@ static int collect(struct run *r)
 	for (size_t i = 0; i < r->n; i++)
 		if (fk_u64map_add(&r->index, r->raddr[i], (uint32_t)i, NULL) < 0)
 			return nomem(r);
-	if (check_code(r) != 0 || prepare(r) != 0)
-		return -1;
+	r->raw = calloc(r->n ? r->n : 1, sizeof *r->raw);
 	r->res = calloc(r->n ? r->n : 1, sizeof *r->res);
-	if (!r->res)
+	if (!r->raw || !r->res)
 		return nomem(r);
+	if (check_code(r) != 0 || lookup(r) != 0)
+		return -1;
+	/* Phase two, on this thread alone: names are interned in address
+	 * order, so warnings come out in a deterministic order. */
 	for (size_t i = 0; i < r->n; i++)
-		if (resolve(r, r->raddr[i], &r->res[i]) != 0)
+		if (resolve(r, i) != 0)
 			return -1;
 	return 0;
 }
@@ -458,7 +481,7 @@ static int store_modules(struct run *r)
 	size_t n = 0;
 	for (size_t i = 0; i < r->c.nmods; i++) {
 		const struct fk_smod *m = &r->c.mods[i];
-		if (m->state == 1 && m->build_id) {
+		if (m->state >= FK_SMOD_OPEN && m->build_id) {
 			mods[n].path = m->path;
 			mods[n].build_id = m->build_id;
 			n++;
@@ -506,6 +529,7 @@ int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 	r.err = err;
 	r.c.p = p;
 	r.c.o = r.o;
+	r.c.elf_internals = fk_zsect_internals();
 	/* A profile symbolized before with its allocator frames dropped has
 	 * return addresses as leaves. */
 	r.leaf_ret = p->symbolized && !p->allocator_frames_kept;
@@ -528,6 +552,9 @@ out:
 	free(r.c.debug_dirs);
 	fk_u64map_release(&r.index);
 	free(r.raddr);
+	for (size_t i = 0; r.raw && i < r.n; i++)
+		free(r.raw[i].dw);
+	free(r.raw);
 	free(r.res);
 	return rc;
 }

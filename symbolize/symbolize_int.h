@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <elfutils/libdwfl.h>
+#include <elfutils/version.h>
 #include <gelf.h>
 
 #include "allocframes.h"
@@ -111,7 +112,8 @@ char *fk_symname_demangle(const char *raw, size_t len);
  * ("core..clone..Clone"), which are no clone suffixes. */
 size_t fk_symname_rust_legacylen(const char *raw, size_t len);
 
-/* ---- dwarfline.c: DWARF inline chains and file:line, per CU built once ---- */
+/* ---- dwfile.c, dwunits.c, dwinline.c: DWARF inline chains and
+ * file:line, per unit built once ---- */
 struct fk_dwline;
 
 struct fk_dwframe {
@@ -121,25 +123,26 @@ struct fk_dwframe {
 	uint32_t line;
 };
 
-/* Returns the DWARF index of the ELF file path (the module's debug file,
- * or the module itself) whose addresses plus bias are module addresses, or
- * NULL when it has no DWARF (or out of memory). The file is opened on its
- * own so that only the debug sections lookups read are decompressed; with
- * path NULL, libdwfl's DWARF of mod is used. Nothing is parsed beyond the
- * unit headers until a lookup. */
-struct fk_dwline *fk_dwline_new(const char *path, uint64_t bias, Dwfl_Module *mod);
-
-/* The steps of fk_dwline_new for a file path, so that its compressed
- * sections can be inflated on several threads: open lists them, inflate
- * (safe on distinct sections at once, touching nothing else) inflates one,
- * begin inflates what is left and opens the DWARF; 0, or -1 when the file
- * has no DWARF (free it then). open returns NULL when the file is not an
- * ELF file (or out of memory). */
-struct fk_dwline *fk_dwline_open(const char *path, uint64_t bias);
+/* Opens the DWARF index of the ELF file path (the module's debug file, or
+ * the module itself) whose addresses plus bias are module addresses, in
+ * steps, so that its compressed sections can be inflated on several
+ * threads: open lists them, inflate (safe on distinct sections at once,
+ * touching nothing else) inflates one, begin inflates what is left and
+ * opens the DWARF; 0, or -1 when the file has no DWARF (free it then).
+ * open returns NULL when the file is not an ELF file (or out of memory).
+ * The file is opened on its own so that, with internals (see
+ * FK_ELF_INTERNALS below), only the debug sections lookups read are
+ * inflated, by us; without, libdw inflates them all itself. Nothing is
+ * parsed beyond the unit headers until a lookup. */
+struct fk_dwline *fk_dwline_open(const char *path, uint64_t bias, int internals);
 size_t fk_dwline_nsections(const struct fk_dwline *d);
 size_t fk_dwline_section_size(const struct fk_dwline *d, size_t i);
 void fk_dwline_inflate(struct fk_dwline *d, size_t i);
 int fk_dwline_begin(struct fk_dwline *d);
+
+/* The DWARF index of libdwfl's DWARF of mod (module addresses), or NULL
+ * when it has none (or out of memory). */
+struct fk_dwline *fk_dwline_of_module(Dwfl_Module *mod);
 
 /* Writes the inline chain holding module address addr into out (at most max
  * frames, innermost first) and returns the count; 0 when no subprogram of
@@ -164,6 +167,22 @@ int fk_dwline_src(struct fk_dwline *d, uint64_t addr, const char **file,
 void fk_dwline_free(struct fk_dwline *d);
 
 /* ---- zsect.c: zlib-compressed ELF sections inflated by us ---- */
+
+/* Installing inflated bytes into libelf's Elf_Data of a section
+ * (fk_zsect_install) and hiding sections by rewriting their headers in a
+ * private handle (fk_dwline_open) rely on how elfutils 0.188 keeps and
+ * reads sections, checked with that version only; other versions, or the
+ * environment variable FLAMEKIT_NO_ELF_INTERNALS=1 at run time, let
+ * libelf and libdw inflate the sections themselves (same output, slower).
+ * A build may set it (CFLAGS=-DFK_ELF_INTERNALS=0) to try the other path. */
+#ifndef FK_ELF_INTERNALS
+#define FK_ELF_INTERNALS (_ELFUTILS_VERSION == 188)
+#endif
+
+/* Whether that path is taken: FK_ELF_INTERNALS and not switched off by
+ * the environment. Reads the environment: call it on one thread. */
+int fk_zsect_internals(void);
+
 struct fk_zsect {
 	size_t ndx;                    /* section index */
 	const unsigned char *src;      /* the zlib stream, in the file's image */
@@ -214,33 +233,83 @@ const Dwfl_Callbacks *fk_debugfind_callbacks(void);
  * 0 when there is none. */
 size_t fk_debugfind_build_id(Elf *e, unsigned char *buf, size_t max);
 
-/* ---- modmap.c: maps lines to modules and file offsets to addresses ---- */
+/* ---- smod.c: one module's life cycle ---- */
 struct fk_symctx;
+
+/* How far a module has got, in order: each step needs the ones before it,
+ * and every step after FK_SMOD_OPEN is taken lazily (fk_smod_reach). */
+enum fk_smod_state {
+	FK_SMOD_NEW,                   /* not opened yet */
+	FK_SMOD_BAD,                   /* unusable: not opened, or not the file
+					* the process ran */
+	FK_SMOD_OPEN,                  /* checked against the dump, reported
+					* to libdwfl: usable */
+	FK_SMOD_LISTED,                /* debug file found, its DWARF file
+					* opened (dw_opened), sections listed */
+	FK_SMOD_TABLED,                /* symbol table built (funcs) */
+	FK_SMOD_READY,                 /* DWARF index open (dw, NULL without) */
+	FK_SMOD_REPORTED,              /* ready, and what went wrong with its
+					* debug files reported (symbolize.c) */
+};
 
 struct fk_smod {
 	const char *path;              /* interned, as in the maps */
 	const char *base;              /* short name for "base+0x..." */
 	struct fk_symctx *ctx;
-	int state;                     /* 0 not opened, 1 usable, -1 unusable */
+	enum fk_smod_state state;
 	char *file;                    /* path opened (sysroot applied) */
 	char *debug_path;              /* debug file libdwfl was given, or NULL */
 	char debug_why[320];           /* a debug file refused, and why, or "" */
-	int debug_warned;              /* debug_why reported (symbolize.c) */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Phdr *loads;              /* PT_LOAD headers */
 	size_t nloads;
 	uint64_t bias;                 /* module address = ELF vaddr + bias */
 	const char *build_id;          /* interned lowercase hex, or NULL */
-	struct fk_functab funcs;
-	int funcs_built;
-	struct fk_dwline *dw;
-	int dw_tried;
-	int dwo_warned;                /* missing .dwo reported (symbolize.c) */
-	struct fk_dwline *dw_opened;   /* opened, not begun (modpool.c) */
-	int dw_open_tried;
-	void *cfi;
+	struct fk_functab funcs;       /* from FK_SMOD_TABLED */
+	struct fk_dwline *dw_opened;   /* FK_SMOD_LISTED to _TABLED, or NULL */
+	struct fk_dwline *dw;          /* from FK_SMOD_READY, or NULL */
+	void *cfi;                     /* unwind table, built on first use */
 };
+
+/* What a module gives for an address before any name is interned: the
+ * first of its DWARF inline chain (one with a named outermost function),
+ * its symbol (with the line table's file:line), or the start of the
+ * unwind-table entry holding it (else the address itself). Strings are the
+ * module's. */
+enum fk_raw_kind { FK_RAW_NONE, FK_RAW_DWARF, FK_RAW_SYMBOL, FK_RAW_START };
+
+struct fk_rawres {
+	enum fk_raw_kind kind;         /* FK_RAW_NONE: not looked up */
+	int n;                         /* DWARF: frames in dw */
+	struct fk_dwframe *dw;         /* DWARF: innermost first, malloc'd */
+	const char *sym;               /* SYMBOL: raw symbol name */
+	const char *file;              /* SYMBOL: source file, or NULL */
+	uint32_t line;
+	uint64_t start;                /* START: module address */
+};
+
+/* Opens m (FK_SMOD_NEW) once: checks its ELF against the dump's mappings
+ * and any known build-id, reports it to libdwfl. Returns 0 (FK_SMOD_OPEN),
+ * or, FK_SMOD_BAD, -1 with a reason in why (size n), or -2 when out of
+ * memory. */
+int fk_smod_open(struct fk_smod *m, char *why, size_t n);
+
+/* Takes the steps of usable module m up to want (at most FK_SMOD_READY).
+ * Touches only m: distinct modules may be brought on at once. 0, or -1
+ * when out of memory (the step is tried again at the next call) or m is
+ * not usable. */
+int fk_smod_reach(struct fk_smod *m, enum fk_smod_state want);
+
+/* Looks module address addr of usable module m up into out (kind
+ * FK_RAW_NONE when it fails); brings m to FK_SMOD_READY first. Touches
+ * only m and out. 0, or -1 when out of memory. */
+int fk_smod_lookup(struct fk_smod *m, uint64_t addr, struct fk_rawres *out);
+
+/* Frees what m holds. */
+void fk_smod_release(struct fk_smod *m);
+
+/* ---- modmap.c: maps lines to modules and file offsets to addresses ---- */
 
 struct fk_symctx {
 	struct fk_profile *p;
@@ -250,6 +319,7 @@ struct fk_symctx {
 	struct fk_smod *mods;          /* one per distinct file path */
 	size_t nmods;
 	struct fk_u64map bypath;       /* interned path's address -> index in mods */
+	int elf_internals;             /* fk_zsect_internals(), read once */
 };
 
 /* Creates one module per distinct file path of p's maps. 0 or -1 (ENOMEM). */
@@ -258,10 +328,13 @@ int fk_modmap_init(struct fk_symctx *c);
 /* Returns the module of a file mapping, or NULL. */
 struct fk_smod *fk_modmap_module(struct fk_symctx *c, const struct fk_mapping *m);
 
-/* Opens m once: checks its ELF against the dump's mappings and any known
- * build-id, reports it to libdwfl. Returns 0, or -1 with a reason in why
- * (size n), or -2 when out of memory. */
-int fk_modmap_open(struct fk_smod *m, char *why, size_t n);
+/* Reads the PT_LOAD headers of e, the ELF file of m, into m. 0, or -1
+ * with a reason in why (size n), or -2 when out of memory. */
+int fk_modmap_read_loads(struct fk_smod *m, Elf *e, char *why, size_t n);
+
+/* Checks m's PT_LOAD headers against the dump's mappings of m. 0, or -1
+ * with a reason in why (size n). */
+int fk_modmap_check(struct fk_smod *m, char *why, size_t n);
 
 /* True when file offset fileoff of m lies inside the bytes of an
  * executable segment (a code address of a file that matches the dump). */
@@ -273,32 +346,27 @@ int fk_modmap_addr(const struct fk_smod *m, uint64_t fileoff, uint64_t *addr);
 /* Converts a module address of m to a file offset; 0 or -1. */
 int fk_modmap_fileoff(const struct fk_smod *m, uint64_t addr, uint64_t *off);
 
-/* Closes every module of c and frees the module list. */
+/* Releases every module of c and frees the module list. */
 void fk_modmap_release(struct fk_symctx *c);
 
-/* ---- modpool.c: prepares modules on a few threads before resolving ---- */
+/* ---- modpool.c: looks addresses up on a few threads ---- */
 
-/* An address to resolve in a usable module (a module address). */
+/* An address to look up in a usable module (a module address), and where
+ * its result goes. */
 struct fk_modaddr {
 	struct fk_smod *mod;
 	uint64_t addr;
+	struct fk_rawres *out;
 };
 
-/* Finds m's debug file and opens its DWARF index (m->dw, NULL without
- * DWARF), once. */
-void fk_smod_load_dwarf(struct fk_smod *m);
-
-/* Builds m's symbol table once; 0, or -1 when out of memory (then it is
- * tried again at the next call). */
-int fk_smod_load_funcs(struct fk_smod *m);
-
-/* Builds, on up to as many threads as CPUs (at most 4), everything that
- * resolving the addresses will need of their modules: DWARF index, unit
- * tables, symbol table, unwind table; each module on one thread. Touches
- * nothing but the modules; each thread it starts first calls
- * o->thread_start (o may be NULL). 0, or -1 when out of memory (nothing
- * done). */
-int fk_modpool_prepare(const struct fk_modaddr *addrs, size_t naddrs,
-		       const struct fk_symbolize_opts *o);
+/* Looks every address up into its out, on up to as many threads as CPUs
+ * (at most 4), each module on one thread at a time, after building what
+ * its modules need (DWARF index, unit tables, symbol table, unwind table).
+ * Touches nothing but the modules and the results; each thread it starts
+ * first calls o->thread_start (o may be NULL). A lookup that fails for
+ * want of memory leaves its result FK_RAW_NONE. 0, or -1 when out of
+ * memory (nothing done). */
+int fk_modpool_lookup(const struct fk_modaddr *addrs, size_t naddrs,
+		      const struct fk_symbolize_opts *o);
 
 #endif

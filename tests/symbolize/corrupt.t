@@ -2,7 +2,7 @@
 # A module that cannot be read never stops symbolize: the fixture program
 # and the stripped program's debug file, each damaged in 40 deterministic
 # ways (random bytes anywhere, in the headers, or in the sections symbolize
-# parses itself: .debug_aranges, and .debug_info), must still give exit 0,
+# looks units up in: .debug_aranges, and .debug_info), must still give exit 0,
 # the profile on stdout and no sanitizer report (under SANITIZE builds).
 import os
 import random

@@ -1,0 +1,199 @@
+/* One module's life cycle: opened once and checked against the dump, then
+ * its debug file, symbol table, DWARF index and unwind table each built on
+ * first need (enum fk_smod_state says how far it got), looked up, and
+ * released. The lookup order lives here alone: DWARF inline chain, else
+ * symbol, else unwind-table function start. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "limits.h"
+#include "strtab.h"
+#include "symbolize_int.h"
+
+static void hex(char *dst, const unsigned char *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		dst[2 * i] = digits[b[i] >> 4];
+		dst[2 * i + 1] = digits[b[i] & 15];
+	}
+	dst[2 * n] = '\0';
+}
+
+/* Checks m's build-id, if it has one, against the one the profile knows
+ * and records it. 0, -1 with why, or -2 (ENOMEM). */
+static int check_build_id(struct fk_smod *m, char *why, size_t n)
+{
+	struct fk_profile *p = m->ctx->p;
+	const unsigned char *bid;
+	GElf_Addr bidaddr;
+	int bidlen = dwfl_module_build_id(m->mod, &bid, &bidaddr);
+	if (bidlen <= 0 || bidlen > 64)
+		return 0;
+	char h[129];
+	hex(h, bid, (size_t)bidlen);
+	const char *want = fk_profile_build_id(p, m->path);
+	if (want && strcmp(want, h) != 0) {
+		snprintf(why, n, "build-id %s differs from the profile's %.128s", h, want);
+		return -1;
+	}
+	m->build_id = fk_strtab_intern(p->strs, h, strlen(h));
+	return m->build_id ? 0 : -2;
+}
+
+/* Checks the file behind descriptor fd: layout against the dump, and
+ * compressed sections that claim far more than the file could hold
+ * (libelf inflates a section to the size its header claims), before
+ * anything reads it. */
+static int check_file(struct fk_smod *m, int fd, char *why, size_t n)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		snprintf(why, n, "not an ELF file");
+		return -1;
+	}
+	int r = fk_modmap_read_loads(m, e, why, n);
+	if (r == 0)
+		r = fk_zsect_check(e, why, n);
+	elf_end(e);
+	return r == 0 ? fk_modmap_check(m, why, n) : r;
+}
+
+/* Reports m's file (descriptor fd, which libdwfl takes) at its ELF
+ * addresses. */
+static int report(struct fk_smod *m, int fd, char *why, size_t n)
+{
+	m->dwfl = dwfl_begin(fk_debugfind_callbacks());
+	if (!m->dwfl) {
+		close(fd);
+		return -2;
+	}
+	dwfl_report_begin(m->dwfl);
+	/* Base 0 with add_p_vaddr: module addresses are the file's vaddrs. */
+	m->mod = dwfl_report_elf(m->dwfl, m->base, m->file, fd, 0, true);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod) {
+		snprintf(why, n, "%s", dwfl_errmsg(-1));
+		close(fd);
+		return -1;
+	}
+	void **ud;
+	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m;
+	GElf_Addr bias = 0;
+	if (!dwfl_module_getelf(m->mod, &bias)) {
+		snprintf(why, n, "%s", dwfl_errmsg(-1));
+		return -1;
+	}
+	m->bias = bias;
+	return 0;
+}
+
+int fk_smod_open(struct fk_smod *m, char *why, size_t n)
+{
+	m->state = FK_SMOD_BAD;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(why, n, "libelf is too old");
+		return -1;
+	}
+	int fd = fk_rootpath_open(m->ctx->o->sysroot, m->path, &m->file, why, n);
+	if (fd < 0)
+		return fd == -2 ? -2 : -1;
+	int r = check_file(m, fd, why, n);
+	if (r != 0) {
+		close(fd);
+		return r;
+	}
+	if ((r = report(m, fd, why, n)) != 0 || (r = check_build_id(m, why, n)) != 0)
+		return r;
+	m->state = FK_SMOD_OPEN;
+	return 0;
+}
+
+/* Takes the step after m's state; 0, or -1 when out of memory. */
+static int step(struct fk_smod *m)
+{
+	switch (m->state) {
+	case FK_SMOD_OPEN:
+		/* The symbol table search finds the debug file, if any. */
+		dwfl_module_getsymtab(m->mod);
+		m->dw_opened = fk_dwline_open(m->debug_path ? m->debug_path : m->file,
+					      m->bias, m->ctx->elf_internals);
+		break;
+	case FK_SMOD_LISTED:
+		if (fk_functab_build(&m->funcs, m->mod) != 0)
+			return -1;
+		break;
+	case FK_SMOD_TABLED:
+		if (m->dw_opened && fk_dwline_begin(m->dw_opened) == 0)
+			m->dw = m->dw_opened;
+		else
+			fk_dwline_free(m->dw_opened);
+		m->dw_opened = NULL;
+		if (!m->dw && !m->debug_path)
+			m->dw = fk_dwline_of_module(m->mod);
+		break;
+	default:
+		return -1;
+	}
+	m->state++;
+	return 0;
+}
+
+int fk_smod_reach(struct fk_smod *m, enum fk_smod_state want)
+{
+	while (m->state < want)
+		if (m->state < FK_SMOD_OPEN || step(m) != 0)
+			return -1;
+	return 0;
+}
+
+int fk_smod_lookup(struct fk_smod *m, uint64_t addr, struct fk_rawres *out)
+{
+	struct fk_dwframe dw[FK_MAX_INLINE];
+	memset(out, 0, sizeof *out);
+	if (fk_smod_reach(m, FK_SMOD_READY) != 0)
+		return -1;
+	int n = m->dw ? fk_dwline_lookup(m->dw, addr, dw, FK_MAX_INLINE) : 0;
+	/* A nameless outermost function (artificial code) is left to the
+	 * symbol table. */
+	if (n > 0 && (dw[n - 1].name || dw[n - 1].linkage)) {
+		out->dw = malloc((size_t)n * sizeof *out->dw);
+		if (!out->dw)
+			return -1;
+		memcpy(out->dw, dw, (size_t)n * sizeof *out->dw);
+		out->n = n;
+		out->kind = FK_RAW_DWARF;
+		return 0;
+	}
+	const struct fk_func *fn = fk_functab_find(&m->funcs, addr);
+	if (fn) {
+		out->sym = fn->name;
+		if (!m->dw || fk_dwline_src(m->dw, addr, &out->file, &out->line) != 0) {
+			out->file = NULL;
+			out->line = 0;
+		}
+		out->kind = FK_RAW_SYMBOL;
+		return 0;
+	}
+	/* In no symbol: the function is named by its unwind-table start, so
+	 * stacks still merge per function, never by a neighbour's name. */
+	uint64_t start;
+	out->start = fk_ehframe_func_start(m->mod, &m->cfi, addr, &start) == 0 ? start : addr;
+	out->kind = FK_RAW_START;
+	return 0;
+}
+
+void fk_smod_release(struct fk_smod *m)
+{
+	fk_functab_release(&m->funcs);
+	fk_dwline_free(m->dw);
+	fk_dwline_free(m->dw_opened);
+	fk_ehframe_release(m->cfi);
+	dwfl_end(m->dwfl);
+	free(m->loads);
+	free(m->file);
+	free(m->debug_path);
+}
