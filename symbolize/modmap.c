@@ -237,8 +237,6 @@ int fk_modmap_check(struct fk_smod *s, char *why, size_t n)
 
 void fk_modmap_release(struct fk_symctx *c)
 {
-	for (size_t i = 0; i < c->nmods; i++)
-		fk_smod_release(&c->mods[i]);
 	free(c->mods);
 	fk_u64map_release(&c->bypath);
 	c->mods = NULL;

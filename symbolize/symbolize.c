@@ -546,6 +546,8 @@ int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 	p->allocator_frames_kept = r.o->keep_allocator_frames ? 1 : 0;
 	rc = 0;
 out:
+	for (size_t i = 0; i < r.c.nmods; i++)
+		fk_smod_release(&r.c.mods[i]);
 	fk_modmap_release(&r.c);
 	for (size_t i = 0; i < r.c.ndebug_dirs; i++)
 		free(r.c.debug_dirs[i]);

@@ -346,7 +346,7 @@ int fk_modmap_addr(const struct fk_smod *m, uint64_t fileoff, uint64_t *addr);
 /* Converts a module address of m to a file offset; 0 or -1. */
 int fk_modmap_fileoff(const struct fk_smod *m, uint64_t addr, uint64_t *off);
 
-/* Releases every module of c and frees the module list. */
+/* Frees the module list of c (its modules released first, fk_smod_release). */
 void fk_modmap_release(struct fk_symctx *c);
 
 /* ---- modpool.c: looks addresses up on a few threads ---- */

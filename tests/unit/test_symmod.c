@@ -69,9 +69,11 @@ static int setup(struct fk_symctx *c, struct fk_profile *p, int internals)
 	return fk_modmap_init(c);
 }
 
-/* fk_modmap_release frees the module list; the debug folders are ours. */
+/* Releases the modules, then the list; the debug folders are ours. */
 static void teardown(struct fk_symctx *c)
 {
+	for (size_t i = 0; i < c->nmods; i++)
+		fk_smod_release(&c->mods[i]);
 	fk_modmap_release(c);
 }
 
