@@ -3,6 +3,7 @@
 #define FK_HOOK_INT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -219,6 +220,11 @@ struct fk_reply {
  * it had). Out of memory leaves an empty body. */
 void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A 200 answer of type ctype written through the stream returned (NULL,
+ * with a 500 in r, when out of memory); fk_reply_close finishes it. */
+FILE *fk_reply_open(struct fk_reply *r, const char *ctype);
+void fk_reply_close(struct fk_reply *r, FILE *f);
 
 /* What answers a request (the route table's dispatcher). */
 typedef void fk_handler_fn(const struct fk_request *rq, struct fk_reply *r);

@@ -34,3 +34,24 @@ void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
 	r->body = b2;
 	r->len = (size_t)n + 1;
 }
+
+FILE *fk_reply_open(struct fk_reply *r, const char *ctype)
+{
+	FILE *f;
+
+	r->status = 200;
+	r->ctype = ctype;
+	f = open_memstream(&r->body, &r->len);
+	if (!f)
+		fk_reply_error(r, 500, "out of memory");
+	return f;
+}
+
+void fk_reply_close(struct fk_reply *r, FILE *f)
+{
+	if (fclose(f) != 0) {
+		free(r->body);
+		r->body = NULL;
+		fk_reply_error(r, 500, "out of memory");
+	}
+}

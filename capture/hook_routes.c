@@ -91,13 +91,8 @@ static void settings_json(struct fk_reply *r)
 	found = fk_je_chosen(&cp, &ncopies, &note) == 0;
 	if (av == FK_JE_OK && fk_je_get_active(&active, NULL) < 0)
 		active = 0;
-	r->status = 200;
-	r->ctype = "application/json";
-	f = open_memstream(&r->body, &r->len);
-	if (!f) {
-		fk_reply_error(r, 500, "out of memory");
+	if (!(f = fk_reply_open(r, "application/json")))
 		return;
-	}
 	fprintf(f, "{\"enabled\":%s,", active ? "true" : "false");
 	if (lg >= 0)
 		fprintf(f, "\"lg_sample\":%d,", lg);
@@ -138,11 +133,7 @@ static void settings_json(struct fk_reply *r)
 		json_str(f, note);
 	}
 	fputs("}\n", f);
-	if (fclose(f) != 0) {
-		free(r->body);
-		r->body = NULL;
-		fk_reply_error(r, 500, "out of memory");
-	}
+	fk_reply_close(r, f);
 }
 
 static void get_settings(const struct fk_request *rq, struct fk_reply *r)
@@ -339,13 +330,8 @@ static void get_index(const struct fk_request *rq, struct fk_reply *r)
 	FILE *f;
 
 	(void)rq;
-	r->status = 200;
-	r->ctype = "text/plain; charset=utf-8";
-	f = open_memstream(&r->body, &r->len);
-	if (!f) {
-		fk_reply_error(r, 500, "out of memory");
+	if (!(f = fk_reply_open(r, "text/plain; charset=utf-8")))
 		return;
-	}
 	fputs("flamekit hook endpoints:\n", f);
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		char names[200];
@@ -355,11 +341,7 @@ static void get_index(const struct fk_request *rq, struct fk_reply *r)
 		fprintf(f, "  %-4s %s%s%s\n", routes[i].method, routes[i].path,
 			routes[i].help ? "" : "?format=", help);
 	}
-	if (fclose(f) != 0) {
-		free(r->body);
-		r->body = NULL;
-		fk_reply_error(r, 500, "out of memory");
-	}
+	fk_reply_close(r, f);
 }
 
 void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r)
