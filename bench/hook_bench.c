@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Workloads for bench/hook.sh (libflamekit-hook's overhead):
  *   hook-bench-prog loop N     N malloc/free pairs of 16..4111 bytes over 256
  *                              live slots; prints the CPU seconds the whole

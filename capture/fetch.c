@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One GET from libflamekit-hook with libcurl, over TCP or a unix socket,
  * with timeouts and a bound on the body: what jeprof-raw reads. The URL
  * rules are ours (a hook's URL, no proxy, no redirect, no user info), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fetching a raw heap dump from a running process's hook over HTTP/1.1
  * (libcurl): what `jeprof-raw URL` reads. */
 #ifndef FK_FETCH_H

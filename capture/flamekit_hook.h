@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libflamekit-hook: heap-profiling endpoints for any jemalloc program.
  * Preload it (LD_PRELOAD="libflamekit-hook.so libjemalloc.so.2" with
  * FLAMEKIT_HTTP set) or link it (-lflamekit-hook, pkg-config flamekit-hook)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Socket addresses as flamekit spells them: "127.0.0.1:6060",
  * "[::1]:6060", "localhost:6060", "unix:/path"; the listening socket of the
  * hook, and the loopback test applied to addresses and Host headers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding every jemalloc in the process: its mallctl among the exported
  * symbols (dlsym), then in the ELF symbol tables of each loaded object, the
  * executable first (a static jemalloc, prefixed `_rjem_` by Rust's

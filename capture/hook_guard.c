@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Request admission for the hook's server: which requests may reach a
  * route at all. Rules (libflamekit-hook(3), SECURITY): only GET, HEAD and
  * POST; bounded URL; the bearer token when one is configured; a Host header

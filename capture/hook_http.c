@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hook's HTTP server on libmicrohttpd: one daemon in external-poll epoll
  * mode, driven by the hook's own thread (hook_loop.c), so that no thread
  * jemalloc samples ever runs server code. Requests pass admission

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declarations shared by the files of libflamekit-hook (capture/). */
 #ifndef FK_HOOK_INT_H
 #define FK_HOOK_INT_H

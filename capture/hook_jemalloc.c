@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding and driving jemalloc's profiling through mallctl (jemalloc(3),
  * "MALLCTL NAMESPACE": config.prof, opt.prof, prof.active, prof.reset,
  * prof.dump, prof.lg_sample, thread.prof.active) of the copy chosen among

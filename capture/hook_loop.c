@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hook's one thread: polls the HTTP daemon's epoll fd, the signal
  * self-pipe and a control pipe, and does all the hook's work, so that
  * excluding this thread from sampling (thread.prof.active) keeps the hook

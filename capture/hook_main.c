@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libflamekit-hook's life cycle and public API (flamekit_hook.h): the
  * default malloc_conf, the constructor that starts the server when
  * FLAMEKIT_HTTP is set, fork and exec handling, and the calls a program

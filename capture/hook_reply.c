@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replies as the routes make them (hook_int.h, "hook_reply.c"): the one
  * shape of an error answer, a sentence and a newline. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hook's endpoints (libflamekit-hook(3), ENDPOINTS), as a table: a
  * method, a path, a handler and the line GET / shows. Handlers fill a
  * reply; the transport (hook_http.c) knows nothing of them, and they know

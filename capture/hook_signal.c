@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* FLAMEKIT_DUMP_SIGNAL: a signal that writes a heap dump. jemalloc is not
  * async-signal-safe, so the handler only writes a byte to a self-pipe; the
  * hook's loop thread reads it and dumps into FLAMEKIT_DUMP_DIR. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sampling state: when sampling was turned on, whether anything can
  * have been sampled since start or the last reset, the dumps served; and
  * the settings carried across exec. A process that execs itself in

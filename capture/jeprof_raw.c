@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jeprof-raw: read, validate, diff and re-emit a jemalloc heap dump. */
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The formats the hook serves: a raw jemalloc dump turned into pprof, a
  * flame graph, folded stacks or a symbolized profile by the same library
  * code the tools run (DESIGN.md: "Everything a binary does is a library

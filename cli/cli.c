@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tools' shared main-side helpers (see cli.h). */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the tools' main functions: the program name, dying
  * allocation, the one-line error format of STYLE.md. Tools only; library
  * code (core/, the folders' libraries, the hook) never prints. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which frames belong to the allocator rather than to the program: every
  * frame of a libjemalloc mapping (Debian's is stripped, so its frames have
  * no trustworthy names), the allocation entry points of C, C++ and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocator frames: which frames of a stack belong to the allocator rather
  * than to the program (core/allocframes.c holds the one table). */
 #ifndef FK_ALLOCFRAMES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A bump allocator over a chain of blocks (see arena.h). */
 #include "arena.h"
 

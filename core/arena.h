@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A bump allocator: many small allocations, freed together in one call. */
 #ifndef FK_ARENA_H
 #define FK_ARENA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Big anonymous memory on transparent huge pages (see bigmem.h). */
 #include "bigmem.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Big anonymous memory on transparent huge pages: the one place that maps,
  * grows (mremap: the page tables move, the bytes are not copied) and
  * advises memory. A 4 KiB page fault costs 10-20 us on the machines we run

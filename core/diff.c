@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-stack difference of two dumps after unbiasing (see diff.h). */
 #include "diff.h"
 

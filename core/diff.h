@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Growth between two dumps of one process (jeprof-raw --base). */
 #ifndef FK_DIFF_H
 #define FK_DIFF_H

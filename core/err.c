@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error values with their context (see err.h). */
 #include "err.h"
 

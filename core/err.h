@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Errors returned by library code: a code plus where (file, line, offset)
  * and a message. Library code never prints; tools format and print these. */
 #ifndef FK_ERR_H

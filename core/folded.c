@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Folded stacks (flamegraph.pl's stackcollapse output): reading lines of
  * "frame;frame;frame VALUE" and writing frame names that stay one frame. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Folded stacks, the format of flamegraph.pl and inferno: one stack a line,
  * frames root first joined by ';', a space, an integer value. */
 #ifndef FK_FOLDED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Growable arrays: one place for the "double the capacity" step. */
 #ifndef FK_GROW_H
 #define FK_GROW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reader of jemalloc heap dumps: "heap_v2/R" (jemalloc >= 4, src/prof_data.c)
  * and "heap profile: ... @ heap_v2/R" (jemalloc 3, gperftools). Strict: any
  * line that is not exactly what jemalloc writes is an error naming it. */

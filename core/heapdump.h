@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The jemalloc heap dump ("raw profile"): reader and writer.
  * Format: jemalloc src/prof_data.c (heap_v2/R, t*: and tN: lines, @ lines,
  * MAPPED_LIBRARIES:), and the older "heap profile: ... @ heap_v2/R" form of

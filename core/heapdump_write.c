@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writer of jemalloc heap dumps in the heap_v2 layout of jemalloc 5.3
  * (src/prof_data.c), which jeprof reads exactly as it read the original:
  * the stacks, thread lines and maps are written as read; only the header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The input dispatcher (input.h): a profile's first line says its format,
  * and every reader takes the input as (ptr, len), mapped when it is a file. */
 #include "input.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a profile, whatever its format: the one entry point every tool
  * and the hook use. */
 #ifndef FK_INPUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whole-file input and all-or-nothing output (see io.h). */
 #include "io.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whole-file input and safe output for tools and the hook. */
 #ifndef FK_IO_H
 #define FK_IO_H

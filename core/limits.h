@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every bound flamekit puts on its input, with the reason for it. Code that
  * reads untrusted data checks against these and nothing else. */
 #ifndef FK_LIMITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The /proc/PID/maps format of proc(5): "start-end perms offset dev inode
  * [path]", path possibly with spaces and a " (deleted)" suffix. */
 #include "maps.h"

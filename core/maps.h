@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The /proc/PID/maps format (proc(5)), as embedded in jemalloc dumps under
  * MAPPED_LIBRARIES:. */
 #ifndef FK_MAPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one strict number parser (see num.h). */
 #include "num.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one strict number parser: no sign surprises, no overflow, no locale,
  * no leading spaces, no trailing junk inside the token. */
 #ifndef FK_NUM_H

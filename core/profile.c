@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile model: lifetime, unbiasing, lookups (see profile.h). */
 #include "profile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile model shared by every stage: the stacks, counts, threads and
  * memory maps of one jemalloc heap dump, plus (after symbolize) what each
  * address resolves to. Filled by the dump and symbolized-profile readers

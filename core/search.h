@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one binary search over arrays sorted by a uint64 field: how many
  * elements have a key at or below a value, so that element count-1 is the
  * last entry starting at or before an address (mappings, unwind-table

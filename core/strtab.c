@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interned strings in an open-addressing hash table (see strtab.h). */
 #include "strtab.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interned strings: each distinct string is stored once, so pointers compare
  * equal exactly when the strings do. Storage lives in the caller's arena. */
 #ifndef FK_STRTAB_H

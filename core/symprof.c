@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbolized profile (see symprof.h): jeprof's "--- symbol" section with
  * flamekit's "=" lines, then "--- heap" and the raw dump. */
 #include "symprof.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbolized profile: jeprof's own convention ("--- symbol",
  * "binary=PATH", "0xPC outer--inlined--inner" lines, "---", "--- heap", then
  * the raw dump), so that `jeprof --text FILE` reads it with no binary at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The uint64 -> uint32 hash table (see u64map.h). */
 #include "u64map.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An open-addressing hash table from uint64 keys to uint32 values, for
  * addresses, pprof ids and thread ids (linear probing, load at most 1/2,
  * keys and values side by side so a lookup costs one cache miss). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The demo's "service": a key-value cache that keeps growing, a session
  * table with churn, a request log grown by realloc, and short-lived request
  * parsing buffers. It allocates in rounds until stopped, so a profile taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names for addresses that no symbol covers ("libfoo.so+0x1a2b"), shared
  * by to-folded and from-pprof so that their outputs agree. */
 #include "encode_int.h"

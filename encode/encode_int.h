@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declarations shared by the files of encode/ (libfkenc.a) and nothing
  * else: gzip, the id and address tables, the folded-line accumulator and
  * the naming of addresses no symbol covers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Folded stacks ("root;caller;leaf VALUE", the format of flamegraph.pl) built
  * one stack at a time, merged by line, written sorted bytewise. Used by
  * to-folded and from-pprof, so both escape, merge and order alike. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Heap profile -> folded stacks (flamegraph.pl's input format). The values
  * and names are those to-pprof writes, so `to-pprof | from-pprof` gives the
  * same lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a heap profile as folded stacks ("root;caller;leaf VALUE", the
  * format of flamegraph.pl and inferno); see man/to-folded.1. */
 #ifndef FK_FOLDED_ENC_H

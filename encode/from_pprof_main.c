@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* from-pprof: any pprof profile -> folded stacks (see man/from-pprof.1). */
 #include <getopt.h>
 #include <stdint.h>

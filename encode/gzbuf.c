@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whole-buffer gzip (RFC 1952) with zlib: deterministic compression for
  * to-pprof, bounded decompression for from-pprof. */
 #include "encode_int.h"

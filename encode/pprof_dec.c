@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decoding and validating a pprof profile (profile.proto, see
  * encode/profile.proto): protobuf-c unpacks the wire format, then the checks
  * of pprof's own decoder (profile/encode.go postDecode, profile.go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading pprof profiles (gzipped or plain profile.proto, from any
  * producer: Go, Parca, flamekit) and turning them into folded stacks. */
 #ifndef FK_PPROF_DEC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Heap profile -> pprof (profile.proto, github.com/google/pprof
  * proto/profile.proto; conventions of Go's heap profiles): strings interned
  * once with "" first, dense ids from 1 in first-use order, one Location per

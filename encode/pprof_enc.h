@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a heap profile as pprof: gzipped profile.proto (see
  * encode/profile.proto and man/to-pprof.1), byte-for-byte deterministic. */
 #ifndef FK_PPROF_ENC_H

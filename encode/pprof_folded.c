@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pprof -> folded stacks: one sample type of a decoded pprof profile as
  * "root;...;leaf VALUE" lines, inline frames expanded, for render-flame. */
 #include "pprof_dec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one rounding rule of encoded values: unbiased values become integers
  * with the rounding error carried from stack to stack per leaf function
  * (see encode_int.h), so that to-pprof and to-folded agree exactly and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* to-folded: raw or symbolized heap profile -> folded stacks (see
  * man/to-folded.1). */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* to-pprof: raw or symbolized heap profile -> gzipped pprof (see
  * man/to-pprof.1). */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An offline debug-file finder for libdwfl: by build-id under each debug
  * folder's .build-id/xx/rest.debug, then by the .gnu_debuglink name beside
  * the file, in its .debug/ subfolder and under each debug folder (GDB's

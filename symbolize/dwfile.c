@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening a module's DWARF for dwunits.c and dwinline.c: the ELF file is
  * opened on its own, the debug sections lookups never read are hidden and
  * the compressed ones it reads are inflated by zsect.c (on several threads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DWARF inline chains and source lines of one unit (DWARF 4 and 5,
  * sections 3.3 "Subroutine and Entry Point Entries" and 6.2 "Line Number
  * Information"). A unit's subprogram and inlined-subroutine ranges are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The DWARF index shared by dwfile.c (opening the file), dwunits.c (which
  * unit holds an address) and dwinline.c (a unit's inline chains and
  * lines); not used outside these three. */

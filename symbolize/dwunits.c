@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which unit of a module's DWARF holds an address: by .debug_aranges
  * (DWARF 5, 6.1.2 "Lookup by Address"), read with libdw's dwarf_getaranges,
  * so that only a few units of a big file are read; else by the ranges of

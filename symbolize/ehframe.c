@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function starts from the unwind tables: the binary-search table of
  * .eh_frame_hdr (LSB "Exception Frame Header", PT_GNU_EH_FRAME) gives every
  * FDE's initial location, sorted; libdw's CFI reader confirms that an FDE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A module's function symbols (ELF .symtab, or .dynsym plus the
  * .gnu_debugdata minidebuginfo) as one sorted table, built once per module,
  * searched by binary search. libdwfl's own dwfl_module_addrinfo scans the

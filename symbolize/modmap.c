@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* From the dump's maps to modules: one module per mapped file, checked
  * against the mappings (each mapping's offset must fall in a PT_LOAD
  * segment, executable mappings in executable ones, and every mapping of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The first phase of resolving: a profile's addresses are looked up in
  * their modules on a small pool of threads, in three rounds: (1) each
  * module finds its debug file and lists the compressed debug sections it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening a file that input names (a dump's maps path, a build-id or
  * debuglink candidate): only a regular file, never waiting on a FIFO or
  * device, and under a sysroot only inside it, resolved component by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One module's life cycle: opened once and checked against the dump, then
  * its debug file, symbol table, DWARF index and unwind table each built on
  * first need (enum fk_smod_state says how far it got), looked up, and

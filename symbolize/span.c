@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Address ranges searched by address (see symbolize_int.h): symbols,
  * units, .debug_aranges entries. Sorted by start, each range records the
  * largest end among it and the ranges before it, so the walk back from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Orchestration of symbolize: collect the distinct addresses of all stacks,
  * resolve each once in two phases (looked up in its module on a few
  * threads, smod.c and modpool.c; then its names interned here, on one),

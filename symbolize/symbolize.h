@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbolization of a heap profile: every address of every stack is mapped
  * through the dump's own MAPPED_LIBRARIES to a module and file offset, then
  * resolved with elfutils (symbol tables, DWARF line and inline information,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declarations shared by the files of symbolize/ (not a public interface). */
 #ifndef FK_SYMBOLIZE_INT_H
 #define FK_SYMBOLIZE_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* symbolize: resolve every address of a heap profile with the dump's own
  * maps and write the symbolized profile (man/symbolize.1). */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A function looked up by name in one ELF file, through the same libdwfl
  * module and offline debug-file finder that symbolization uses: the file's
  * .symtab, else its .dynsym with the .gnu_debugdata minidebuginfo, else

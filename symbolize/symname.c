@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbol names as ELF symbol tables hold them, turned into the names people
  * compare and merge: version suffixes (GNU symbol versioning) and compiler
  * clone suffixes removed, Rust (v0 and legacy) and Itanium C++ ABI names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compressed ELF sections (SHF_COMPRESSED with ELFCOMPRESS_ZLIB, gABI
  * "Section Compression") inflated here rather than by libelf, so that the
  * sections of one debug file can be inflated on different threads before

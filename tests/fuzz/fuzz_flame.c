@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: folded text through the whole renderer (merge, layout,
  * SVG writer); whenever it succeeds the SVG must be well-formed XML, which
  * libxml2's parser checks. The first byte picks options. */

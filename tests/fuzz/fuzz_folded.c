@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the folded-stack reader, with and without skipping bad
  * lines; every delivered line must lie inside the input. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the profile reader (raw dumps, symbolized profiles,
  * maps) and, on success, the writers, which must not fail. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: from-pprof's decoder and validator (gzip, protobuf-c,
  * pprof's checks) and, on success, the folded writer, which must not fail.
  * Input that reads as a heap profile instead goes through to-pprof, whose

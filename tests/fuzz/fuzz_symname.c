@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: symbol names as symbolize turns them into display
  * names (fk_symname_baselen, fk_symname_rust_legacylen, then libiberty's
  * demanglers through fk_symname_demangle) on the whole input. Nothing may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the symbolized-profile reader (fk_profile_parse on
  * inputs that start with "--- symbol"). Whatever it accepts must write back
  * and read again to the same symbols. */

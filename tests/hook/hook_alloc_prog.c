@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A test host for libflamekit-hook: allocates on command, in functions
  * with distinctive names the tests look for in profiles. Run it preloaded:
  *   LD_PRELOAD="libjemalloc.so.2 libflamekit-hook.so" hook-alloc-prog

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Drives libflamekit-hook's C API (flamekit_hook.h) from a program that
  * links it, printing one "key value" line per step for tests/hook/api.t:
  *   hook-api-prog [ADDR]   serve on ADDR meanwhile when given */

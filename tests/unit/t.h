@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tiny assert header for unit tests: prints TAP-style "ok"/"not ok" lines
  * that tests/run-all counts. */
 #ifndef FK_T_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The allocator-frame table: fk_alloc_is_frame and the drop_frames regex
  * built from the same table agree on every name (the regex checked with
  * POSIX extended regexes, whose syntax covers what it uses of RE2's). */

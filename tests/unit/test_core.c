@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of core/: number parser, unbiasing, maps lines, dump reader
  * corner cases, symbolized-profile round trip, growth diff. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the folded-stack reader and frame writer (core/folded.c). */
 #include <stdlib.h>
 #include <string.h>

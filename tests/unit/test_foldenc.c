@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of encode/'s folded side: the line accumulator (escaping as
  * fk_folded_put_frame, merging, order), to-folded's frames and values, and
  * the promise that pprof read back gives the same lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of capture/hook_addr.c: the listen-address syntax, the
  * loopback rule for addresses and for Host headers. */
 #include <netinet/in.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of capture/fetch.c against a canned one-shot server in a
  * thread: the request it sends, bodies by length, chunks and close, error
  * statuses with the server's sentence, truncation, garbage, URL errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the flame graph tree (render/layout.c) and text helpers
  * (render/text.c), and the in-process entry point (render/flame.c). */
 #include <stdlib.h>

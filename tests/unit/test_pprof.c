@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of encode/: gzip, the id table, and the pprof encoder read back
  * by the pprof decoder (ids, strings, values, locations, inline lines). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of symbolize/rootpath.c: regular files only, never blocking,
  * and paths resolved inside a sysroot (issue 12, items 7 and 9). */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of symbolize/: name normalisation, allocator rules, and the
  * whole library against this test program itself (its own DWARF, libc,
  * an anonymous mapping, a module that cannot be read), with a dump built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fk_symbolize_find_func: a function by name in each kind of symbol table
  * (the hook finds a static or prefixed jemalloc's mallctl this way). */
 #include <fcntl.h>

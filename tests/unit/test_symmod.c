@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of one module's life cycle (symbolize/smod.c: open, the lazy
  * steps of enum fk_smod_state, lookups, release) and of phase one of
  * resolving (modpool.c), on the committed fixture program fk-inline and
