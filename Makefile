@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # flamekit — one non-recursive Makefile. Each folder adds its objects and
 # programs through its own <folder>/build.mk fragment, included below.
 #

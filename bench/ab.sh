@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Side by side: the same command with two builds, runs interleaved (A, B,
 # A, B, ...) so that a busy machine slows both alike. Prints, per build,
 # the median wall time, CPU time (user + system) and peak RSS, and B's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Benchmark of the dump reader: jeprof-raw --check on a synthetic dump of
 # 100k distinct stacks of depth 5-60 (bench/gen-dump, about 57 MB), and a
 # full read + write. Goal: read and validated in <= 0.5 s with peak RSS

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the synthetic heap profile (folded stacks) of the page benchmarks:
 LINES lines (default 120000, about 105 MB; 100000 lines are about 86 MB),
 about 12 frames of its own per line (1.46M frames at 120k lines when every

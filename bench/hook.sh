@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libflamekit-hook's cost (bench/README.md, "libflamekit-hook"):
 #  1. a malloc/free loop preloaded with the hook, sampling inactive, against
 #     plain jemalloc (target: at most 1 % slower);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the bench/*.sh scripts (sourced, not run): timing of repeated
 # runs with /usr/bin/time -v, and medians. Callers set $tmp and $runs.
 

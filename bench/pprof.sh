@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Benchmark of to-pprof: a 100k-stack synthetic dump (bench/gen-dump) and
 # the real gcc cc1 dump after symbolize. Prints, per input, the median wall
 # time, CPU time (user + system, less inflated by a busy machine) and peak

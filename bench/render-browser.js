@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The page on the 120k-line, ~102 MB synthetic heap profile of
 // bench/gen-synth.py (about 1.55M frames, all of them in the page's data):
 // render-flame's time and the SVG's size per byte of folded input, then in

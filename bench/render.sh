@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Times render-flame on the synthetic benchmark input (bench/render-gen:
 # 200k lines, about 60 MB, depth 5-60, Zipf names, long C++ names), RUNS
 # times; prints the median wall and CPU time, the peak RSS (/usr/bin/time -v),

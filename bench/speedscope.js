@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // speedscope side by side with render-flame's page: opens speedscope's
 // release page from its npm package, gives it the same folded file through
 // its file input, and times file chosen -> profile shown (title set, first

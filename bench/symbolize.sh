@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Benchmark: `symbolize | to-folded` against `jeprof --collapsed` on the real
 # gcc cc1 dump (fixtures/dumps/cc1.prof, about 11k stacks and 6k distinct
 # addresses). Prints the median wall time and the median peak RSS (from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # capture/: libflamekit-hook.so (see DESIGN.md, "The hook", and
 # man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.

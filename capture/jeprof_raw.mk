@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # jeprof-raw (capture/jeprof_raw.c): links only core and the fetcher
 # (libcurl).
 CURL_CFLAGS = $(call pkg,libcurl,--cflags,libcurl4-openssl-dev)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cli/: libfkcli.a, what every tool's main links above core: the program
 # name, usage and the one-line error format, loading a profile, the
 # all-or-nothing output, heap tuning. It prints and exits, so it is never

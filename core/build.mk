@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # core/: the profile model and text formats; libc only.
 CORE_SRC := $(notdir $(wildcard core/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # encode/: libfkenc.a (pprof encoder and decoder, folded writer) and the
 # programs to-pprof, from-pprof, to-folded. See DESIGN.md.
 #

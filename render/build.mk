@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # render/: libfkrender.a (layout, SVG writer through libxml2, palettes, the
 # embedded flame-*.js/flame.css) and the render-flame tool.
 RENDER_SRC := layout.c text.c palette.c svg.c flame.c

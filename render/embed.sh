@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Embeds the page assets into C: writes on stdout a C file defining
 # fk_flame_css and fk_flame_js (and their lengths): the style sheet, and the
 # script joined from its parts in the order given.

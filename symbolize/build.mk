@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
 SYM_SRC := span.c modmap.c smod.c elfsym.c symname.c dwfile.c dwunits.c \

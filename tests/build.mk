@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/: unit tests are linked by the fragment of the folder they test
 # (UNIT += build/test_x); this runs them all with the golden and peer tests.
 UNIT ?=

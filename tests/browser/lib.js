@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared helpers for the browser tests: launch Debian's chromium through
 // playwright-core with the flags the machine needs, a fresh profile each
 // time, and TAP output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A minimal PNG reader for screenshot checks: 8-bit RGB/RGBA, not
 // interlaced (what Chromium writes). Returns the number of distinct colours
 // (capped) and the share of pixels that are not near-white.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The demo end to end: scripts/demo (what `make demo` runs after building)
 # writes the SVG, the pprof and the folded stacks, and names the service's
 # biggest allocation site, which go tool pprof agrees on.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every binary has a man page that mandoc accepts without warnings, that
 # renders with man -l, and that names every long option its --help lists.
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers shared by the tests/encode/*.t scripts: TAP output, running the
 tools from $B, parsing jemalloc dumps and the text reports of jeprof and
 go tool pprof."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # from-pprof on real Go profiles (fixtures/pprof, written by runtime/pprof):
 # for every sample type, the total and the flat value of every leaf function
 # equal what `go tool pprof -top` reports; inline frames are expanded, as

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # to-pprof of address-only (raw) input keeps the dump's exact addresses and
 # mappings, so a symbolizing consumer can resolve them: in `go tool pprof
 # -raw` (no symbolization), every sample's stack is a dump stack address for

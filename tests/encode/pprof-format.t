@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # An independent decoder, the npm package pprof-format (installed in
 # tests/encode/node_modules by scripts/install-deps), reads what to-pprof
 # writes: string_table[0] is "", sample types, period and totals are those

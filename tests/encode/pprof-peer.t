@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # Peer check of to-pprof: for every fixture dump, symbolize it and write
 # pprof; `go tool pprof -raw/-top/-traces` must read it with no warning, the
 # sample types and period must be as specified, the total and the flat value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Decodes a gzipped pprof file with the npm package pprof-format (an
 // independent decoder) and prints a JSON summary for pprof-format.t; with a
 // second argument, also writes the profile re-encoded by pprof-format there.

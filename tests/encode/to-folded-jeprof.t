@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # to-folded against jeprof's own reports on the original dumps (made with the
 # binaries at hand, committed in fixtures/ref/): the total of the folded
 # stacks, raw or symbolized, equals the total of `jeprof --collapsed`

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # to-pprof's command-line contract: it refuses to write binary data to a
 # terminal unless -f, writes nothing on a malformed input (also with -o, where
 # no file is left behind), and every encode tool answers --help, --version

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libflamekit-hook end to end on the fixture host (hook-alloc-prog): the
 # settings endpoint, 409 while inactive, raw dumps naming the allocation,
 # unknown format 400, disable, unix sockets, jeprof-raw URL.

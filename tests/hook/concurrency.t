@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # 200 concurrent mixed requests to the hook while the host allocates on two
 # threads: no crash, no deadlock, every response valid for its kind.
 . "$(dirname "$0")/hooklib.sh"

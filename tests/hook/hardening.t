@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The hook never hangs, wedges or endangers its host (issue 12, items 1-6):
 # exit() and fk_hook_stop() while requests are in flight, the listening
 # socket after the connection limit, bounded deferred requests and clients

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of tests/hook/*.t (sourced, not run): TAP counters, free
 # ports, a preloaded host process driven through a FIFO, bounded curl, and
 # a trap that kills every process the test started.

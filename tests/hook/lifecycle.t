@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The hook's life cycle and environment: nothing without FLAMEKIT_HTTP,
 # 503 sentences without jemalloc or without prof:true, the LD_PRELOAD
 # order and MALLOC_CONF, fork and exec'd children, the signal dump, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # None of the hook's own work is ever sampled (issue 11): with
 # prof_accum:true at a fine sampling rate, after several flame and pprof
 # renderings (the symbolizer's threads, libdw, libmicrohttpd, zlib all

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # None of the hook's own work is sampled, in any sample type: with
 # prof_accum:true (so freed allocations count in alloc_*), after several
 # profiles rendered by the hook (symbolize's module pool starts threads,

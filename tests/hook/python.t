@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The hook in a real program nobody here wrote: python3.11 with
 # PYTHONMALLOC=malloc under LD_PRELOAD. Enable with curl, allocate, then
 # every format names the allocation site (PyByteArray_Resize, exported by

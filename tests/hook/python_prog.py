@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A workload for tests/hook/python.t: a real program nobody here wrote
 # (CPython) allocating through malloc (PYTHONMALLOC=malloc). Commands on
 # stdin, one a line: "grow N" keeps N more 64 KiB bytearrays (allocated by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libflamekit-hook's security rules, one by one: loopback-only binding,
 # the token for remote access, GET never mutates, POST needs X-Flamekit,
 # Host must be loopback, bounded requests.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Slow clients never take the hook's server: 100 connections sending their
 # request a byte a second (reconnecting whenever they are cut) for
 # FK_SLOW_SECONDS (20 by default; .ci/run runs the issue's 60) while a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # An enable sent the moment the server first answers sticks (issue 11):
 # the hook's start-up either finishes before the first request is served
 # or never undoes what a request set. A poller asks for the settings in a

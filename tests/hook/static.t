@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libflamekit-hook on programs that carry their own jemalloc (issue 11),
 # each started the documented way: fk-rjem (Rust, _rjem_ static jemalloc,
 # hook preloaded), fk-rjem-hook (the same, linking the hook and handing it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make install into a temporary DESTDIR installs tools, hook (multiarch
 # LIBDIR, soname libflamekit-hook.so.0 and its links), header, pkg-config
 # file and man pages; an installed tool runs, a program links against the

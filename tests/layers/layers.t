@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The files of each folder call each other one way (scripts/check-layers,
 # from the objects' symbols): no circle in capture/ or any library. The
 # include paths already keep folders from calling up (Makefile, INCS).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Cross-check with the real peer, jeprof (libjemalloc-dev), on every dump in
 # fixtures/dumps:
 #  1. the unbiased totals that `jeprof-raw --check --stats` prints (objects,

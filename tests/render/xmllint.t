@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every SVG render-flame writes must be well-formed XML: each folded fixture,
 # hostile options, and random byte soup (control characters, invalid UTF-8,
 # markup) as frame names, checked by xmllint --noout. Also: a malformed input

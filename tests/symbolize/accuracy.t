@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # Accuracy of symbolize on real dumps of programs nobody here wrote, checked
 # against an independent reading of the same files with binutils (readelf,
 # c++filt): for every address that lies inside a sized function symbol of

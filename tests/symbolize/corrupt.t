@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # A module that cannot be read never stops symbolize: the fixture program
 # and the stripped program's debug file, each damaged in 40 deterministic
 # ways (random bytes anywhere, in the headers, or in the sections symbolize

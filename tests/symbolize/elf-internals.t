@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # symbolize gives byte-identical output (stdout, stderr, exit status) on
 # every fixture dump whether it inflates compressed debug sections into
 # libelf's own data (the elfutils 0.188 path) or leaves that to libelf and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # Files a dump names cannot hang symbolize, leave its --sysroot, or make it
 # inflate a bomb (issue 12, items 7-9): a FIFO as the module, as its
 # build-id debug file and as its debuglink target; '..' and symbolic links

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # symbolize against its peers: jeprof reads our output with no binary at
 # hand and reports what it reported on the original dumps for the fixture
 # programs' own functions (jeprof's names for them are right); to-folded
