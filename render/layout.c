@@ -9,26 +9,123 @@
 #include "limits.h"
 #include "render_int.h"
 
-/* A fast 64-bit hash over 8-byte words; only used for in-memory tables. */
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (n * 0xc2b2ae3d27d4eb4fULL);
-	uint64_t w;
+/* Names are hashed 8 bytes at a time, and the same words that find a
+ * frame's end (its ';') feed the hash, so a frame's bytes are read once
+ * (perf on bench/gen-synth.py's input: the byte loop looking for ';', the
+ * byte loop comparing a line with the last and hashing the name again were
+ * 45 % of the instructions). hash_bytes(s, n) and scan_frame() give the
+ * same value for the same name. Only used for in-memory tables. */
+#define HASH_SEED 0x9e3779b97f4a7c15ULL
 
-	while (n >= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+/* w: the last 0-7 bytes, zero-padded; n: the name's length. */
+static inline uint64_t hash_end(uint64_t h, uint64_t w, size_t n)
+{
+	h = (h ^ w ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4fULL)) * 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 29;
 	h *= 0x94d049bb133111ebULL;
 	return h ^ (h >> 31);
 }
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = HASH_SEED, w;
+	size_t k = n;
+
+	while (k >= 8) {
+		memcpy(&w, s, 8);
+		h = hash_word(h, w);
+		s += 8;
+		k -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, k);
+	return hash_end(h, w, n);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The bytes of w equal to ';' have their high bit set in the result; the
+ * lowest set bit is exact (the higher ones may not be). */
+static inline uint64_t semis(uint64_t w)
+{
+	uint64_t x = w ^ 0x3b3b3b3b3b3b3b3bULL;
+
+	return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+}
+
+/* Returns the end of the frame that starts at s[pos] (the offset of the
+ * next ';', or n) and its hash in *hp, equal to hash_bytes(s + pos, end -
+ * pos). Reads nothing at or past s[n]. */
+static size_t scan_frame(const char *s, size_t pos, size_t n, uint64_t *hp)
+{
+	uint64_t h = HASH_SEED, w, m;
+	size_t p = pos;
+
+	for (;; p += 8) {
+		if (n - p < 8) {
+			w = 0;
+			memcpy(&w, s + p, n - p);
+			/* The zero padding holds no ';'. */
+			m = semis(w);
+			break;
+		}
+		memcpy(&w, s + p, 8);
+		if ((m = semis(w)) != 0)
+			break;
+		h = hash_word(h, w);
+	}
+	if (m) {
+		unsigned k = (unsigned)__builtin_ctzll(m) >> 3;
+		w &= ((uint64_t)1 << (8 * k)) - 1;
+		p += k;
+	} else {
+		p = n;
+	}
+	*hp = hash_end(h, w, p - pos);
+	return p;
+}
+
+/* Length of the common prefix of a and b, both at least m bytes. */
+static size_t common_prefix(const char *a, const char *b, size_t m)
+{
+	size_t c = 0;
+	uint64_t x, y;
+
+	for (; m - c >= 8; c += 8) {
+		memcpy(&x, a + c, 8);
+		memcpy(&y, b + c, 8);
+		if (x != y)
+			return c + ((unsigned)__builtin_ctzll(x ^ y) >> 3);
+	}
+	while (c < m && a[c] == b[c])
+		c++;
+	return c;
+}
+#else
+static size_t scan_frame(const char *s, size_t pos, size_t n, uint64_t *hp)
+{
+	size_t p = pos;
+
+	while (p < n && s[p] != ';')
+		p++;
+	*hp = hash_bytes(s + pos, p - pos);
+	return p;
+}
+
+static size_t common_prefix(const char *a, const char *b, size_t m)
+{
+	size_t c = 0;
+
+	while (c < m && a[c] == b[c])
+		c++;
+	return c;
+}
+#endif
 
 static uint64_t hash_pair(uint32_t a, uint32_t b)
 {
@@ -82,8 +179,10 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->cappath = 64;
 	t->path = malloc(t->cappath * sizeof *t->path);
 	t->fend = malloc(t->cappath * sizeof *t->fend);
+	t->fhash = malloc(t->cappath * sizeof *t->fhash);
 	t->strs = fk_arena_new();
-	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend) {
+	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend ||
+	    !t->fhash) {
 		fk_tree_release(t);
 		return oom(err);
 	}
@@ -109,6 +208,7 @@ void fk_tree_release(struct fk_tree *t)
 	free(t->vtotal);
 	free(t->path);
 	free(t->fend);
+	free(t->fhash);
 	memset(t, 0, sizeof *t);
 }
 
@@ -119,11 +219,13 @@ static int rehash_names(struct fk_tree *t)
 
 	if (!tab)
 		return -1;
-	for (i = 1; i < t->nnames; i++) {
-		uint64_t h = hash_bytes(t->names[i].s, t->names[i].len) & mask;
-		while (tab[h].s)
-			h = (h + 1) & mask;
-		tab[h] = (struct fk_nentry){ t->names[i].s, t->names[i].len, i };
+	for (i = 0; i <= t->ntabmask; i++) {
+		uint64_t h;
+		if (!t->ntab[i].s)
+			continue;
+		for (h = t->ntab[i].hash & mask; tab[h].s; h = (h + 1) & mask)
+			;
+		tab[h] = t->ntab[i];
 	}
 	free(t->ntab);
 	t->ntab = tab;
@@ -131,14 +233,17 @@ static int rehash_names(struct fk_tree *t)
 	return 0;
 }
 
-/* Returns the id of name s[0..n), adding it; UINT32_MAX when out of memory. */
-static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
+/* Returns the id of name s[0..n) of hash hash (hash_bytes), adding it;
+ * UINT32_MAX when out of memory. */
+static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash)
 {
-	uint64_t h = hash_bytes(s, n) & t->ntabmask;
+	uint64_t h = hash & t->ntabmask;
 	uint32_t id;
 
+	/* The whole hash is in the slot: bytes are compared on a match only. */
 	for (; t->ntab[h].s; h = (h + 1) & t->ntabmask)
-		if (t->ntab[h].len == n && memcmp(t->ntab[h].s, s, n) == 0)
+		if (t->ntab[h].hash == hash && t->ntab[h].len == n &&
+		    memcmp(t->ntab[h].s, s, n) == 0)
 			return t->ntab[h].id;
 	if (t->nnames == t->capnames) {
 		struct fk_fname *nn;
@@ -155,7 +260,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 		return UINT32_MAX;
 	t->nnames++;
 	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
-	t->ntab[h] = (struct fk_nentry){ s, (uint32_t)n, id };
+	t->ntab[h] = (struct fk_nentry){ s, hash, (uint32_t)n, id };
 	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
 		return UINT32_MAX;
 	return id;
@@ -278,6 +383,7 @@ static int grow_path(struct fk_tree *t)
 	size_t cap = t->cappath * 2;
 	uint32_t *p = realloc(t->path, cap * sizeof *p);
 	size_t *e;
+	uint64_t *hs;
 
 	if (!p)
 		return -1;
@@ -286,6 +392,10 @@ static int grow_path(struct fk_tree *t)
 	if (!e)
 		return -1;
 	t->fend = e;
+	hs = realloc(t->fhash, cap * sizeof *hs);
+	if (!hs)
+		return -1;
+	t->fhash = hs;
 	t->cappath = cap;
 	return 0;
 }
@@ -355,7 +465,7 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		     int base, uint64_t lineno, struct fk_err *err)
 {
-	size_t depth = 0, pos = 0;
+	size_t depth = 0, pos = 0, first, d;
 	uint32_t cur = 0;
 
 	if (v < 0)
@@ -372,7 +482,7 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 			if (++depth > FK_MAX_DEPTH_ANY)
 				return fk_err_set(err, FK_ELIMIT, lineno,
 						  "more than %d frames", FK_MAX_DEPTH_ANY);
-			nm = intern(t, s + b, endp - b);
+			nm = intern(t, s + b, endp - b, hash_bytes(s + b, endp - b));
 			if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
 				return oom(err);
 			if (b == 0)
@@ -383,9 +493,8 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		return add_value(t, cur, v, base, lineno, err);
 	}
 	if (t->prev) {
-		size_t m = n < t->prevlen ? n : t->prevlen, c = 0;
-		while (c < m && s[c] == t->prev[c])
-			c++;
+		size_t m = n < t->prevlen ? n : t->prevlen;
+		size_t c = common_prefix(s, t->prev, m);
 		while (depth < t->prevdepth && t->fend[depth] <= c &&
 		       (t->fend[depth] == n || s[t->fend[depth]] == ';')) {
 			cur = t->path[depth];
@@ -393,30 +502,35 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 			depth++;
 		}
 	}
-	while (pos <= n) {
-		size_t fe = pos;
-		uint32_t nm;
-
-		/* Frames are short: a plain loop beats memchr's call. */
-		while (fe < n && s[fe] != ';')
-			fe++;
-
-		if (depth >= FK_MAX_DEPTH_ANY) {
+	/* First find and hash the line's other frames, asking for their name
+	 * table slots as each hash is known; then look them up. The slots are
+	 * mostly cache misses, and this way they are waited for together, not
+	 * one after another. */
+	first = depth;
+	for (d = depth; pos <= n; d++) {
+		if (d >= FK_MAX_DEPTH_ANY) {
 			t->prev = NULL;
 			return fk_err_set(err, FK_ELIMIT, lineno,
 					  "more than %d frames", FK_MAX_DEPTH_ANY);
 		}
-		if (depth == t->cappath && grow_path(t) < 0)
+		if (d == t->cappath && grow_path(t) < 0) {
+			t->prev = NULL;
 			return oom(err);
-		nm = intern(t, s + pos, fe - pos);
+		}
+		t->fend[d] = scan_frame(s, pos, n, &t->fhash[d]);
+		__builtin_prefetch(&t->ntab[t->fhash[d] & t->ntabmask]);
+		pos = t->fend[d] + 1;
+	}
+	pos = first ? t->fend[first - 1] + 1 : 0;
+	for (depth = first; depth < d; depth++) {
+		uint32_t nm = intern(t, s + pos, t->fend[depth] - pos, t->fhash[depth]);
+
 		if (nm == UINT32_MAX || !(cur = child(t, cur, nm))) {
 			t->prev = NULL;
 			return oom(err);
 		}
 		t->path[depth] = cur;
-		t->fend[depth] = fe;
-		depth++;
-		pos = fe + 1;
+		pos = t->fend[depth] + 1;
 	}
 	t->prev = s;
 	t->prevlen = n;
@@ -445,7 +559,7 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 		uint32_t nm;
 		if (lens[k] > UINT32_MAX)
 			return fk_err_set(err, FK_ELIMIT, 0, "frame name too long");
-		nm = intern(t, names[k], lens[k]);
+		nm = intern(t, names[k], lens[k], hash_bytes(names[k], lens[k]));
 		if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
 			return oom(err);
 	}

@@ -29,10 +29,12 @@ struct fk_fnode {
 	int64_t self, total;           /* the (new) profile */
 };
 
-/* One slot of the name table: the name's bytes and length are in the slot,
- * so a lookup reads the slot and the bytes, not the name array too. */
+/* One slot of the name table: the name's bytes, length and whole hash are
+ * in the slot, so a lookup reads the slot, and the bytes only when the
+ * hash and length match. */
 struct fk_nentry {
 	const char *s;                 /* NULL = empty */
+	uint64_t hash;
 	uint32_t len, id;
 };
 
@@ -84,6 +86,7 @@ struct fk_tree {
 	size_t prevlen, prevdepth;
 	uint32_t *path;                /* node of each frame of prev */
 	size_t *fend;                  /* end offset of each frame of prev */
+	uint64_t *fhash;               /* hash of each new frame of a line */
 	size_t cappath;
 };
 
