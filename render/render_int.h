@@ -112,12 +112,6 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
  * input order for a flame chart). Returns 0 or -1 with err. */
 int fk_tree_finish(struct fk_tree *t, struct fk_err *err);
 
-/* Big zeroed arrays backed by their own mapping (layout.c): grows p from
- * old to n bytes keeping its contents (p NULL: a new array), or NULL when
- * out of memory (p is then unchanged). Free with the size last grown to. */
-void *fk_mem_grow(void *p, size_t old, size_t n);
-void fk_mem_free(void *p, size_t n);
-
 /* Text helpers (text.c). */
 
 /* A growable byte buffer; functions return -1 only when out of memory. */

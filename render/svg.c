@@ -7,6 +7,7 @@
 
 #include <libxml/xmlwriter.h>
 
+#include "bigmem.h"
 #include "render_int.h"
 
 #define XPAD 10.0
@@ -45,8 +46,9 @@ struct emit {
 static int push(struct emit *e, const struct efr *f)
 {
 	if (e->nfr == e->capfr) {
-		size_t cap = e->capfr ? e->capfr * 2 : 1024;
-		struct efr *p = fk_mem_grow(e->fr, e->capfr * sizeof *p, cap * sizeof *p);
+		/* From one huge page, so one page fault (bigmem.h). */
+		size_t cap = e->capfr ? e->capfr * 2 : FK_HUGE_PAGE / sizeof *e->fr;
+		struct efr *p = fk_big_resize(e->fr, e->capfr * sizeof *p, cap * sizeof *p);
 		if (!p)
 			return -1;
 		e->fr = p;
@@ -755,7 +757,7 @@ out:
 		xmlFreeTextWriter(w);
 	if (saved)
 		xmlSetGenericErrorFunc(old_ctx, old_err);
-	fk_mem_free(e.fr, e.capfr * sizeof *e.fr);
+	fk_big_free(e.fr, e.capfr * sizeof *e.fr);
 	free(e.nameidx);
 	free(e.nameoff);
 	fk_buf_release(&e.names);
