@@ -17,6 +17,7 @@ struct fk_fname {
 	const char *s;
 	uint32_t len;
 	uint32_t rank;                 /* position in byte order (after finish) */
+	uint32_t uses;                 /* nodes with this name (after finish) */
 };
 
 /* One node of the merged tree. Ids are array indices; node 0 is the root

@@ -298,24 +298,26 @@ static int build_json(const struct emit *e, const struct geom *g, struct fk_buf 
 	    fk_buf_adds(b, "}") < 0 ? -1 : 0;
 }
 
-/* Appends v in the table's number code: base-32 digits, most significant
- * first; the last digit is one of "0-9A-V", the others one of "W-Za-z-_",
- * so numbers need no separator. Every character is safe in XML text. */
-static int enc(struct fk_buf *b, uint64_t v)
+/* Writes v at p in the table's number code: base-32 digits, most
+ * significant first; the last digit is one of "0-9A-V", the others one of
+ * "W-Za-z-_", so numbers need no separator. Every character is safe in XML
+ * text. At most ENC_MAX bytes; returns the end. */
+#define ENC_MAX 13
+
+static char *enc(char *p, uint64_t v)
 {
 	static const char fin[] = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
 	static const char more[] = "WXYZabcdefghijklmnopqrstuvwxyz-_";
-	char d[16];
-	int k = 0;
+	uint64_t x;
+	size_t k = 1;
 
-	d[k++] = fin[v & 31];
+	for (x = v >> 5; x; x >>= 5)
+		k++;
+	p += k;
+	*--p = fin[v & 31];
 	for (v >>= 5; v; v >>= 5)
-		d[k++] = more[v & 31];
-	if (b->cap - b->len < 16 && fk_buf_grow(b, 16) < 0)
-		return -1;
-	while (k)
-		b->p[b->len++] = d[--k];
-	return 0;
+		*--p = more[v & 31];
+	return p + k;
 }
 
 /* Writes the whole tree as the page's frame table, in preorder: for each
@@ -330,13 +332,20 @@ static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *
 	b->len = 0;
 	for (;;) {
 		const struct fk_fnode *nd = &t->nodes[n];
-		if (enc(b, (uint64_t)prev + 1 - depth - (n == 0)) < 0 ||
-		    enc(b, e->nameidx[nd->name]) < 0 || enc(b, (uint64_t)nd->self) < 0 ||
-		    (e->diff && enc(b, (uint64_t)t->bself[n]) < 0))
+		char *p;
+
+		/* Room for the whole row first, so the digits go out unchecked. */
+		if (fk_buf_grow(b, (size_t)ENC_MAX * (4 + nx)) < 0)
 			return -1;
+		p = b->p + b->len;
+		p = enc(p, (uint64_t)prev + 1 - depth - (n == 0));
+		p = enc(p, e->nameidx[nd->name]);
+		p = enc(p, (uint64_t)nd->self);
+		if (e->diff)
+			p = enc(p, (uint64_t)t->bself[n]);
 		for (c = 0; c < nx; c++)
-			if (enc(b, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0) < 0)
-				return -1;
+			p = enc(p, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0);
+		b->len = (size_t)(p - b->p);
 		prev = depth;
 		if (b->len > 60000) {
 			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
@@ -363,48 +372,43 @@ static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *
 }
 
 /* Orders the page's name table by use, most used first, so the commonest
- * names get the shortest indices in the frame table; ties in byte order. */
-static const struct fk_tree *cmp_tree;
-static const uint32_t *cmp_uses;
-
-static int cmp_use(const void *a, const void *b)
+ * names get the shortest indices in the frame table; ties in byte order.
+ * The order is one number a name (uses, then rank, with the name's id),
+ * so the sort compares integers only. */
+static int cmp_u64(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	if (cmp_uses[x] != cmp_uses[y])
-		return cmp_uses[x] > cmp_uses[y] ? -1 : 1;
-	return cmp_tree->names[x].rank < cmp_tree->names[y].rank ? -1 :
-	       cmp_tree->names[x].rank > cmp_tree->names[y].rank;
+	return (x > y) - (x < y);
 }
 
 static int name_table(struct emit *e)
 {
 	const struct fk_tree *t = e->t;
-	uint32_t *uses, *ord, i;
+	size_t nn = t->nnames ? t->nnames : 1;
+	uint64_t *ord = malloc(nn * sizeof *ord);
+	uint32_t *byrank = malloc(nn * sizeof *byrank), i;
 	int rc = -1;
 
-	uses = calloc(t->nnames ? t->nnames : 1, sizeof *uses);
-	ord = malloc((t->nnames ? t->nnames : 1) * sizeof *ord);
-	if (!uses || !ord)
+	if (!ord || !byrank)
 		goto out;
-	for (i = 0; i < t->nnodes; i++)
-		uses[t->nodes[i].name]++;
-	for (i = 0; i < t->nnames; i++)
-		ord[i] = i;
-	cmp_tree = t;
-	cmp_uses = uses;
-	qsort(ord, t->nnames, sizeof *ord, cmp_use);
 	for (i = 0; i < t->nnames; i++) {
-		uint32_t k = add_name(e, t->names[ord[i]].s, t->names[ord[i]].len);
+		byrank[t->names[i].rank] = i;
+		ord[i] = (uint64_t)(UINT32_MAX - t->names[i].uses) << 32 | t->names[i].rank;
+	}
+	qsort(ord, t->nnames, sizeof *ord, cmp_u64);
+	for (i = 0; i < t->nnames; i++) {
+		uint32_t id = byrank[(uint32_t)ord[i]];
+		uint32_t k = add_name(e, t->names[id].s, t->names[id].len);
 		if (k == NO_NODE)
 			goto out;
-		e->nameidx[ord[i]] = k;
+		e->nameidx[id] = k;
 	}
 	e->nreal = e->nnames;
 	rc = 0;
 out:
-	free(uses);
 	free(ord);
+	free(byrank);
 	return rc;
 }
 
