@@ -210,6 +210,32 @@ static int rehash_names(struct fk_tree *t)
 	return 0;
 }
 
+/* Whether a[0..n) and b[0..n) are equal: 8 bytes at a time, inline (the
+ * call to memcmp and its dispatch on size cost more than the compare on
+ * names of 10-100 bytes). */
+static int same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	for (i = 0; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	/* The last 8 bytes, overlapping the words before. */
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
 /* Returns the id of name s[0..n) of hash hash (hash_bytes), adding it;
  * UINT32_MAX when out of memory. */
 static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash)
@@ -220,7 +246,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 	/* The whole hash is in the slot: bytes are compared on a match only. */
 	for (; t->ntab[h].s; h = (h + 1) & t->ntabmask)
 		if (t->ntab[h].hash == hash && t->ntab[h].len == n &&
-		    memcmp(t->ntab[h].s, s, n) == 0)
+		    same_bytes(t->ntab[h].s, s, n))
 			return t->ntab[h].id;
 	if (t->nnames == t->capnames) {
 		struct fk_fname *nn;
@@ -579,23 +605,57 @@ struct nkey {
 	uint32_t id;
 };
 
-static const struct fk_fname *sort_names;
-
-static int cmp_nkeys(const void *a, const void *b)
+static int nkey_less(const struct fk_fname *names, const struct nkey *x,
+		     const struct nkey *y)
 {
-	const struct nkey *x = a, *y = b;
-
 	if (x->pre[0] != y->pre[0])
-		return x->pre[0] < y->pre[0] ? -1 : 1;
+		return x->pre[0] < y->pre[0];
 	if (x->pre[1] != y->pre[1])
-		return x->pre[1] < y->pre[1] ? -1 : 1;
-	return cmp_names(&sort_names[x->id], &sort_names[y->id]);
+		return x->pre[1] < y->pre[1];
+	return cmp_names(&names[x->id], &names[y->id]) < 0;
+}
+
+/* Sorts a[0..n) with tmp[0..n) as scratch: insertion sort of runs of 16,
+ * then merges, the comparison inlined (qsort's call through a pointer a
+ * comparison was most of its time). Keys are distinct. */
+static void sort_nkeys(const struct fk_fname *names, struct nkey *a,
+		       struct nkey *tmp, size_t n)
+{
+	struct nkey *src = a, *dst = tmp, *sw;
+	size_t i, j, k, w, lo, mid, hi;
+
+	for (lo = 0; lo < n; lo += 16) {
+		hi = lo + 16 < n ? lo + 16 : n;
+		for (i = lo + 1; i < hi; i++) {
+			struct nkey x = a[i];
+			for (j = i; j > lo && nkey_less(names, &x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	}
+	for (w = 16; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			mid = lo + w < n ? lo + w : n;
+			hi = lo + 2 * w < n ? lo + 2 * w : n;
+			for (i = lo, j = mid, k = lo; i < mid && j < hi;)
+				dst[k++] = nkey_less(names, &src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
 }
 
 /* Ranks the names in byte order. Returns 0 or -1 when out of memory. */
 static int rank_names(struct fk_tree *t)
 {
-	struct nkey *k = malloc((size_t)t->nnames * sizeof *k);
+	struct nkey *k = malloc((size_t)t->nnames * 2 * sizeof *k);
 	uint32_t i, j;
 
 	if (!k)
@@ -606,8 +666,7 @@ static int rank_names(struct fk_tree *t)
 		for (j = 0; j < 16 && j < t->names[i].len; j++)
 			k[i].pre[j >> 3] |= (uint64_t)s[j] << (56 - 8 * (j & 7));
 	}
-	sort_names = t->names;
-	qsort(k, t->nnames, sizeof *k, cmp_nkeys);
+	sort_nkeys(t->names, k, k + t->nnames, t->nnames);
 	for (i = 0; i < t->nnames; i++)
 		t->names[k[i].id].rank = i;
 	free(k);
