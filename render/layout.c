@@ -164,7 +164,7 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 		return oom(err);
 	}
 	/* Name 0 is the root's "all"; node 0 the root. */
-	t->names[0] = (struct fk_fname){ "all", 3, 0, 0 };
+	t->names[0] = (struct fk_fname){ "all", 3, 0 };
 	t->nnames = 1;
 	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
 	t->nnodes = 1;
@@ -186,6 +186,7 @@ void fk_tree_release(struct fk_tree *t)
 	free(t->path);
 	free(t->fend);
 	free(t->fhash);
+	free(t->uses);
 	memset(t, 0, sizeof *t);
 }
 
@@ -262,7 +263,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 	if (!(s = fk_arena_strndup(t->strs, s, n)))
 		return UINT32_MAX;
 	t->nnames++;
-	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0, 0 };
+	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
 	t->ntab[h] = (struct fk_nentry){ s, hash, (uint32_t)n, id };
 	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
 		return UINT32_MAX;
@@ -728,12 +729,17 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 	 * nodes with several (the only ones whose children need ordering) and
 	 * each name's uses before the totals replace the counts. */
 	wide = malloc((size_t)n * sizeof *wide);
-	if (!wide)
+	free(t->uses);
+	/* A small array of its own: the counting is random access. */
+	t->uses = calloc(t->nnames, sizeof *t->uses);
+	if (!wide || !t->uses) {
+		free(wide);
 		return oom(err);
+	}
 	for (i = 0; i < n; i++) {
 		if (t->nodes[i].total >= 2)
 			wide[nwide++] = i;
-		t->names[t->nodes[i].name].uses++;
+		t->uses[t->nodes[i].name]++;
 		t->nodes[i].total = t->nodes[i].self;
 	}
 	for (i = n - 1; i > 0; i--) {

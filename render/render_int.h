@@ -17,7 +17,6 @@ struct fk_fname {
 	const char *s;
 	uint32_t len;
 	uint32_t rank;                 /* position in byte order (after finish) */
-	uint32_t uses;                 /* nodes with this name (after finish) */
 };
 
 /* One node of the merged tree. Ids are array indices; node 0 is the root
@@ -52,6 +51,7 @@ struct fk_tree {
 	uint32_t nnames, capnames;
 	struct fk_nentry *ntab;        /* name hash table */
 	uint32_t ntabmask;
+	uint32_t *uses;                /* nodes of each name (after finish) */
 
 	struct fk_fnode *nodes;
 	uint32_t nnodes, capnodes;

@@ -394,7 +394,7 @@ static int name_table(struct emit *e)
 		goto out;
 	for (i = 0; i < t->nnames; i++) {
 		byrank[t->names[i].rank] = i;
-		ord[i] = (uint64_t)(UINT32_MAX - t->names[i].uses) << 32 | t->names[i].rank;
+		ord[i] = (uint64_t)(UINT32_MAX - t->uses[i]) << 32 | t->names[i].rank;
 	}
 	qsort(ord, t->nnames, sizeof *ord, cmp_u64);
 	for (i = 0; i < t->nnames; i++) {
