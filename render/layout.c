@@ -702,6 +702,13 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 	uint32_t i, w, n = t->nnodes, maxkids = 64, nwide = 0;
 	uint32_t *tmp, *wide;
 
+	/* The lookup tables are done with: their memory serves what follows
+	 * (fewer fresh pages to fault in). */
+	free(t->ctab);
+	t->ctab = NULL;
+	free(t->ntab);
+	t->ntab = NULL;
+
 	if (t->has_base) {
 		int64_t *a;
 		if (t->capbase < n) {
@@ -807,9 +814,5 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 	}
 	free(tmp);
 	free(wide);
-	free(t->ctab);
-	t->ctab = NULL;
-	free(t->ntab);
-	t->ntab = NULL;
 	return 0;
 }

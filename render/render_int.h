@@ -130,6 +130,10 @@ void fk_buf_release(struct fk_buf *b);
  * when out of memory. */
 int fk_buf_add_clean(struct fk_buf *b, const char *s, size_t n);
 
+/* Length of the longest prefix of s[0..n) that fk_buf_add_clean copies
+ * unchanged (n when s needs no cleaning). */
+size_t fk_clean_len(const char *s, size_t n);
+
 /* Appends the decimal of v / fixed-point v/10 with one decimal ("12.3",
  * "12" when the decimal is 0). */
 int fk_buf_add_i64(struct fk_buf *b, int64_t v);

@@ -24,6 +24,13 @@ struct efr {
 	int64_t v, s, bv, bs, vv;
 };
 
+/* A page name: the tree's own bytes when they need no cleaning (most
+ * names: no copy), else a cleaned copy at off in emit.names. */
+struct pname {
+	const char *p;                 /* NULL: the copy */
+	size_t off;
+};
+
 struct emit {
 	const struct fk_tree *t;
 	const struct fk_flame_opts *o;
@@ -35,8 +42,8 @@ struct emit {
 	uint32_t *nameidx;             /* tree name id -> page name index */
 	uint32_t nnames;
 	struct fk_buf names;           /* cleaned names, each NUL-terminated */
-	size_t *nameoff;
-	size_t capnameoff;
+	struct pname *pn;              /* where each page name is */
+	size_t cappn;
 	uint32_t nreal;                /* names of the tree; "(N more)" labels follow */
 	uint32_t ncols;                /* value columns of the input (1 in a diff) */
 	double bnorm;                  /* base scale: 1, or new/base total (--normalize) */
@@ -60,21 +67,33 @@ static int push(struct emit *e, const struct efr *f)
 	return 0;
 }
 
-/* Adds a cleaned name to the page's table; returns its index or NO_NODE. */
-static uint32_t add_name(struct emit *e, const char *s, size_t n)
+/* Adds a cleaned name to the page's table; returns its index or NO_NODE.
+ * stable: s is NUL-terminated and lives as long as the page is written,
+ * so a name that needs no cleaning is not copied. */
+static uint32_t add_name(struct emit *e, const char *s, size_t n, int stable)
 {
-	if (e->nnames == e->capnameoff) {
-		size_t cap = e->capnameoff ? e->capnameoff * 2 : 256;
-		size_t *p = realloc(e->nameoff, cap * sizeof *p);
+	if (e->nnames == e->cappn) {
+		size_t cap = e->cappn ? e->cappn * 2 : 256;
+		struct pname *p = realloc(e->pn, cap * sizeof *p);
 		if (!p)
 			return NO_NODE;
-		e->nameoff = p;
-		e->capnameoff = cap;
+		e->pn = p;
+		e->cappn = cap;
 	}
-	e->nameoff[e->nnames] = e->names.len;
+	if (stable && fk_clean_len(s, n) == n) {
+		e->pn[e->nnames] = (struct pname){ s, 0 };
+		return e->nnames++;
+	}
+	e->pn[e->nnames] = (struct pname){ NULL, e->names.len };
 	if (fk_buf_add_clean(&e->names, s, n) < 0 || fk_buf_add(&e->names, "", 1) < 0)
 		return NO_NODE;
 	return e->nnames++;
+}
+
+/* Page name i, cleaned and NUL-terminated. */
+static const char *name_at(const struct emit *e, uint32_t i)
+{
+	return e->pn[i].p ? e->pn[i].p : e->names.p + e->pn[i].off;
 }
 
 static int64_t width_units(const struct emit *e, uint32_t n)
@@ -134,7 +153,7 @@ static int collect(struct emit *e, uint32_t node, uint32_t depth, int64_t x)
 		m.x = cx;
 		m.s = m.v;
 		m.bs = m.bv;
-		if ((m.name = add_name(e, label, (size_t)n)) == NO_NODE || push(e, &m) < 0)
+		if ((m.name = add_name(e, label, (size_t)n, 0)) == NO_NODE || push(e, &m) < 0)
 			return -1;
 	}
 	return 0;
@@ -217,7 +236,7 @@ static void frame_class(const struct emit *e, const struct efr *f, char cls[8])
 		snprintf(cls, 8, "%c%d", ((step > 0) != !!e->o->negate) ? 'r' : 'b',
 			 step < 0 ? -step : step);
 	} else {
-		const char *nm = e->names.p + e->nameoff[f->name];
+		const char *nm = name_at(e, f->name);
 		snprintf(cls, 8, "c%u", shade(nm, strlen(nm), f->depth, e->o->hash));
 	}
 }
@@ -399,7 +418,7 @@ static int name_table(struct emit *e)
 	qsort(ord, t->nnames, sizeof *ord, cmp_u64);
 	for (i = 0; i < t->nnames; i++) {
 		uint32_t id = byrank[(uint32_t)ord[i]];
-		uint32_t k = add_name(e, t->names[id].s, t->names[id].len);
+		uint32_t k = add_name(e, t->names[id].s, t->names[id].len, 1);
 		if (k == NO_NODE)
 			goto out;
 		e->nameidx[id] = k;
@@ -433,7 +452,7 @@ static int write_frames(const struct emit *e, const struct geom *g,
 		int64_t y = tenths(frame_y(g, f->depth));
 		double wpx = (double)(x1 - x0) / 10.0;
 		size_t chars = (size_t)((wpx - 6) / chw), nchars, cut;
-		const char *nm = e->names.p + e->nameoff[f->name];
+		const char *nm = name_at(e, f->name);
 		char cls[8];
 
 		frame_class(e, f, cls);
@@ -699,7 +718,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp.p));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	for (i = 0; (uint32_t)i < e.nreal; i++) {
-		X(xmlTextWriterWriteString(w, BAD_CAST (e.names.p + e.nameoff[i])));
+		X(xmlTextWriterWriteString(w, BAD_CAST name_at(&e, (uint32_t)i)));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
 	X(xmlTextWriterEndElement(w));
@@ -763,7 +782,7 @@ out:
 		xmlSetGenericErrorFunc(old_ctx, old_err);
 	fk_big_free(e.fr, e.capfr * sizeof *e.fr);
 	free(e.nameidx);
-	free(e.nameoff);
+	free(e.pn);
 	fk_buf_release(&e.names);
 	fk_buf_release(&b);
 	fk_buf_release(&tmp);
