@@ -327,11 +327,9 @@ static char *enc(char *p, uint64_t v)
 {
 	static const char fin[] = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
 	static const char more[] = "WXYZabcdefghijklmnopqrstuvwxyz-_";
-	uint64_t x;
-	size_t k = 1;
+	/* Digits: the bits of v in groups of 5 (v | 1: zero has one). */
+	size_t k = (size_t)(68 - __builtin_clzll(v | 1)) / 5;
 
-	for (x = v >> 5; x; x >>= 5)
-		k++;
 	p += k;
 	*--p = fin[v & 31];
 	for (v >>= 5; v; v >>= 5)
