@@ -17,11 +17,13 @@ runs=1
 # Warm the page cache once with each.
 B=$A sh -c "$cmd" >/dev/null 2>&1 || true
 B=$Bb sh -c "$cmd" >/dev/null 2>&1 || true
-i=0
-while [ "$i" -lt "$total" ]; do
+# measure uses $i itself: count with another name (with $i, only half the
+# runs asked for were made).
+k=0
+while [ "$k" -lt "$total" ]; do
 	measure one "B=$A; $cmd"; cat "$tmp/one" >>"$tmp/all_a"
 	measure one "B=$Bb; $cmd"; cat "$tmp/one" >>"$tmp/all_b"
-	i=$((i + 1))
+	k=$((k + 1))
 done
 wa=$(median all_a 1) ca=$(median all_a 3) ra=$(median all_a 2)
 wb=$(median all_b 1) cb=$(median all_b 3) rb=$(median all_b 2)

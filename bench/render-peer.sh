@@ -47,11 +47,12 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 runs_wanted=$runs
 runs=1
 : >"$tmp/all_ours"; : >"$tmp/all_theirs"
-i=0
-while [ "$i" -lt "$runs_wanted" ]; do
+# measure uses $i itself: count with another name.
+k=0
+while [ "$k" -lt "$runs_wanted" ]; do
 	measure one "'$B/render-flame' '$in'"; cat "$tmp/one" >>"$tmp/all_ours"
 	measure one "perl '$fg' '$in'"; cat "$tmp/one" >>"$tmp/all_theirs"
-	i=$((i + 1))
+	k=$((k + 1))
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
