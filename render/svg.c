@@ -2,6 +2,7 @@
  * libxml2's xmlTextWriter (SVG 1.1): every string from the input or the
  * options is cleaned to valid XML characters and escaped by the writer. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,13 +341,18 @@ static char *enc(char *p, uint64_t v)
 /* Writes the whole tree as the page's frame table, in preorder: for each
  * frame the depth step (previous depth + 1 - depth), the name index, and
  * its self value in each column (new, then base in a differential graph).
- * The script rebuilds parents and totals from these. */
+ * The script rebuilds parents and totals from these. With w, the text goes
+ * out through w in pieces; without, it all stays in b. */
 static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *b)
 {
 	const struct fk_tree *t = e->t;
 	uint32_t n = 0, depth = 0, prev = 0, c, nx = e->ncols - 1;
 
 	b->len = 0;
+	/* All in memory: room for about 2 bytes a value at once, not a copy
+	 * at every doubling. */
+	if (!w && fk_buf_grow(b, (size_t)t->nnodes * (3 + nx + (e->diff != 0)) * 2) < 0)
+		return -1;
 	for (;;) {
 		const struct fk_fnode *nd = &t->nodes[n];
 		char *p;
@@ -364,7 +370,7 @@ static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *
 			p = enc(p, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0);
 		b->len = (size_t)(p - b->p);
 		prev = depth;
-		if (b->len > 60000) {
+		if (w && b->len > 60000) {
 			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
 				return -1;
 			b->len = 0;
@@ -382,9 +388,42 @@ static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *
 			break;
 		n = t->nodes[n].next;
 	}
-	if (b->len && xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
+	if (w && b->len && xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
 		return -1;
-	b->len = 0;
+	if (w)
+		b->len = 0;
+	return 0;
+}
+
+/* The frame table made on a second thread (fk_flame_opts.threads) while
+ * the page before it is written: it reads only the finished tree and the
+ * name indices, which nothing changes by then. */
+struct table_job {
+	const struct emit *e;
+	struct fk_buf b;
+	int rc;
+	pthread_t th;
+	int started;
+};
+
+static void *table_thread(void *arg)
+{
+	struct table_job *j = arg;
+
+	j->rc = write_table(j->e, NULL, &j->b);
+	return NULL;
+}
+
+/* Writes the table text made by the job through w. Returns 0 or -1. */
+static int table_out(xmlTextWriterPtr w, const struct fk_buf *b)
+{
+	size_t off, k;
+
+	for (off = 0; off < b->len; off += k) {
+		k = b->len - off < (1 << 20) ? b->len - off : (1 << 20);
+		if (xmlTextWriterWriteRawLen(w, BAD_CAST (b->p + off), (int)k) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -561,6 +600,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	struct emit e;
 	struct geom g;
 	struct fk_buf b = { 0 }, tmp = { 0 }, lab = { 0 };
+	struct table_job job = { 0 };
 	xmlOutputBufferPtr ob = NULL;
 	xmlTextWriterPtr w = NULL;
 	char num[64];
@@ -596,7 +636,13 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	e.bnorm = 1;
 	if (e.diff && o->normalize && t->btotal[0] > 0 && total > 0)
 		e.bnorm = (double)total / (double)t->btotal[0];
-	if (name_table(&e) < 0 || collect(&e, 0, 0, 0) < 0)
+	if (name_table(&e) < 0)
+		goto nomem;
+	if (o->threads) {
+		job.e = &e;
+		job.started = pthread_create(&job.th, NULL, table_thread, &job) == 0;
+	}
+	if (collect(&e, 0, 0, 0) < 0)
 		goto nomem;
 	g.H = g.ypad1 + (e.maxdepth + 1) * g.fh + g.ypad2;
 
@@ -732,8 +778,16 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	/* The frame table: only the characters of enc(), so raw is safe. */
 	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fktable"));
-	if (write_table(&e, w, &b) < 0)
+	if (job.started) {
+		pthread_join(job.th, NULL);
+		job.started = 0;
+		if (job.rc < 0)
+			goto nomem;
+		if (table_out(w, &job.b) < 0)
+			goto fail;
+	} else if (write_table(&e, w, &b) < 0) {
 		goto fail;
+	}
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	/* Numbers and fixed keys only, so raw is safe. */
@@ -774,6 +828,10 @@ nomem:
 fail:
 	fk_err_set(err, FK_EIO, 0, "write error");
 out:
+	/* Before anything it reads goes. */
+	if (job.started)
+		pthread_join(job.th, NULL);
+	fk_buf_release(&job.b);
 	if (w)
 		xmlFreeTextWriter(w);
 	if (saved)
