@@ -1,8 +1,10 @@
 /* The merged stack tree of a flame graph: frames are merged one by one from
  * the root (so "main;foo" and "main;foo;baz" share one foo, unlike tools that
  * sort whole lines), names are interned, nodes live in one array. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "arena.h"
 #include "bigmem.h"
 #include "limits.h"
@@ -674,6 +676,22 @@ static int rank_names(struct fk_tree *t)
 	return 0;
 }
 
+/* Names ranked on a second thread (fk_tree.threads) while the totals are
+ * summed: that reads and writes only the nodes and the use counts, this
+ * only the names. */
+struct rank_job {
+	struct fk_tree *t;
+	int rc;
+};
+
+static void *rank_thread(void *arg)
+{
+	struct rank_job *j = arg;
+
+	j->rc = rank_names(j->t);
+	return NULL;
+}
+
 /* Whether sibling a goes before sibling b: heavier first when sorting by
  * weight, then by name. Siblings have distinct names, so this is a total
  * order and every sort gives the same result. */
@@ -701,6 +719,9 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 {
 	uint32_t i, w, n = t->nnodes, maxkids = 64, nwide = 0;
 	uint32_t *tmp, *wide;
+	struct rank_job rj = { t, 0 };
+	pthread_t th;
+	int threaded;
 
 	/* The lookup tables are done with: their memory serves what follows
 	 * (fewer fresh pages to fault in). */
@@ -743,6 +764,7 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 		free(wide);
 		return oom(err);
 	}
+	threaded = t->threads && pthread_create(&th, NULL, rank_thread, &rj) == 0;
 	for (i = 0; i < n; i++) {
 		if (t->nodes[i].total >= 2)
 			wide[nwide++] = i;
@@ -757,6 +779,8 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 			/* New and base totals fit; their mix may not. */
 			if (__builtin_add_overflow(t->vtotal[p], t->vtotal[i],
 						   &t->vtotal[p])) {
+				if (threaded)
+					pthread_join(th, NULL);
 				free(wide);
 				return fk_err_set(err, FK_ELIMIT, 0, "total exceeds %lld",
 						  (long long)INT64_MAX);
@@ -765,7 +789,11 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 	}
 
 	/* Rank names in byte order once; children then sort by integers. */
-	if (rank_names(t) < 0 || !(tmp = malloc((size_t)maxkids * sizeof *tmp))) {
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		rj.rc = rank_names(t);
+	if (rj.rc < 0 || !(tmp = malloc((size_t)maxkids * sizeof *tmp))) {
 		free(wide);
 		return oom(err);
 	}

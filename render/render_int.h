@@ -78,6 +78,7 @@ struct fk_tree {
 	size_t capx;                   /* nodes xself has room for */
 	int64_t xgrand[FK_MAX_COLUMNS];
 	int flamechart, reverse;
+	int threads;                   /* finish may rank names on a second thread */
 	enum fk_flame_sort sort;
 
 	/* The previous line's frames, to skip re-looking-up a shared prefix
