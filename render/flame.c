@@ -138,6 +138,7 @@ struct fk_flame *fk_flame_new(const struct fk_flame_opts *o, struct fk_err *err)
 		return NULL;
 	}
 	f->t.flamechart = o->flamechart;
+	f->t.threads = o->threads;
 	f->t.reverse = o->reverse;
 	f->t.sort = o->sort;
 	return f;

@@ -38,6 +38,9 @@ struct fk_flame_opts {
 	unsigned negate : 1;           /* differential: swap the grew/shrank colours */
 	unsigned normalize : 1;        /* differential: scale the base to the new total */
 	unsigned skip_bad : 1;         /* bad lines are warned about and skipped */
+	unsigned threads : 1;          /* may start a second thread to write the page
+	                                  (render-flame; not the hook, whose threads
+	                                  must not be sampled by jemalloc) */
 	/* Told about each skipped line when skip_bad (may be NULL). */
 	void (*warn)(void *ctx, const struct fk_err *e);
 	void *warn_ctx;

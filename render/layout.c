@@ -1,34 +1,132 @@
 /* The merged stack tree of a flame graph: frames are merged one by one from
  * the root (so "main;foo" and "main;foo;baz" share one foo, unlike tools that
  * sort whole lines), names are interned, nodes live in one array. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "arena.h"
+#include "bigmem.h"
 #include "limits.h"
 #include "render_int.h"
 
-/* A fast 64-bit hash over 8-byte words; only used for in-memory tables. */
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (n * 0xc2b2ae3d27d4eb4fULL);
-	uint64_t w;
+/* Names are hashed 8 bytes at a time, and the same words that find a
+ * frame's end (its ';') feed the hash, so a frame's bytes are read once
+ * (perf on bench/gen-synth.py's input: the byte loop looking for ';', the
+ * byte loop comparing a line with the last and hashing the name again were
+ * 45 % of the instructions). hash_bytes(s, n) and scan_frame() give the
+ * same value for the same name. Only used for in-memory tables. */
+#define HASH_SEED 0x9e3779b97f4a7c15ULL
 
-	while (n >= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+/* w: the last 0-7 bytes, zero-padded; n: the name's length. */
+static inline uint64_t hash_end(uint64_t h, uint64_t w, size_t n)
+{
+	h = (h ^ w ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4fULL)) * 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 29;
 	h *= 0x94d049bb133111ebULL;
 	return h ^ (h >> 31);
 }
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = HASH_SEED, w;
+	size_t k = n;
+
+	while (k >= 8) {
+		memcpy(&w, s, 8);
+		h = hash_word(h, w);
+		s += 8;
+		k -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, k);
+	return hash_end(h, w, n);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The bytes of w equal to ';' have their high bit set in the result; the
+ * lowest set bit is exact (the higher ones may not be). */
+static inline uint64_t semis(uint64_t w)
+{
+	uint64_t x = w ^ 0x3b3b3b3b3b3b3b3bULL;
+
+	return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+}
+
+/* Returns the end of the frame that starts at s[pos] (the offset of the
+ * next ';', or n) and its hash in *hp, equal to hash_bytes(s + pos, end -
+ * pos). Reads nothing at or past s[n]. */
+static size_t scan_frame(const char *s, size_t pos, size_t n, uint64_t *hp)
+{
+	uint64_t h = HASH_SEED, w, m;
+	size_t p = pos;
+
+	for (;; p += 8) {
+		if (n - p < 8) {
+			w = 0;
+			memcpy(&w, s + p, n - p);
+			/* The zero padding holds no ';'. */
+			m = semis(w);
+			break;
+		}
+		memcpy(&w, s + p, 8);
+		if ((m = semis(w)) != 0)
+			break;
+		h = hash_word(h, w);
+	}
+	if (m) {
+		unsigned k = (unsigned)__builtin_ctzll(m) >> 3;
+		w &= ((uint64_t)1 << (8 * k)) - 1;
+		p += k;
+	} else {
+		p = n;
+	}
+	*hp = hash_end(h, w, p - pos);
+	return p;
+}
+
+/* Length of the common prefix of a and b, both at least m bytes. */
+static size_t common_prefix(const char *a, const char *b, size_t m)
+{
+	size_t c = 0;
+	uint64_t x, y;
+
+	for (; m - c >= 8; c += 8) {
+		memcpy(&x, a + c, 8);
+		memcpy(&y, b + c, 8);
+		if (x != y)
+			return c + ((unsigned)__builtin_ctzll(x ^ y) >> 3);
+	}
+	while (c < m && a[c] == b[c])
+		c++;
+	return c;
+}
+#else
+static size_t scan_frame(const char *s, size_t pos, size_t n, uint64_t *hp)
+{
+	size_t p = pos;
+
+	while (p < n && s[p] != ';')
+		p++;
+	*hp = hash_bytes(s + pos, p - pos);
+	return p;
+}
+
+static size_t common_prefix(const char *a, const char *b, size_t m)
+{
+	size_t c = 0;
+
+	while (c < m && a[c] == b[c])
+		c++;
+	return c;
+}
+#endif
 
 static uint64_t hash_pair(uint32_t a, uint32_t b)
 {
@@ -37,30 +135,6 @@ static uint64_t hash_pair(uint32_t a, uint32_t b)
 	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
 	return h ^ (h >> 31);
-}
-
-/* Big arrays are mapped directly: growing one moves page tables (mremap)
- * instead of copying, fresh memory is already zero, and transparent huge
- * pages cut page faults (about 10 us each in a VM) by up to 512 times. */
-void *fk_mem_grow(void *p, size_t old, size_t n)
-{
-	void *q;
-
-	if (p)
-		q = mremap(p, old, n, MREMAP_MAYMOVE);
-	else
-		q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return NULL;
-	if (n >= ((size_t)2 << 20))
-		madvise(q, n, MADV_HUGEPAGE);
-	return q;
-}
-
-void fk_mem_free(void *p, size_t n)
-{
-	if (p)
-		munmap(p, n);
 }
 
 static int oom(struct fk_err *err)
@@ -75,15 +149,19 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->names = malloc(t->capnames * sizeof *t->names);
 	t->ntabmask = 2047;
 	t->ntab = calloc(t->ntabmask + 1, sizeof *t->ntab);
-	t->capnodes = 1024;
-	t->nodes = fk_mem_grow(NULL, 0, t->capnodes * sizeof *t->nodes);
+	/* The node array starts at one huge page: one page fault, not 512,
+	 * for its first 65536 nodes (the kernel aligns the mapping). */
+	t->capnodes = FK_HUGE_PAGE / sizeof *t->nodes;
+	t->nodes = fk_big_alloc(t->capnodes * sizeof *t->nodes);
 	t->ctabmask = 2047;
-	t->ctab = fk_mem_grow(NULL, 0, (t->ctabmask + 1) * sizeof *t->ctab);
+	t->ctab = calloc(t->ctabmask + 1, sizeof *t->ctab);
 	t->cappath = 64;
 	t->path = malloc(t->cappath * sizeof *t->path);
 	t->fend = malloc(t->cappath * sizeof *t->fend);
+	t->fhash = malloc(t->cappath * sizeof *t->fhash);
 	t->strs = fk_arena_new();
-	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend) {
+	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend ||
+	    !t->fhash) {
 		fk_tree_release(t);
 		return oom(err);
 	}
@@ -100,8 +178,8 @@ void fk_tree_release(struct fk_tree *t)
 	fk_arena_free(t->strs);
 	free(t->names);
 	free(t->ntab);
-	fk_mem_free(t->nodes, t->capnodes * sizeof *t->nodes);
-	fk_mem_free(t->ctab, t->ctab ? (t->ctabmask + 1) * sizeof *t->ctab : 0);
+	fk_big_free(t->nodes, t->capnodes * sizeof *t->nodes);
+	free(t->ctab);
 	free(t->bself);
 	free(t->xself);
 	free(t->btotal);
@@ -109,6 +187,8 @@ void fk_tree_release(struct fk_tree *t)
 	free(t->vtotal);
 	free(t->path);
 	free(t->fend);
+	free(t->fhash);
+	free(t->uses);
 	memset(t, 0, sizeof *t);
 }
 
@@ -119,11 +199,13 @@ static int rehash_names(struct fk_tree *t)
 
 	if (!tab)
 		return -1;
-	for (i = 1; i < t->nnames; i++) {
-		uint64_t h = hash_bytes(t->names[i].s, t->names[i].len) & mask;
-		while (tab[h].s)
-			h = (h + 1) & mask;
-		tab[h] = (struct fk_nentry){ t->names[i].s, t->names[i].len, i };
+	for (i = 0; i <= t->ntabmask; i++) {
+		uint64_t h;
+		if (!t->ntab[i].s)
+			continue;
+		for (h = t->ntab[i].hash & mask; tab[h].s; h = (h + 1) & mask)
+			;
+		tab[h] = t->ntab[i];
 	}
 	free(t->ntab);
 	t->ntab = tab;
@@ -131,14 +213,43 @@ static int rehash_names(struct fk_tree *t)
 	return 0;
 }
 
-/* Returns the id of name s[0..n), adding it; UINT32_MAX when out of memory. */
-static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
+/* Whether a[0..n) and b[0..n) are equal: 8 bytes at a time, inline (the
+ * call to memcmp and its dispatch on size cost more than the compare on
+ * names of 10-100 bytes). */
+static int same_bytes(const char *a, const char *b, size_t n)
 {
-	uint64_t h = hash_bytes(s, n) & t->ntabmask;
+	uint64_t x, y;
+	size_t i;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	for (i = 0; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	/* The last 8 bytes, overlapping the words before. */
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
+/* Returns the id of name s[0..n) of hash hash (hash_bytes), adding it;
+ * UINT32_MAX when out of memory. */
+static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash)
+{
+	uint64_t h = hash & t->ntabmask;
 	uint32_t id;
 
+	/* The whole hash is in the slot: bytes are compared on a match only. */
 	for (; t->ntab[h].s; h = (h + 1) & t->ntabmask)
-		if (t->ntab[h].len == n && memcmp(t->ntab[h].s, s, n) == 0)
+		if (t->ntab[h].hash == hash && t->ntab[h].len == n &&
+		    same_bytes(t->ntab[h].s, s, n))
 			return t->ntab[h].id;
 	if (t->nnames == t->capnames) {
 		struct fk_fname *nn;
@@ -155,7 +266,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
 		return UINT32_MAX;
 	t->nnames++;
 	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
-	t->ntab[h] = (struct fk_nentry){ s, (uint32_t)n, id };
+	t->ntab[h] = (struct fk_nentry){ s, hash, (uint32_t)n, id };
 	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
 		return UINT32_MAX;
 	return id;
@@ -169,23 +280,28 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n)
  * page faults were a third of render-flame's time). */
 #define FEW_KIDS 4
 
+/* Doubles the child table. Its entries hold their keys, so only the old
+ * table is read, not the node array (perf: walking all the nodes on every
+ * growth was 5 % of the time on bench/gen-synth.py's input). The tables
+ * come from the heap, which is on huge pages: fresh mappings of each size
+ * took 1900 4 KiB page faults. */
 static int rehash_children(struct fk_tree *t)
 {
 	uint32_t mask = t->ctabmask * 2 + 1, i;
-	struct fk_centry *tab = fk_mem_grow(NULL, 0, ((size_t)mask + 1) * sizeof *tab);
+	struct fk_centry *tab = calloc((size_t)mask + 1, sizeof *tab);
 
 	if (!tab)
 		return -1;
-	for (i = 1; i < t->nnodes; i++) {
+	for (i = 0; i <= t->ctabmask; i++) {
 		uint64_t h;
-		if (t->nodes[t->nodes[i].parent].total <= FEW_KIDS)
+		if (!t->ctab[i].id)
 			continue;
-		h = hash_pair(t->nodes[i].parent, t->nodes[i].name) & mask;
-		while (tab[h].id)
-			h = (h + 1) & mask;
-		tab[h] = (struct fk_centry){ t->nodes[i].parent, t->nodes[i].name, i };
+		for (h = hash_pair(t->ctab[i].parent, t->ctab[i].name) & mask; tab[h].id;
+		     h = (h + 1) & mask)
+			;
+		tab[h] = t->ctab[i];
 	}
-	fk_mem_free(t->ctab, (t->ctabmask + 1) * sizeof *t->ctab);
+	free(t->ctab);
 	t->ctab = tab;
 	t->ctabmask = mask;
 	return 0;
@@ -199,8 +315,8 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 	if (t->nnodes == t->capnodes) {
 		if (t->capnodes > UINT32_MAX / 4)
 			return 0;
-		nd = fk_mem_grow(t->nodes, (size_t)t->capnodes * sizeof *nd,
-				 (size_t)t->capnodes * 2 * sizeof *nd);
+		nd = fk_big_resize(t->nodes, (size_t)t->capnodes * sizeof *nd,
+				   (size_t)t->capnodes * 2 * sizeof *nd);
 		if (!nd)
 			return 0;
 		t->nodes = nd;
@@ -278,6 +394,7 @@ static int grow_path(struct fk_tree *t)
 	size_t cap = t->cappath * 2;
 	uint32_t *p = realloc(t->path, cap * sizeof *p);
 	size_t *e;
+	uint64_t *hs;
 
 	if (!p)
 		return -1;
@@ -286,6 +403,10 @@ static int grow_path(struct fk_tree *t)
 	if (!e)
 		return -1;
 	t->fend = e;
+	hs = realloc(t->fhash, cap * sizeof *hs);
+	if (!hs)
+		return -1;
+	t->fhash = hs;
 	t->cappath = cap;
 	return 0;
 }
@@ -355,7 +476,7 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		     int base, uint64_t lineno, struct fk_err *err)
 {
-	size_t depth = 0, pos = 0;
+	size_t depth = 0, pos = 0, first, d;
 	uint32_t cur = 0;
 
 	if (v < 0)
@@ -372,7 +493,7 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 			if (++depth > FK_MAX_DEPTH_ANY)
 				return fk_err_set(err, FK_ELIMIT, lineno,
 						  "more than %d frames", FK_MAX_DEPTH_ANY);
-			nm = intern(t, s + b, endp - b);
+			nm = intern(t, s + b, endp - b, hash_bytes(s + b, endp - b));
 			if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
 				return oom(err);
 			if (b == 0)
@@ -383,9 +504,8 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		return add_value(t, cur, v, base, lineno, err);
 	}
 	if (t->prev) {
-		size_t m = n < t->prevlen ? n : t->prevlen, c = 0;
-		while (c < m && s[c] == t->prev[c])
-			c++;
+		size_t m = n < t->prevlen ? n : t->prevlen;
+		size_t c = common_prefix(s, t->prev, m);
 		while (depth < t->prevdepth && t->fend[depth] <= c &&
 		       (t->fend[depth] == n || s[t->fend[depth]] == ';')) {
 			cur = t->path[depth];
@@ -393,30 +513,45 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 			depth++;
 		}
 	}
-	while (pos <= n) {
-		size_t fe = pos;
-		uint32_t nm;
-
-		/* Frames are short: a plain loop beats memchr's call. */
-		while (fe < n && s[fe] != ';')
-			fe++;
-
-		if (depth >= FK_MAX_DEPTH_ANY) {
+	/* First find and hash the line's other frames, asking for their name
+	 * table slots as each hash is known; then look them up. The slots are
+	 * mostly cache misses, and this way they are waited for together, not
+	 * one after another. */
+	first = depth;
+	for (d = depth; pos <= n; d++) {
+		if (d >= FK_MAX_DEPTH_ANY) {
 			t->prev = NULL;
 			return fk_err_set(err, FK_ELIMIT, lineno,
 					  "more than %d frames", FK_MAX_DEPTH_ANY);
 		}
-		if (depth == t->cappath && grow_path(t) < 0)
+		if (d == t->cappath && grow_path(t) < 0) {
+			t->prev = NULL;
 			return oom(err);
-		nm = intern(t, s + pos, fe - pos);
+		}
+		t->fend[d] = scan_frame(s, pos, n, &t->fhash[d]);
+		__builtin_prefetch(&t->ntab[t->fhash[d] & t->ntabmask]);
+		pos = t->fend[d] + 1;
+	}
+	/* By now the first slots have come: ask for the bytes of the names
+	 * they hold, which the lookups compare. */
+	for (depth = first; depth < d; depth++) {
+		const struct fk_nentry *e = &t->ntab[t->fhash[depth] & t->ntabmask];
+		if (e->hash == t->fhash[depth]) {
+			__builtin_prefetch(e->s);
+			if (e->len > 48)
+				__builtin_prefetch(e->s + 64);
+		}
+	}
+	pos = first ? t->fend[first - 1] + 1 : 0;
+	for (depth = first; depth < d; depth++) {
+		uint32_t nm = intern(t, s + pos, t->fend[depth] - pos, t->fhash[depth]);
+
 		if (nm == UINT32_MAX || !(cur = child(t, cur, nm))) {
 			t->prev = NULL;
 			return oom(err);
 		}
 		t->path[depth] = cur;
-		t->fend[depth] = fe;
-		depth++;
-		pos = fe + 1;
+		pos = t->fend[depth] + 1;
 	}
 	t->prev = s;
 	t->prevlen = n;
@@ -445,7 +580,7 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 		uint32_t nm;
 		if (lens[k] > UINT32_MAX)
 			return fk_err_set(err, FK_ELIMIT, 0, "frame name too long");
-		nm = intern(t, names[k], lens[k]);
+		nm = intern(t, names[k], lens[k], hash_bytes(names[k], lens[k]));
 		if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
 			return oom(err);
 	}
@@ -453,12 +588,8 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 }
 
 /* Name order for sorting: bytes, then length. */
-static const struct fk_fname *sort_names;
-
-static int cmp_name_ids(const void *a, const void *b)
+static int cmp_names(const struct fk_fname *x, const struct fk_fname *y)
 {
-	const struct fk_fname *x = &sort_names[*(const uint32_t *)a];
-	const struct fk_fname *y = &sort_names[*(const uint32_t *)b];
 	size_t m = x->len < y->len ? x->len : y->len;
 	int c = memcmp(x->s, y->s, m);
 
@@ -467,30 +598,137 @@ static int cmp_name_ids(const void *a, const void *b)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
+/* A name's sort key: its first 16 bytes as two big-endian numbers,
+ * zero-padded. Keys that differ order names as cmp_names does (a padding
+ * zero is below any byte it differs from, as a shorter name is below a
+ * longer one), so the names' bytes are read only on equal keys (perf: with
+ * 8 bytes, C++ names sharing "db::Page" made that 5 % of the time). */
+struct nkey {
+	uint64_t pre[2];
+	uint32_t id;
+};
+
+static int nkey_less(const struct fk_fname *names, const struct nkey *x,
+		     const struct nkey *y)
+{
+	if (x->pre[0] != y->pre[0])
+		return x->pre[0] < y->pre[0];
+	if (x->pre[1] != y->pre[1])
+		return x->pre[1] < y->pre[1];
+	return cmp_names(&names[x->id], &names[y->id]) < 0;
+}
+
+/* Sorts a[0..n) with tmp[0..n) as scratch: insertion sort of runs of 16,
+ * then merges, the comparison inlined (qsort's call through a pointer a
+ * comparison was most of its time). Keys are distinct. */
+static void sort_nkeys(const struct fk_fname *names, struct nkey *a,
+		       struct nkey *tmp, size_t n)
+{
+	struct nkey *src = a, *dst = tmp, *sw;
+	size_t i, j, k, w, lo, mid, hi;
+
+	for (lo = 0; lo < n; lo += 16) {
+		hi = lo + 16 < n ? lo + 16 : n;
+		for (i = lo + 1; i < hi; i++) {
+			struct nkey x = a[i];
+			for (j = i; j > lo && nkey_less(names, &x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	}
+	for (w = 16; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			mid = lo + w < n ? lo + w : n;
+			hi = lo + 2 * w < n ? lo + 2 * w : n;
+			for (i = lo, j = mid, k = lo; i < mid && j < hi;)
+				dst[k++] = nkey_less(names, &src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+}
+
+/* Ranks the names in byte order. Returns 0 or -1 when out of memory. */
+static int rank_names(struct fk_tree *t)
+{
+	struct nkey *k = malloc((size_t)t->nnames * 2 * sizeof *k);
+	uint32_t i, j;
+
+	if (!k)
+		return -1;
+	for (i = 0; i < t->nnames; i++) {
+		const unsigned char *s = (const unsigned char *)t->names[i].s;
+		k[i] = (struct nkey){ { 0, 0 }, i };
+		for (j = 0; j < 16 && j < t->names[i].len; j++)
+			k[i].pre[j >> 3] |= (uint64_t)s[j] << (56 - 8 * (j & 7));
+	}
+	sort_nkeys(t->names, k, k + t->nnames, t->nnames);
+	for (i = 0; i < t->nnames; i++)
+		t->names[k[i].id].rank = i;
+	free(k);
+	return 0;
+}
+
+/* Names ranked on a second thread (fk_tree.threads) while the totals are
+ * summed: that reads and writes only the nodes and the use counts, this
+ * only the names. */
+struct rank_job {
+	struct fk_tree *t;
+	int rc;
+};
+
+static void *rank_thread(void *arg)
+{
+	struct rank_job *j = arg;
+
+	j->rc = rank_names(j->t);
+	return NULL;
+}
+
+/* Whether sibling a goes before sibling b: heavier first when sorting by
+ * weight, then by name. Siblings have distinct names, so this is a total
+ * order and every sort gives the same result. */
+static int child_before(const struct fk_tree *t, uint32_t a, uint32_t b)
+{
+	if (t->sort == FK_SORT_WEIGHT) {
+		int64_t wa = t->has_base ? t->vtotal[a] : t->nodes[a].total;
+		int64_t wb = t->has_base ? t->vtotal[b] : t->nodes[b].total;
+		if (wa != wb)
+			return wa > wb;
+	}
+	return t->names[t->nodes[a].name].rank < t->names[t->nodes[b].name].rank;
+}
+
 static const struct fk_tree *sort_tree;
 
 static int cmp_children(const void *a, const void *b)
 {
-	const struct fk_fnode *x = &sort_tree->nodes[*(const uint32_t *)a];
-	const struct fk_fnode *y = &sort_tree->nodes[*(const uint32_t *)b];
-	uint32_t rx = sort_tree->names[x->name].rank, ry = sort_tree->names[y->name].rank;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (sort_tree->sort == FK_SORT_WEIGHT) {
-		int64_t wx = x->total, wy = y->total;
-		if (sort_tree->has_base) {
-			wx = sort_tree->vtotal[*(const uint32_t *)a];
-			wy = sort_tree->vtotal[*(const uint32_t *)b];
-		}
-		if (wx != wy)
-			return wx > wy ? -1 : 1;
-	}
-	return (rx > ry) - (rx < ry);
+	return child_before(sort_tree, x, y) ? -1 : child_before(sort_tree, y, x);
 }
 
 int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 {
-	uint32_t i, n = t->nnodes, maxkids = 0;
-	uint32_t *tmp;
+	uint32_t i, w, n = t->nnodes, maxkids = 64, nwide = 0;
+	uint32_t *tmp, *wide;
+	struct rank_job rj = { t, 0 };
+	pthread_t th;
+	int threaded;
+
+	/* The lookup tables are done with: their memory serves what follows
+	 * (fewer fresh pages to fault in). */
+	free(t->ctab);
+	t->ctab = NULL;
+	free(t->ntab);
+	t->ntab = NULL;
 
 	if (t->has_base) {
 		int64_t *a;
@@ -515,8 +753,24 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 			t->vtotal[i] = t->vself[i];
 		}
 	}
-	for (i = 0; i < n; i++)
+	/* While building, a node's total counted its children: note the
+	 * nodes with several (the only ones whose children need ordering) and
+	 * each name's uses before the totals replace the counts. */
+	wide = malloc((size_t)n * sizeof *wide);
+	free(t->uses);
+	/* A small array of its own: the counting is random access. */
+	t->uses = calloc(t->nnames, sizeof *t->uses);
+	if (!wide || !t->uses) {
+		free(wide);
+		return oom(err);
+	}
+	threaded = t->threads && pthread_create(&th, NULL, rank_thread, &rj) == 0;
+	for (i = 0; i < n; i++) {
+		if (t->nodes[i].total >= 2)
+			wide[nwide++] = i;
+		t->uses[t->nodes[i].name]++;
 		t->nodes[i].total = t->nodes[i].self;
+	}
 	for (i = n - 1; i > 0; i--) {
 		uint32_t p = t->nodes[i].parent;
 		t->nodes[p].total += t->nodes[i].total;
@@ -524,38 +778,59 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 			t->btotal[p] += t->btotal[i];
 			/* New and base totals fit; their mix may not. */
 			if (__builtin_add_overflow(t->vtotal[p], t->vtotal[i],
-						   &t->vtotal[p]))
+						   &t->vtotal[p])) {
+				if (threaded)
+					pthread_join(th, NULL);
+				free(wide);
 				return fk_err_set(err, FK_ELIMIT, 0, "total exceeds %lld",
 						  (long long)INT64_MAX);
+			}
 		}
 	}
 
 	/* Rank names in byte order once; children then sort by integers. */
-	tmp = malloc((size_t)(t->nnames > n ? t->nnames : n) * sizeof *tmp);
-	if (!tmp)
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		rj.rc = rank_names(t);
+	if (rj.rc < 0 || !(tmp = malloc((size_t)maxkids * sizeof *tmp))) {
+		free(wide);
 		return oom(err);
-	for (i = 0; i < t->nnames; i++)
-		tmp[i] = i;
-	sort_names = t->names;
-	qsort(tmp, t->nnames, sizeof *tmp, cmp_name_ids);
-	for (i = 0; i < t->nnames; i++)
-		t->names[tmp[i]].rank = i;
-
+	}
 	sort_tree = t;
-	for (i = 0; i < n; i++) {
+	for (w = 0; w < nwide; w++) {
 		uint32_t c, k = 0, j;
-		for (c = t->nodes[i].child; c; c = t->nodes[c].next)
+		i = wide[w];
+		for (c = t->nodes[i].child; c; c = t->nodes[c].next) {
+			if (k == maxkids) {
+				uint32_t *nt;
+				maxkids *= 2;
+				if (!(nt = realloc(tmp, (size_t)maxkids * sizeof *nt))) {
+					free(tmp);
+					free(wide);
+					return oom(err);
+				}
+				tmp = nt;
+			}
 			tmp[k++] = c;
-		if (k > maxkids)
-			maxkids = k;
-		if (k < 2)
-			continue;
+		}
 		if (t->flamechart) {
 			/* Built newest first: reverse into input order. */
 			for (j = 0; j < k / 2; j++) {
 				uint32_t x = tmp[j];
 				tmp[j] = tmp[k - 1 - j];
 				tmp[k - 1 - j] = x;
+			}
+		} else if (k <= 16) {
+			/* Most lists are short: an inline insertion sort beats
+			 * qsort's calls through a pointer. */
+			for (j = 1; j < k; j++) {
+				uint32_t x = tmp[j], m = j;
+				while (m > 0 && child_before(t, x, tmp[m - 1])) {
+					tmp[m] = tmp[m - 1];
+					m--;
+				}
+				tmp[m] = x;
 			}
 		} else {
 			qsort(tmp, k, sizeof *tmp, cmp_children);
@@ -566,9 +841,6 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 		t->nodes[tmp[k - 1]].next = 0;
 	}
 	free(tmp);
-	fk_mem_free(t->ctab, (t->ctabmask + 1) * sizeof *t->ctab);
-	t->ctab = NULL;
-	free(t->ntab);
-	t->ntab = NULL;
+	free(wide);
 	return 0;
 }

@@ -152,6 +152,7 @@ int main(int argc, char **argv)
 	fk_cli_init(argv[0]);
 	fk_flame_opts_init(&o);
 	o.warn = warn_cb;
+	o.threads = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;

@@ -29,10 +29,12 @@ struct fk_fnode {
 	int64_t self, total;           /* the (new) profile */
 };
 
-/* One slot of the name table: the name's bytes and length are in the slot,
- * so a lookup reads the slot and the bytes, not the name array too. */
+/* One slot of the name table: the name's bytes, length and whole hash are
+ * in the slot, so a lookup reads the slot, and the bytes only when the
+ * hash and length match. */
 struct fk_nentry {
 	const char *s;                 /* NULL = empty */
+	uint64_t hash;
 	uint32_t len, id;
 };
 
@@ -49,6 +51,7 @@ struct fk_tree {
 	uint32_t nnames, capnames;
 	struct fk_nentry *ntab;        /* name hash table */
 	uint32_t ntabmask;
+	uint32_t *uses;                /* nodes of each name (after finish) */
 
 	struct fk_fnode *nodes;
 	uint32_t nnodes, capnodes;
@@ -75,6 +78,7 @@ struct fk_tree {
 	size_t capx;                   /* nodes xself has room for */
 	int64_t xgrand[FK_MAX_COLUMNS];
 	int flamechart, reverse;
+	int threads;                   /* finish may rank names on a second thread */
 	enum fk_flame_sort sort;
 
 	/* The previous line's frames, to skip re-looking-up a shared prefix
@@ -84,6 +88,7 @@ struct fk_tree {
 	size_t prevlen, prevdepth;
 	uint32_t *path;                /* node of each frame of prev */
 	size_t *fend;                  /* end offset of each frame of prev */
+	uint64_t *fhash;               /* hash of each new frame of a line */
 	size_t cappath;
 };
 
@@ -109,12 +114,6 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
  * input order for a flame chart). Returns 0 or -1 with err. */
 int fk_tree_finish(struct fk_tree *t, struct fk_err *err);
 
-/* Big zeroed arrays backed by their own mapping (layout.c): grows p from
- * old to n bytes keeping its contents (p NULL: a new array), or NULL when
- * out of memory (p is then unchanged). Free with the size last grown to. */
-void *fk_mem_grow(void *p, size_t old, size_t n);
-void fk_mem_free(void *p, size_t n);
-
 /* Text helpers (text.c). */
 
 /* A growable byte buffer; functions return -1 only when out of memory. */
@@ -131,6 +130,10 @@ void fk_buf_release(struct fk_buf *b);
  * sequences, C0/C1 controls, DEL, U+FFFE/U+FFFF become U+FFFD. Returns -1
  * when out of memory. */
 int fk_buf_add_clean(struct fk_buf *b, const char *s, size_t n);
+
+/* Length of the longest prefix of s[0..n) that fk_buf_add_clean copies
+ * unchanged (n when s needs no cleaning). */
+size_t fk_clean_len(const char *s, size_t n);
 
 /* Appends the decimal of v / fixed-point v/10 with one decimal ("12.3",
  * "12" when the decimal is 0). */

@@ -2,11 +2,13 @@
  * libxml2's xmlTextWriter (SVG 1.1): every string from the input or the
  * options is cleaned to valid XML characters and escaped by the writer. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxml/xmlwriter.h>
 
+#include "bigmem.h"
 #include "render_int.h"
 
 #define XPAD 10.0
@@ -23,6 +25,13 @@ struct efr {
 	int64_t v, s, bv, bs, vv;
 };
 
+/* A page name: the tree's own bytes when they need no cleaning (most
+ * names: no copy), else a cleaned copy at off in emit.names. */
+struct pname {
+	const char *p;                 /* NULL: the copy */
+	size_t off;
+};
+
 struct emit {
 	const struct fk_tree *t;
 	const struct fk_flame_opts *o;
@@ -34,8 +43,8 @@ struct emit {
 	uint32_t *nameidx;             /* tree name id -> page name index */
 	uint32_t nnames;
 	struct fk_buf names;           /* cleaned names, each NUL-terminated */
-	size_t *nameoff;
-	size_t capnameoff;
+	struct pname *pn;              /* where each page name is */
+	size_t cappn;
 	uint32_t nreal;                /* names of the tree; "(N more)" labels follow */
 	uint32_t ncols;                /* value columns of the input (1 in a diff) */
 	double bnorm;                  /* base scale: 1, or new/base total (--normalize) */
@@ -45,8 +54,9 @@ struct emit {
 static int push(struct emit *e, const struct efr *f)
 {
 	if (e->nfr == e->capfr) {
-		size_t cap = e->capfr ? e->capfr * 2 : 1024;
-		struct efr *p = fk_mem_grow(e->fr, e->capfr * sizeof *p, cap * sizeof *p);
+		/* From one huge page, so one page fault (bigmem.h). */
+		size_t cap = e->capfr ? e->capfr * 2 : FK_HUGE_PAGE / sizeof *e->fr;
+		struct efr *p = fk_big_resize(e->fr, e->capfr * sizeof *p, cap * sizeof *p);
 		if (!p)
 			return -1;
 		e->fr = p;
@@ -58,21 +68,33 @@ static int push(struct emit *e, const struct efr *f)
 	return 0;
 }
 
-/* Adds a cleaned name to the page's table; returns its index or NO_NODE. */
-static uint32_t add_name(struct emit *e, const char *s, size_t n)
+/* Adds a cleaned name to the page's table; returns its index or NO_NODE.
+ * stable: s is NUL-terminated and lives as long as the page is written,
+ * so a name that needs no cleaning is not copied. */
+static uint32_t add_name(struct emit *e, const char *s, size_t n, int stable)
 {
-	if (e->nnames == e->capnameoff) {
-		size_t cap = e->capnameoff ? e->capnameoff * 2 : 256;
-		size_t *p = realloc(e->nameoff, cap * sizeof *p);
+	if (e->nnames == e->cappn) {
+		size_t cap = e->cappn ? e->cappn * 2 : 256;
+		struct pname *p = realloc(e->pn, cap * sizeof *p);
 		if (!p)
 			return NO_NODE;
-		e->nameoff = p;
-		e->capnameoff = cap;
+		e->pn = p;
+		e->cappn = cap;
 	}
-	e->nameoff[e->nnames] = e->names.len;
+	if (stable && fk_clean_len(s, n) == n) {
+		e->pn[e->nnames] = (struct pname){ s, 0 };
+		return e->nnames++;
+	}
+	e->pn[e->nnames] = (struct pname){ NULL, e->names.len };
 	if (fk_buf_add_clean(&e->names, s, n) < 0 || fk_buf_add(&e->names, "", 1) < 0)
 		return NO_NODE;
 	return e->nnames++;
+}
+
+/* Page name i, cleaned and NUL-terminated. */
+static const char *name_at(const struct emit *e, uint32_t i)
+{
+	return e->pn[i].p ? e->pn[i].p : e->names.p + e->pn[i].off;
 }
 
 static int64_t width_units(const struct emit *e, uint32_t n)
@@ -132,7 +154,7 @@ static int collect(struct emit *e, uint32_t node, uint32_t depth, int64_t x)
 		m.x = cx;
 		m.s = m.v;
 		m.bs = m.bv;
-		if ((m.name = add_name(e, label, (size_t)n)) == NO_NODE || push(e, &m) < 0)
+		if ((m.name = add_name(e, label, (size_t)n, 0)) == NO_NODE || push(e, &m) < 0)
 			return -1;
 	}
 	return 0;
@@ -215,7 +237,7 @@ static void frame_class(const struct emit *e, const struct efr *f, char cls[8])
 		snprintf(cls, 8, "%c%d", ((step > 0) != !!e->o->negate) ? 'r' : 'b',
 			 step < 0 ? -step : step);
 	} else {
-		const char *nm = e->names.p + e->nameoff[f->name];
+		const char *nm = name_at(e, f->name);
 		snprintf(cls, 8, "c%u", shade(nm, strlen(nm), f->depth, e->o->hash));
 	}
 }
@@ -296,47 +318,59 @@ static int build_json(const struct emit *e, const struct geom *g, struct fk_buf 
 	    fk_buf_adds(b, "}") < 0 ? -1 : 0;
 }
 
-/* Appends v in the table's number code: base-32 digits, most significant
- * first; the last digit is one of "0-9A-V", the others one of "W-Za-z-_",
- * so numbers need no separator. Every character is safe in XML text. */
-static int enc(struct fk_buf *b, uint64_t v)
+/* Writes v at p in the table's number code: base-32 digits, most
+ * significant first; the last digit is one of "0-9A-V", the others one of
+ * "W-Za-z-_", so numbers need no separator. Every character is safe in XML
+ * text. At most ENC_MAX bytes; returns the end. */
+#define ENC_MAX 13
+
+static char *enc(char *p, uint64_t v)
 {
 	static const char fin[] = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
 	static const char more[] = "WXYZabcdefghijklmnopqrstuvwxyz-_";
-	char d[16];
-	int k = 0;
+	/* Digits: the bits of v in groups of 5 (v | 1: zero has one). */
+	size_t k = (size_t)(68 - __builtin_clzll(v | 1)) / 5;
 
-	d[k++] = fin[v & 31];
+	p += k;
+	*--p = fin[v & 31];
 	for (v >>= 5; v; v >>= 5)
-		d[k++] = more[v & 31];
-	if (b->cap - b->len < 16 && fk_buf_grow(b, 16) < 0)
-		return -1;
-	while (k)
-		b->p[b->len++] = d[--k];
-	return 0;
+		*--p = more[v & 31];
+	return p + k;
 }
 
 /* Writes the whole tree as the page's frame table, in preorder: for each
  * frame the depth step (previous depth + 1 - depth), the name index, and
  * its self value in each column (new, then base in a differential graph).
- * The script rebuilds parents and totals from these. */
+ * The script rebuilds parents and totals from these. With w, the text goes
+ * out through w in pieces; without, it all stays in b. */
 static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *b)
 {
 	const struct fk_tree *t = e->t;
 	uint32_t n = 0, depth = 0, prev = 0, c, nx = e->ncols - 1;
 
 	b->len = 0;
+	/* All in memory: room for about 2 bytes a value at once, not a copy
+	 * at every doubling. */
+	if (!w && fk_buf_grow(b, (size_t)t->nnodes * (3 + nx + (e->diff != 0)) * 2) < 0)
+		return -1;
 	for (;;) {
 		const struct fk_fnode *nd = &t->nodes[n];
-		if (enc(b, (uint64_t)prev + 1 - depth - (n == 0)) < 0 ||
-		    enc(b, e->nameidx[nd->name]) < 0 || enc(b, (uint64_t)nd->self) < 0 ||
-		    (e->diff && enc(b, (uint64_t)t->bself[n]) < 0))
+		char *p;
+
+		/* Room for the whole row first, so the digits go out unchecked. */
+		if (fk_buf_grow(b, (size_t)ENC_MAX * (4 + nx)) < 0)
 			return -1;
+		p = b->p + b->len;
+		p = enc(p, (uint64_t)prev + 1 - depth - (n == 0));
+		p = enc(p, e->nameidx[nd->name]);
+		p = enc(p, (uint64_t)nd->self);
+		if (e->diff)
+			p = enc(p, (uint64_t)t->bself[n]);
 		for (c = 0; c < nx; c++)
-			if (enc(b, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0) < 0)
-				return -1;
+			p = enc(p, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0);
+		b->len = (size_t)(p - b->p);
 		prev = depth;
-		if (b->len > 60000) {
+		if (w && b->len > 60000) {
 			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
 				return -1;
 			b->len = 0;
@@ -354,55 +388,83 @@ static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *
 			break;
 		n = t->nodes[n].next;
 	}
-	if (b->len && xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
+	if (w && b->len && xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
 		return -1;
-	b->len = 0;
+	if (w)
+		b->len = 0;
+	return 0;
+}
+
+/* The frame table made on a second thread (fk_flame_opts.threads) while
+ * the page before it is written: it reads only the finished tree and the
+ * name indices, which nothing changes by then. */
+struct table_job {
+	const struct emit *e;
+	struct fk_buf b;
+	int rc;
+	pthread_t th;
+	int started;
+};
+
+static void *table_thread(void *arg)
+{
+	struct table_job *j = arg;
+
+	j->rc = write_table(j->e, NULL, &j->b);
+	return NULL;
+}
+
+/* Writes the table text made by the job through w. Returns 0 or -1. */
+static int table_out(xmlTextWriterPtr w, const struct fk_buf *b)
+{
+	size_t off, k;
+
+	for (off = 0; off < b->len; off += k) {
+		k = b->len - off < (1 << 20) ? b->len - off : (1 << 20);
+		if (xmlTextWriterWriteRawLen(w, BAD_CAST (b->p + off), (int)k) < 0)
+			return -1;
+	}
 	return 0;
 }
 
 /* Orders the page's name table by use, most used first, so the commonest
- * names get the shortest indices in the frame table; ties in byte order. */
-static const struct fk_tree *cmp_tree;
-static const uint32_t *cmp_uses;
-
-static int cmp_use(const void *a, const void *b)
+ * names get the shortest indices in the frame table; ties in byte order.
+ * The order is one number a name (uses, then rank, with the name's id),
+ * so the sort compares integers only. */
+static int cmp_u64(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	if (cmp_uses[x] != cmp_uses[y])
-		return cmp_uses[x] > cmp_uses[y] ? -1 : 1;
-	return cmp_tree->names[x].rank < cmp_tree->names[y].rank ? -1 :
-	       cmp_tree->names[x].rank > cmp_tree->names[y].rank;
+	return (x > y) - (x < y);
 }
 
 static int name_table(struct emit *e)
 {
 	const struct fk_tree *t = e->t;
-	uint32_t *uses, *ord, i;
+	size_t nn = t->nnames ? t->nnames : 1;
+	uint64_t *ord = malloc(nn * sizeof *ord);
+	uint32_t *byrank = malloc(nn * sizeof *byrank), i;
 	int rc = -1;
 
-	uses = calloc(t->nnames ? t->nnames : 1, sizeof *uses);
-	ord = malloc((t->nnames ? t->nnames : 1) * sizeof *ord);
-	if (!uses || !ord)
+	if (!ord || !byrank)
 		goto out;
-	for (i = 0; i < t->nnodes; i++)
-		uses[t->nodes[i].name]++;
-	for (i = 0; i < t->nnames; i++)
-		ord[i] = i;
-	cmp_tree = t;
-	cmp_uses = uses;
-	qsort(ord, t->nnames, sizeof *ord, cmp_use);
 	for (i = 0; i < t->nnames; i++) {
-		uint32_t k = add_name(e, t->names[ord[i]].s, t->names[ord[i]].len);
+		byrank[t->names[i].rank] = i;
+		ord[i] = (uint64_t)(UINT32_MAX - t->uses[i]) << 32 | t->names[i].rank;
+	}
+	qsort(ord, t->nnames, sizeof *ord, cmp_u64);
+	for (i = 0; i < t->nnames; i++) {
+		uint32_t id = byrank[(uint32_t)ord[i]];
+		uint32_t k = add_name(e, t->names[id].s, t->names[id].len, 1);
 		if (k == NO_NODE)
 			goto out;
-		e->nameidx[ord[i]] = k;
+		e->nameidx[id] = k;
 	}
 	e->nreal = e->nnames;
 	rc = 0;
 out:
-	free(uses);
 	free(ord);
+	free(byrank);
 	return rc;
 }
 
@@ -427,7 +489,7 @@ static int write_frames(const struct emit *e, const struct geom *g,
 		int64_t y = tenths(frame_y(g, f->depth));
 		double wpx = (double)(x1 - x0) / 10.0;
 		size_t chars = (size_t)((wpx - 6) / chw), nchars, cut;
-		const char *nm = e->names.p + e->nameoff[f->name];
+		const char *nm = name_at(e, f->name);
 		char cls[8];
 
 		frame_class(e, f, cls);
@@ -538,6 +600,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	struct emit e;
 	struct geom g;
 	struct fk_buf b = { 0 }, tmp = { 0 }, lab = { 0 };
+	struct table_job job = { 0 };
 	xmlOutputBufferPtr ob = NULL;
 	xmlTextWriterPtr w = NULL;
 	char num[64];
@@ -573,7 +636,13 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	e.bnorm = 1;
 	if (e.diff && o->normalize && t->btotal[0] > 0 && total > 0)
 		e.bnorm = (double)total / (double)t->btotal[0];
-	if (name_table(&e) < 0 || collect(&e, 0, 0, 0) < 0)
+	if (name_table(&e) < 0)
+		goto nomem;
+	if (o->threads) {
+		job.e = &e;
+		job.started = pthread_create(&job.th, NULL, table_thread, &job) == 0;
+	}
+	if (collect(&e, 0, 0, 0) < 0)
 		goto nomem;
 	g.H = g.ypad1 + (e.maxdepth + 1) * g.fh + g.ypad2;
 
@@ -693,7 +762,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp.p));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	for (i = 0; (uint32_t)i < e.nreal; i++) {
-		X(xmlTextWriterWriteString(w, BAD_CAST (e.names.p + e.nameoff[i])));
+		X(xmlTextWriterWriteString(w, BAD_CAST name_at(&e, (uint32_t)i)));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
 	X(xmlTextWriterEndElement(w));
@@ -709,8 +778,16 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	/* The frame table: only the characters of enc(), so raw is safe. */
 	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fktable"));
-	if (write_table(&e, w, &b) < 0)
+	if (job.started) {
+		pthread_join(job.th, NULL);
+		job.started = 0;
+		if (job.rc < 0)
+			goto nomem;
+		if (table_out(w, &job.b) < 0)
+			goto fail;
+	} else if (write_table(&e, w, &b) < 0) {
 		goto fail;
+	}
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	/* Numbers and fixed keys only, so raw is safe. */
@@ -751,13 +828,17 @@ nomem:
 fail:
 	fk_err_set(err, FK_EIO, 0, "write error");
 out:
+	/* Before anything it reads goes. */
+	if (job.started)
+		pthread_join(job.th, NULL);
+	fk_buf_release(&job.b);
 	if (w)
 		xmlFreeTextWriter(w);
 	if (saved)
 		xmlSetGenericErrorFunc(old_ctx, old_err);
-	fk_mem_free(e.fr, e.capfr * sizeof *e.fr);
+	fk_big_free(e.fr, e.capfr * sizeof *e.fr);
 	free(e.nameidx);
-	free(e.nameoff);
+	free(e.pn);
 	fk_buf_release(&e.names);
 	fk_buf_release(&b);
 	fk_buf_release(&tmp);

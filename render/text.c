@@ -90,6 +90,27 @@ static int bad_char(uint32_t c)
 	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff;
 }
 
+size_t fk_clean_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		uint32_t cp;
+		size_t l;
+
+		if (u[i] >= 0x20 && u[i] < 0x7f) {
+			i++;
+			continue;
+		}
+		l = utf8_dec(u + i, n - i, &cp);
+		if (!l || bad_char(cp))
+			break;
+		i += l;
+	}
+	return i;
+}
+
 int fk_buf_add_clean(struct fk_buf *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -35,6 +35,39 @@ static void add(struct fk_tree *t, const char *s, int64_t v, int base)
 		printf("# add '%s': %s\n", s, err.msg);
 }
 
+/* The length of the name of parent's k-th child, or -1. */
+static long kid_len(const struct fk_tree *t, uint32_t parent, int k)
+{
+	uint32_t c = t->nodes[parent].child;
+
+	while (c && k--)
+		c = t->nodes[c].next;
+	return c ? (long)t->names[t->nodes[c].name].len : -1;
+}
+
+/* Adds s[0..n) (may hold NUL bytes) with value v. */
+static void addn(struct fk_tree *t, const char *s, size_t n, int64_t v)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	if (fk_tree_add_line(t, s, n, v, 0, 1, &err) < 0)
+		printf("# add: %s\n", err.msg);
+}
+
+/* Renders folded text with o, into a malloc'd *out of *len bytes. */
+static int render(const char *in, const struct fk_flame_opts *o, char **out, size_t *len)
+{
+	struct fk_err err;
+	FILE *fp = open_memstream(out, len);
+	int rc;
+
+	fk_err_init(&err, "t");
+	rc = fk_flame_render(in, strlen(in), NULL, 0, o, fp, &err);
+	fclose(fp);
+	return rc;
+}
+
 int main(void)
 {
 	struct fk_tree t;
@@ -94,6 +127,105 @@ int main(void)
 	T_EQ_INT(t.nodes[find(&t, 0, "ab")].total, 2, "ab = 2");
 	T_EQ_INT(t.nodes[find(&t, 0, "a")].total, 2, "a = 2");
 	fk_tree_release(&t);
+
+	/* Frame ends and line prefixes at every offset of an 8-byte word
+	 * (frames are scanned and lines compared a word at a time): names of
+	 * 1-20 bytes that differ only in their last byte stay apart, repeats
+	 * merge, whether or not the line before shares their bytes. Each line
+	 * has a buffer of its own: the tree compares a line with the last. */
+	fk_tree_init(&t, &err);
+	{
+		static char lines[60][32];
+		int len, k, bad = 0;
+		for (len = 1; len <= 20; len++)
+			for (k = 0; k < 3; k++) {
+				char *line = lines[(len - 1) * 3 + k];
+				memcpy(line, "p;", 2);
+				memset(line + 2, 'x', (size_t)len);
+				line[2 + len - 1] = k == 1 ? 'b' : 'a';
+				memcpy(line + 2 + len, ";q", 2);
+				addn(&t, line, (size_t)len + 4, 1);
+			}
+		fk_tree_finish(&t, &err);
+		main_ = find(&t, 0, "p");
+		for (k = 0, foo = t.nodes[main_].child; foo; foo = t.nodes[foo].next, k++) {
+			const struct fk_fname *nm = &t.names[t.nodes[foo].name];
+			int64_t want = nm->s[nm->len - 1] == 'a' ? 2 : 1;
+			if (t.nodes[foo].total != want || !t.nodes[foo].child ||
+			    t.nodes[t.nodes[foo].child].next)
+				bad++;
+		}
+		T_EQ_INT(k, 40, "40 distinct frames of 1-20 bytes");
+		T_EQ_INT(bad, 0, "each merged with its repeats, one child q each");
+		T_EQ_INT(t.nnodes, 1 + 1 + 40 + 40, "no duplicate nodes");
+	}
+	fk_tree_release(&t);
+
+	/* Byte order, then length, across the 16-byte sort keys: names that
+	 * share 16 bytes, a name that is a prefix of another, and NUL bytes
+	 * (a key pads with zeros, which must not tie a name with a NUL). */
+	fk_tree_init(&t, &err);
+	addn(&t, "r;0123456789abcdefZ", 19, 1);
+	addn(&t, "r;0123456789abcdef\0", 19, 1);
+	addn(&t, "r;0123456789abcdef", 18, 1);
+	addn(&t, "r;0123456789abcde\x01", 19, 1);
+	addn(&t, "r;ab\0", 5, 1);
+	addn(&t, "r;ab", 4, 1);
+	addn(&t, "r;ab\0\0", 6, 1);
+	fk_tree_finish(&t, &err);
+	main_ = find(&t, 0, "r");
+	T_EQ_INT(kid_len(&t, main_, 0), 17, "0123456789abcde\\x01 first");
+	T_EQ_INT(kid_len(&t, main_, 1), 16, "then 0123456789abcdef");
+	T_EQ_INT(kid_len(&t, main_, 2), 17, "then 0123456789abcdef\\0");
+	T_EQ_STR(nth_child(&t, main_, 3), "0123456789abcdefZ", "then ...Z");
+	T_EQ_INT(kid_len(&t, main_, 4), 2, "then ab");
+	T_EQ_INT(kid_len(&t, main_, 5), 3, "then ab\\0");
+	T_EQ_INT(kid_len(&t, main_, 6), 4, "then ab\\0\\0");
+	fk_tree_release(&t);
+
+	/* Sibling order with few children (an insertion sort) and many (qsort):
+	 * by name, and by weight with ties by name. */
+	for (rc = 0; rc < 4; rc++) {
+		int nk = rc & 1 ? 40 : 9, k, inorder = 1;
+		static char lines[40][16];
+		fk_tree_init(&t, &err);
+		t.sort = rc & 2 ? FK_SORT_WEIGHT : FK_SORT_NAME;
+		for (k = nk - 1; k >= 0; k--) {
+			snprintf(lines[k], sizeof lines[k], "s;k%02d", k);
+			add(&t, lines[k], rc & 2 ? 1 + k % 3 : 1, 0);
+		}
+		fk_tree_finish(&t, &err);
+		main_ = find(&t, 0, "s");
+		for (foo = t.nodes[main_].child, k = 0; foo && t.nodes[foo].next;
+		     foo = t.nodes[foo].next, k++) {
+			bar = t.nodes[foo].next;
+			if (t.sort == FK_SORT_WEIGHT && t.nodes[foo].total != t.nodes[bar].total) {
+				inorder &= t.nodes[foo].total > t.nodes[bar].total;
+				continue;
+			}
+			inorder &= strcmp(t.names[t.nodes[foo].name].s,
+					  t.names[t.nodes[bar].name].s) < 0;
+		}
+		T_OK(inorder && k == nk - 1, "%d children in %s order", nk,
+		     rc & 2 ? "weight" : "name");
+		fk_tree_release(&t);
+	}
+
+	/* The threaded page (render-flame) is byte for byte the page written
+	 * on one thread (the hook). */
+	{
+		char *o1 = NULL, *o2 = NULL;
+		size_t l1 = 0, l2 = 0;
+		const char *in = "main;a;b 5\nmain;a;c 7\nmain;d 1\nz 2\n";
+		fk_flame_opts_init(&o);
+		T_EQ_INT(render(in, &o, &o1, &l1), 0, "one thread renders");
+		o.threads = 1;
+		T_EQ_INT(render(in, &o, &o2, &l2), 0, "two threads render");
+		T_OK(l1 > 1000 && l1 == l2 && memcmp(o1, o2, l1) == 0,
+		     "same page either way (%zu, %zu bytes)", l1, l2);
+		free(o1);
+		free(o2);
+	}
 
 	/* Flame chart: input order, only adjacent frames merge. */
 	fk_tree_init(&t, &err);
