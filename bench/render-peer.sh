@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Side by side: render-flame against Brendan Gregg's flamegraph.pl on the
 # synthetic heap profile of bench/gen-synth.py (default 100000 lines, about
 # 86 MB), runs interleaved (ours, theirs, ours, ...) so that a busy machine

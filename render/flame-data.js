@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // flame-data.js: the first part of the interactive script of render-flame's
 // SVG page, embedded at build time: render/build.mk joins flame-data.js,
 // flame-draw.js, flame-search.js, flame-tables.js and flame-events.js, in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // flame-draw.js: the page skeleton, layout at the window's width, drawing the visible frames.
 // One part of the page script: render/build.mk joins flame-*.js in
 // order into one function scope (see flame-data.js).

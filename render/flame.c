@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The flame graph entry points (flame.h): collect folded stacks into the
  * merged tree, then lay out and write the SVG page. */
 #include <errno.h>

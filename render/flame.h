@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interactive SVG flame graphs from folded stacks: the library behind
  * render-flame, callable in-process (the hook serves ?format=flame with it).
  * The SVG is self-contained (inline CSS and script, no external URL) and

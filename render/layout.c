@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The merged stack tree of a flame graph: frames are merged one by one from
  * the root (so "main;foo" and "main;foo;baz" share one foo, unlike tools that
  * sort whole lines), names are interned, nodes live in one array. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Colour palettes as CSS classes: FK_SHADES shades of each of flamegraph.pl's
  * palettes (same base colours and ranges), and a red/blue scale for
  * differential graphs. Frames carry a class, never an inline fill; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render-flame: folded stacks to an interactive SVG flame graph. Options and
  * I/O only; the work is in flame.c. */
 #include <errno.h>

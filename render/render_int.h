@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render/ internal declarations: the merged stack tree (layout.c), text
  * cleaning and formatting helpers (text.c), palettes (palette.c), the SVG
  * writer (svg.c) and the embedded page assets (generated flame_assets.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a laid-out flame graph as one self-contained SVG page through
  * libxml2's xmlTextWriter (SVG 1.1): every string from the input or the
  * options is cleaned to valid XML characters and escaped by the writer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text for the SVG writer: a growable buffer, UTF-8 cleaning to what XML 1.0
  * accepts (RFC 3629 decoding; XML 1.0 section 2.2 "Characters"), and fast
  * number formatting. */
