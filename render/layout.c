@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "bigmem.h"
 #include "limits.h"
+#include "grow.h"
 #include "render_int.h"
 
 /* Names are hashed 8 bytes at a time, and the same words that find a
@@ -716,10 +717,85 @@ static int cmp_children(const void *a, const void *b)
 	return child_before(sort_tree, x, y) ? -1 : child_before(sort_tree, y, x);
 }
 
+/* The base side of a diff: its own values, and the columns the page
+ * shows for frames gone from the new profile. 0, or -1 when out of memory. */
+static int diff_columns(struct fk_tree *t, uint32_t n)
+{
+	int64_t *a;
+	uint32_t i;
+
+	if (t->capbase < n) {
+		a = realloc(t->bself, (size_t)n * sizeof *a);
+		if (!a)
+			return -1;
+		memset(a + t->capbase, 0, (size_t)(n - t->capbase) * sizeof *a);
+		t->bself = a;
+		t->capbase = n;
+	}
+	t->btotal = malloc((size_t)n * sizeof *t->btotal);
+	t->vself = malloc((size_t)n * sizeof *t->vself);
+	t->vtotal = malloc((size_t)n * sizeof *t->vtotal);
+	if (!t->btotal || !t->vself || !t->vtotal)
+		return -1;
+	for (i = 0; i < n; i++) {
+		t->btotal[i] = t->bself[i];
+		/* A frame's own time gone from the new profile stays
+		 * visible at its base value. */
+		t->vself[i] = t->nodes[i].self ? t->nodes[i].self : t->bself[i];
+		t->vtotal[i] = t->vself[i];
+	}
+	return 0;
+}
+
+/* Orders node i's children (input order for a flame chart, else by name
+ * rank), using *tmp (capacity *cap) as scratch. 0, or -1 when out of
+ * memory. */
+static int order_children(struct fk_tree *t, uint32_t i, uint32_t **tmp, size_t *cap)
+{
+	uint32_t c, k = 0, j, *v;
+
+	for (c = t->nodes[i].child; c; c = t->nodes[c].next) {
+		void *grown = *tmp;
+
+		if (fk_reserve(&grown, cap, (size_t)k + 1, sizeof **tmp, 64) < 0)
+			return -1;
+		*tmp = grown;
+		(*tmp)[k++] = c;
+	}
+	v = *tmp;
+	if (t->flamechart) {
+		/* Built newest first: reverse into input order. */
+		for (j = 0; j < k / 2; j++) {
+			uint32_t x = v[j];
+			v[j] = v[k - 1 - j];
+			v[k - 1 - j] = x;
+		}
+	} else if (k <= 16) {
+		/* Most lists are short: an inline insertion sort beats
+		 * qsort's calls through a pointer. */
+		for (j = 1; j < k; j++) {
+			uint32_t x = v[j], m = j;
+			while (m > 0 && child_before(t, x, v[m - 1])) {
+				v[m] = v[m - 1];
+				m--;
+			}
+			v[m] = x;
+		}
+	} else {
+		qsort(v, k, sizeof *v, cmp_children);
+	}
+	t->nodes[i].child = v[0];
+	for (j = 0; j + 1 < k; j++)
+		t->nodes[v[j]].next = v[j + 1];
+	t->nodes[v[k - 1]].next = 0;
+	return 0;
+}
+
 int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 {
-	uint32_t i, w, n = t->nnodes, maxkids = 64, nwide = 0;
-	uint32_t *tmp, *wide;
+	uint32_t i, w, n = t->nnodes, nwide = 0;
+	uint32_t *tmp = NULL, *wide;
+	size_t tcap = 0;
 	struct rank_job rj = { t, 0 };
 	pthread_t th;
 	int threaded;
@@ -731,29 +807,8 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 	free(t->ntab);
 	t->ntab = NULL;
 
-	if (t->has_base) {
-		int64_t *a;
-		if (t->capbase < n) {
-			a = realloc(t->bself, (size_t)n * sizeof *a);
-			if (!a)
-				return oom(err);
-			memset(a + t->capbase, 0, (size_t)(n - t->capbase) * sizeof *a);
-			t->bself = a;
-			t->capbase = n;
-		}
-		t->btotal = malloc((size_t)n * sizeof *t->btotal);
-		t->vself = malloc((size_t)n * sizeof *t->vself);
-		t->vtotal = malloc((size_t)n * sizeof *t->vtotal);
-		if (!t->btotal || !t->vself || !t->vtotal)
-			return oom(err);
-		for (i = 0; i < n; i++) {
-			t->btotal[i] = t->bself[i];
-			/* A frame's own time gone from the new profile stays
-			 * visible at its base value. */
-			t->vself[i] = t->nodes[i].self ? t->nodes[i].self : t->bself[i];
-			t->vtotal[i] = t->vself[i];
-		}
-	}
+	if (t->has_base && diff_columns(t, n) < 0)
+		return oom(err);
 	/* While building, a node's total counted its children: note the
 	 * nodes with several (the only ones whose children need ordering) and
 	 * each name's uses before the totals replace the counts. */
@@ -794,52 +849,17 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 		pthread_join(th, NULL);
 	else
 		rj.rc = rank_names(t);
-	if (rj.rc < 0 || !(tmp = malloc((size_t)maxkids * sizeof *tmp))) {
+	if (rj.rc < 0) {
 		free(wide);
 		return oom(err);
 	}
 	sort_tree = t;
 	for (w = 0; w < nwide; w++) {
-		uint32_t c, k = 0, j;
-		i = wide[w];
-		for (c = t->nodes[i].child; c; c = t->nodes[c].next) {
-			if (k == maxkids) {
-				uint32_t *nt;
-				maxkids *= 2;
-				if (!(nt = realloc(tmp, (size_t)maxkids * sizeof *nt))) {
-					free(tmp);
-					free(wide);
-					return oom(err);
-				}
-				tmp = nt;
-			}
-			tmp[k++] = c;
+		if (order_children(t, wide[w], &tmp, &tcap) < 0) {
+			free(tmp);
+			free(wide);
+			return oom(err);
 		}
-		if (t->flamechart) {
-			/* Built newest first: reverse into input order. */
-			for (j = 0; j < k / 2; j++) {
-				uint32_t x = tmp[j];
-				tmp[j] = tmp[k - 1 - j];
-				tmp[k - 1 - j] = x;
-			}
-		} else if (k <= 16) {
-			/* Most lists are short: an inline insertion sort beats
-			 * qsort's calls through a pointer. */
-			for (j = 1; j < k; j++) {
-				uint32_t x = tmp[j], m = j;
-				while (m > 0 && child_before(t, x, tmp[m - 1])) {
-					tmp[m] = tmp[m - 1];
-					m--;
-				}
-				tmp[m] = x;
-			}
-		} else {
-			qsort(tmp, k, sizeof *tmp, cmp_children);
-		}
-		t->nodes[i].child = tmp[0];
-		for (j = 0; j + 1 < k; j++)
-			t->nodes[tmp[j]].next = tmp[j + 1];
-		t->nodes[tmp[k - 1]].next = 0;
 	}
 	free(tmp);
 	free(wide);

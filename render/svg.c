@@ -262,6 +262,8 @@ static int wr_cb(void *ctx, const char *buf, int len)
 
 #define X(call) do { if ((call) < 0) goto fail; } while (0)
 #define BC(call) do { if ((call) < 0) goto nomem; } while (0)
+/* A part's result: -1 a write error, -2 out of memory. */
+#define H(call) do { int h_ = (call); if (h_ == -2) goto nomem; if (h_ < 0) goto fail; } while (0)
 
 /* Writes a <text> with attributes and cleaned content through the writer. */
 static int text_el(xmlTextWriterPtr w, struct fk_buf *tmp, const char *id,
@@ -595,6 +597,187 @@ static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w
 	return xmlTextWriterEndElement(w);
 }
 
+/* The page's opening: the <svg> element, its title, notes and style, the
+ * background, the title texts, the details and match lines and the legend.
+ * 0, -1 on a write error, -2 when out of memory. */
+static int write_open(const struct emit *e, const struct geom *gp, xmlTextWriterPtr w,
+		      struct fk_buf *b, struct fk_buf *tmp, int64_t total, int64_t vtotal)
+{
+	const struct fk_flame_opts *o = e->o;
+	const struct geom g = *gp;
+	char num[64];
+
+	X(xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL));
+	X(xmlTextWriterStartElement(w, BAD_CAST "svg"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns", BAD_CAST "http://www.w3.org/2000/svg"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "version", BAD_CAST "1.1"));
+	if (g.fitpage) {
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "100%"));
+	} else {
+		snprintf(num, sizeof num, "%.10g", g.W);
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST num));
+		snprintf(num, sizeof num, "%.10g", g.H);
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST num));
+	}
+	snprintf(num, sizeof num, "0 0 %.10g %.10g", g.W, g.H);
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "viewBox", BAD_CAST num));
+	/* Fitted to the window's width, the drawing starts at its top. */
+	if (g.fitpage)
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "preserveAspectRatio", BAD_CAST "xMidYMin meet"));
+	tmp->len = 0;
+	BC(fk_buf_add_clean(tmp, o->fonttype, strlen(o->fonttype)));
+	BC(fk_buf_add(tmp, "", 1));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-family", BAD_CAST tmp->p));
+	snprintf(num, sizeof num, "%.10g", g.fs);
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-size", BAD_CAST num));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST (e->diff ? "fk diff" : "fk")));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	/* The document's title (a browser tab's name). */
+	tmp->len = 0;
+	BC(fk_buf_add_clean(tmp, o->title, strlen(o->title)));
+	BC(fk_buf_add(tmp, "", 1));
+	X(xmlTextWriterWriteElement(w, BAD_CAST "title", BAD_CAST tmp->p));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+
+	if (o->notes && *o->notes) {
+		tmp->len = 0;
+		BC(fk_buf_add_clean(tmp, o->notes, strlen(o->notes)));
+		BC(fk_buf_add(tmp, "", 1));
+		X(xmlTextWriterWriteElement(w, BAD_CAST "desc", BAD_CAST tmp->p));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
+
+	/* Style: the embedded sheet, then the palette and this graph's sizes.
+	 * Top-level elements start lines, so the page reads well. */
+	b->len = 0;
+	BC(fk_buf_add(b, fk_flame_css, fk_flame_css_len));
+	BC(fk_buf_add(b, "", 1));
+	X(xmlTextWriterStartElement(w, BAD_CAST "style"));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	X(xmlTextWriterWriteString(w, BAD_CAST b->p));
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	b->len = 0;
+	BC(fk_palette_css(b, o->colors, e->diff));
+	BC(fk_buf_add(b, "", 1));
+	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b->p));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+
+	X(xmlTextWriterStartElement(w, BAD_CAST "rect"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST "bg"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "100%"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST "100%"));
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+
+	X(text_el(w, tmp, "title", NULL, g.W / 2, g.fs * 2, "middle", o->title));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	if (o->subtitle && *o->subtitle) {
+		X(text_el(w, tmp, "subtitle", NULL, g.W / 2, g.fs * 4, "middle", o->subtitle));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
+	if (total == 0 && vtotal == 0) {
+		/* flamegraph.pl refuses such input; an empty profile is still a
+		 * profile (the hook may serve one), so say so on the page. */
+		X(text_el(w, tmp, "empty", NULL, g.W / 2, frame_y(&g, 0) + g.fh * 0.75, "middle",
+			  "no stack has a value"));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
+	X(text_el(w, tmp, "details", NULL, XPAD, g.H - g.ypad2 / 2, NULL, " "));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	X(text_el(w, tmp, "matched", NULL, g.W - XPAD, g.H - g.ypad2 / 2, "end", " "));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	X(legend(e, &g, w, tmp));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+
+	return 0;
+fail:
+	return -1;
+nomem:
+	return -2;
+}
+
+/* The page's data for its script (the names, the value columns, the frame
+ * table, the geometry), then the script itself, last, so that every
+ * element exists when it runs. 0, -1 on a write error, -2 out of memory. */
+static int write_data(const struct emit *e, const struct geom *gp, xmlTextWriterPtr w,
+		      struct fk_buf *b, struct fk_buf *tmp, const char *cols,
+		      struct table_job *job)
+{
+	const struct fk_flame_opts *o = e->o;
+	const struct geom g = *gp;
+	int i;
+
+	/* The data for the script. Names and labels from the input are text
+	 * and attributes escaped by the writer; names are one a line (a
+	 * cleaned name holds no control character). */
+	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fknames"));
+	tmp->len = 0;
+	BC(fk_buf_add_clean(tmp, o->countname, strlen(o->countname)));
+	BC(fk_buf_add(tmp, "", 1));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-countname", BAD_CAST tmp->p));
+	tmp->len = 0;
+	BC(fk_buf_add_clean(tmp, o->nametype, strlen(o->nametype)));
+	BC(fk_buf_add(tmp, "", 1));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp->p));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	for (i = 0; (uint32_t)i < e->nreal; i++) {
+		X(xmlTextWriterWriteString(w, BAD_CAST name_at(e, (uint32_t)i)));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	if (cols && *cols) {
+		/* Column names, checked by the reader to [A-Za-z0-9_.:/-]. */
+		X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
+		X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkcols"));
+		X(xmlTextWriterWriteString(w, BAD_CAST cols));
+		X(xmlTextWriterEndElement(w));
+		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	}
+	/* The frame table: only the characters of enc(), so raw is safe. */
+	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fktable"));
+	if (job->started) {
+		pthread_join(job->th, NULL);
+		job->started = 0;
+		if (job->rc < 0)
+			goto nomem;
+		if (table_out(w, &job->b) < 0)
+			goto fail;
+	} else if (write_table(e, w, b) < 0) {
+		goto fail;
+	}
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	/* Numbers and fixed keys only, so raw is safe. */
+	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "application/json"));
+	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkdata"));
+	b->len = 0;
+	if (build_json(e, &g, b) < 0)
+		goto nomem;
+	X(xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len));
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+
+	/* The script last, so every element exists when it runs. */
+	b->len = 0;
+	BC(fk_buf_add(b, fk_flame_js, fk_flame_js_len));
+	BC(fk_buf_add(b, "", 1));
+	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	X(xmlTextWriterWriteString(w, BAD_CAST b->p));
+	X(xmlTextWriterEndElement(w));
+	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	return 0;
+fail:
+	return -1;
+nomem:
+	return -2;
+}
+
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 		 const char *cols, FILE *out, struct fk_err *err)
 {
@@ -604,7 +787,6 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	struct table_job job = { 0 };
 	xmlOutputBufferPtr ob = NULL;
 	xmlTextWriterPtr w = NULL;
-	char num[64];
 	xmlGenericErrorFunc old_err = NULL;
 	void *old_ctx = NULL;
 	int64_t total, vtotal;
@@ -657,88 +839,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 			xmlOutputBufferClose(ob);
 		goto nomem;
 	}
-	X(xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL));
-	X(xmlTextWriterStartElement(w, BAD_CAST "svg"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns", BAD_CAST "http://www.w3.org/2000/svg"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "version", BAD_CAST "1.1"));
-	if (g.fitpage) {
-		X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "100%"));
-	} else {
-		snprintf(num, sizeof num, "%.10g", g.W);
-		X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST num));
-		snprintf(num, sizeof num, "%.10g", g.H);
-		X(xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST num));
-	}
-	snprintf(num, sizeof num, "0 0 %.10g %.10g", g.W, g.H);
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "viewBox", BAD_CAST num));
-	/* Fitted to the window's width, the drawing starts at its top. */
-	if (g.fitpage)
-		X(xmlTextWriterWriteAttribute(w, BAD_CAST "preserveAspectRatio", BAD_CAST "xMidYMin meet"));
-	tmp.len = 0;
-	BC(fk_buf_add_clean(&tmp, o->fonttype, strlen(o->fonttype)));
-	BC(fk_buf_add(&tmp, "", 1));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-family", BAD_CAST tmp.p));
-	snprintf(num, sizeof num, "%.10g", g.fs);
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-size", BAD_CAST num));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST (e.diff ? "fk diff" : "fk")));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	/* The document's title (a browser tab's name). */
-	tmp.len = 0;
-	BC(fk_buf_add_clean(&tmp, o->title, strlen(o->title)));
-	BC(fk_buf_add(&tmp, "", 1));
-	X(xmlTextWriterWriteElement(w, BAD_CAST "title", BAD_CAST tmp.p));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-
-	if (o->notes && *o->notes) {
-		tmp.len = 0;
-		BC(fk_buf_add_clean(&tmp, o->notes, strlen(o->notes)));
-		BC(fk_buf_add(&tmp, "", 1));
-		X(xmlTextWriterWriteElement(w, BAD_CAST "desc", BAD_CAST tmp.p));
-		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	}
-
-	/* Style: the embedded sheet, then the palette and this graph's sizes.
-	 * Top-level elements start lines, so the page reads well. */
-	b.len = 0;
-	BC(fk_buf_add(&b, fk_flame_css, fk_flame_css_len));
-	BC(fk_buf_add(&b, "", 1));
-	X(xmlTextWriterStartElement(w, BAD_CAST "style"));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	X(xmlTextWriterWriteString(w, BAD_CAST b.p));
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	b.len = 0;
-	BC(fk_palette_css(&b, o->colors, e.diff));
-	BC(fk_buf_add(&b, "", 1));
-	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b.p));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-
-	X(xmlTextWriterStartElement(w, BAD_CAST "rect"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "class", BAD_CAST "bg"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "width", BAD_CAST "100%"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "height", BAD_CAST "100%"));
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-
-	X(text_el(w, &tmp, "title", NULL, g.W / 2, g.fs * 2, "middle", o->title));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	if (o->subtitle && *o->subtitle) {
-		X(text_el(w, &tmp, "subtitle", NULL, g.W / 2, g.fs * 4, "middle", o->subtitle));
-		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	}
-	if (total == 0 && vtotal == 0) {
-		/* flamegraph.pl refuses such input; an empty profile is still a
-		 * profile (the hook may serve one), so say so on the page. */
-		X(text_el(w, &tmp, "empty", NULL, g.W / 2, frame_y(&g, 0) + g.fh * 0.75, "middle",
-			  "no stack has a value"));
-		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	}
-	X(text_el(w, &tmp, "details", NULL, XPAD, g.H - g.ypad2 / 2, NULL, " "));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	X(text_el(w, &tmp, "matched", NULL, g.W - XPAD, g.H - g.ypad2 / 2, "end", " "));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	X(legend(&e, &g, w, &tmp));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	H(write_open(&e, &g, w, &b, &tmp, total, vtotal));
 
 	X(xmlTextWriterStartElement(w, BAD_CAST "g"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "frames"));
@@ -748,69 +849,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
-	/* The data for the script. Names and labels from the input are text
-	 * and attributes escaped by the writer; names are one a line (a
-	 * cleaned name holds no control character). */
-	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fknames"));
-	tmp.len = 0;
-	BC(fk_buf_add_clean(&tmp, o->countname, strlen(o->countname)));
-	BC(fk_buf_add(&tmp, "", 1));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-countname", BAD_CAST tmp.p));
-	tmp.len = 0;
-	BC(fk_buf_add_clean(&tmp, o->nametype, strlen(o->nametype)));
-	BC(fk_buf_add(&tmp, "", 1));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp.p));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	for (i = 0; (uint32_t)i < e.nreal; i++) {
-		X(xmlTextWriterWriteString(w, BAD_CAST name_at(&e, (uint32_t)i)));
-		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	}
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	if (cols && *cols) {
-		/* Column names, checked by the reader to [A-Za-z0-9_.:/-]. */
-		X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
-		X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkcols"));
-		X(xmlTextWriterWriteString(w, BAD_CAST cols));
-		X(xmlTextWriterEndElement(w));
-		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	}
-	/* The frame table: only the characters of enc(), so raw is safe. */
-	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fktable"));
-	if (job.started) {
-		pthread_join(job.th, NULL);
-		job.started = 0;
-		if (job.rc < 0)
-			goto nomem;
-		if (table_out(w, &job.b) < 0)
-			goto fail;
-	} else if (write_table(&e, w, &b) < 0) {
-		goto fail;
-	}
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	/* Numbers and fixed keys only, so raw is safe. */
-	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "application/json"));
-	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkdata"));
-	b.len = 0;
-	if (build_json(&e, &g, &b) < 0)
-		goto nomem;
-	X(xmlTextWriterWriteRawLen(w, BAD_CAST b.p, (int)b.len));
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-
-	/* The script last, so every element exists when it runs. */
-	b.len = 0;
-	BC(fk_buf_add(&b, fk_flame_js, fk_flame_js_len));
-	BC(fk_buf_add(&b, "", 1));
-	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	X(xmlTextWriterWriteString(w, BAD_CAST b.p));
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	H(write_data(&e, &g, w, &b, &tmp, cols, &job));
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(xmlTextWriterEndDocument(w));
