@@ -6,6 +6,7 @@
 #define FK_RENDER_INT_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -161,6 +162,94 @@ const char *fk_palette_text(const char *rgb);
 
 /* Fill colour "#rrggbb" of shade i (0..FK_SHADES-1) of palette name. */
 void fk_palette_rgb(const char *name, unsigned i, char out[8]);
+
+/* ---- svg.c / svgdata.c: the page writer's state ---- */
+
+#define XPAD 10.0
+#define FONTWIDTH 0.59
+#define NO_NODE UINT32_MAX
+
+/* One frame drawn, in preorder (the page's script relies on the order). */
+struct fk_efr {
+	uint32_t node;                 /* NO_NODE for a "(N more)" box */
+	uint32_t depth;
+	uint32_t nmore;
+	uint32_t name;                 /* index into the page's name table */
+	int64_t x;                     /* offset in value units, new profile */
+	int64_t v, s, bv, bs, vv;
+};
+
+
+/* A page name: the tree's own bytes when they need no cleaning (most
+ * names: no copy), else a cleaned copy at off in emit.names. */
+struct fk_pname {
+	const char *p;                 /* NULL: the copy */
+	size_t off;
+};
+
+
+struct fk_emit {
+	const struct fk_tree *t;
+	const struct fk_flame_opts *o;
+	struct fk_efr *fr;
+	size_t nfr, capfr;
+	double scale, minw;            /* px per unit; px */
+	double vscale;                 /* px per unit of the visible values */
+	uint32_t maxdepth;
+	uint32_t *nameidx;             /* tree name id -> page name index */
+	uint32_t nnames;
+	struct fk_buf names;           /* cleaned names, each NUL-terminated */
+	struct fk_pname *pn;              /* where each page name is */
+	size_t cappn;
+	uint32_t nreal;                /* names of the tree; "(N more)" labels follow */
+	uint32_t ncols;                /* value columns of the input (1 in a diff) */
+	double bnorm;                  /* base scale: 1, or new/base total (--normalize) */
+	int diff;
+};
+
+struct fk_geom {
+	double W, fh, fs, ypad1, ypad2, H;
+	int inverted, fitpage;
+};
+
+/* The frame table made on a second thread (fk_flame_opts.threads) while
+ * the page before it is written: it reads only the finished tree and the
+ * name indices, which nothing changes by then. */
+struct fk_table_job {
+	const struct fk_emit *e;
+	struct fk_buf b;
+	int rc;
+	pthread_t th;
+	int started;
+};
+
+struct _xmlTextWriter;
+
+/* Gathers, from node at depth and offset x (value units), the frames the
+ * page draws without script into e->fr, in preorder. 0 or -1. */
+int fk_emit_collect(struct fk_emit *e, uint32_t node, uint32_t depth, int64_t x);
+
+/* Adds a page name (cleaned; stable: the tree's bytes outlive the page)
+ * and returns its index, NO_NODE when out of memory. */
+uint32_t fk_emit_add_name(struct fk_emit *e, const char *s, size_t n, int stable);
+
+/* Page name i. */
+const char *fk_emit_name(const struct fk_emit *e, uint32_t i);
+
+/* Builds the page's name table, most used names first. 0 or -1. */
+int fk_emit_names(struct fk_emit *e);
+
+/* The geometry and table shape the script reads, as JSON into b. 0 or -1. */
+int fk_emit_json(const struct fk_emit *e, const struct fk_geom *g, struct fk_buf *b);
+
+/* Writes the frame table through w, or into b when w is NULL. 0 or -1. */
+int fk_emit_table(const struct fk_emit *e, struct _xmlTextWriter *w, struct fk_buf *b);
+
+/* fk_emit_table on a second thread (arg: a struct fk_table_job). */
+void *fk_emit_table_thread(void *arg);
+
+/* Writes the table text a job made through w. 0 or -1. */
+int fk_emit_table_out(struct _xmlTextWriter *w, const struct fk_buf *b);
 
 /* The embedded page assets (generated at build time from render/flame-*.js
  * and render/flame.css). */

@@ -12,161 +12,9 @@
 #include "bigmem.h"
 #include "render_int.h"
 
-#define XPAD 10.0
-#define FONTWIDTH 0.59
-#define NO_NODE UINT32_MAX
 
-/* One frame drawn, in preorder (the page's script relies on the order). */
-struct efr {
-	uint32_t node;                 /* NO_NODE for a "(N more)" box */
-	uint32_t depth;
-	uint32_t nmore;
-	uint32_t name;                 /* index into the page's name table */
-	int64_t x;                     /* offset in value units, new profile */
-	int64_t v, s, bv, bs, vv;
-};
 
-/* A page name: the tree's own bytes when they need no cleaning (most
- * names: no copy), else a cleaned copy at off in emit.names. */
-struct pname {
-	const char *p;                 /* NULL: the copy */
-	size_t off;
-};
-
-struct emit {
-	const struct fk_tree *t;
-	const struct fk_flame_opts *o;
-	struct efr *fr;
-	size_t nfr, capfr;
-	double scale, minw;            /* px per unit; px */
-	double vscale;                 /* px per unit of the visible values */
-	uint32_t maxdepth;
-	uint32_t *nameidx;             /* tree name id -> page name index */
-	uint32_t nnames;
-	struct fk_buf names;           /* cleaned names, each NUL-terminated */
-	struct pname *pn;              /* where each page name is */
-	size_t cappn;
-	uint32_t nreal;                /* names of the tree; "(N more)" labels follow */
-	uint32_t ncols;                /* value columns of the input (1 in a diff) */
-	double bnorm;                  /* base scale: 1, or new/base total (--normalize) */
-	int diff;
-};
-
-static int push(struct emit *e, const struct efr *f)
-{
-	if (e->nfr == e->capfr) {
-		/* From one huge page, so one page fault (bigmem.h). */
-		size_t cap = e->capfr ? e->capfr * 2 : FK_HUGE_PAGE / sizeof *e->fr;
-		struct efr *p = fk_big_resize(e->fr, e->capfr * sizeof *p, cap * sizeof *p);
-		if (!p)
-			return -1;
-		e->fr = p;
-		e->capfr = cap;
-	}
-	e->fr[e->nfr++] = *f;
-	if (f->depth > e->maxdepth)
-		e->maxdepth = f->depth;
-	return 0;
-}
-
-/* Adds a cleaned name to the page's table; returns its index or NO_NODE.
- * stable: s is NUL-terminated and lives as long as the page is written,
- * so a name that needs no cleaning is not copied. */
-static uint32_t add_name(struct emit *e, const char *s, size_t n, int stable)
-{
-	if (e->nnames == e->cappn) {
-		size_t cap = e->cappn ? e->cappn * 2 : 256;
-		struct pname *p = realloc(e->pn, cap * sizeof *p);
-		if (!p)
-			return NO_NODE;
-		e->pn = p;
-		e->cappn = cap;
-	}
-	if (stable && fk_clean_len(s, n) == n) {
-		e->pn[e->nnames] = (struct pname){ s, 0 };
-		return e->nnames++;
-	}
-	e->pn[e->nnames] = (struct pname){ NULL, e->names.len };
-	if (fk_buf_add_clean(&e->names, s, n) < 0 || fk_buf_add(&e->names, "", 1) < 0)
-		return NO_NODE;
-	return e->nnames++;
-}
-
-/* Page name i, cleaned and NUL-terminated. */
-static const char *name_at(const struct emit *e, uint32_t i)
-{
-	return e->pn[i].p ? e->pn[i].p : e->names.p + e->pn[i].off;
-}
-
-static int64_t width_units(const struct emit *e, uint32_t n)
-{
-	return e->diff ? e->t->vtotal[n] : e->t->nodes[n].total;
-}
-
-/* Whether node n is drawn: wide enough in the new profile, or (in a
- * differential graph) in the view that keeps vanished stacks. */
-static int wide(const struct emit *e, uint32_t n)
-{
-	if ((double)e->t->nodes[n].total * e->scale >= e->minw)
-		return 1;
-	return e->diff && (double)e->t->vtotal[n] * e->vscale >= e->minw;
-}
-
-/* Collects node and the children wide enough to draw; narrow children are
- * merged into one "(N more)" box per parent. Depth is bounded by the
- * tree's FK_MAX_DEPTH_ANY. */
-static int collect(struct emit *e, uint32_t node, uint32_t depth, int64_t x)
-{
-	const struct fk_tree *t = e->t;
-	const struct fk_fnode *nd = &t->nodes[node];
-	struct efr f = { node, depth, 0, 0, x, nd->total, nd->self, 0, 0, 0 }, m;
-	uint32_t c, nm = nd->name;
-	int64_t cx = x, mw = 0;
-
-	if (e->diff) {
-		f.bv = t->btotal[node];
-		f.bs = t->bself[node];
-		f.vv = t->vtotal[node];
-	}
-	f.name = e->nameidx[nm];
-	if (push(e, &f) < 0)
-		return -1;
-	memset(&m, 0, sizeof m);
-	for (c = nd->child; c; c = t->nodes[c].next) {
-		if (wide(e, c)) {
-			if (collect(e, c, depth + 1, cx) < 0)
-				return -1;
-			cx += t->nodes[c].total;
-			continue;
-		}
-		m.nmore++;
-		m.v += t->nodes[c].total;
-		mw += width_units(e, c);
-		if (e->diff) {
-			m.bv += t->btotal[c];
-			m.vv += t->vtotal[c];
-		}
-	}
-	if (m.nmore >= 2 && (double)mw * (e->diff ? e->vscale : e->scale) >= e->minw) {
-		char label[40];
-		int n = snprintf(label, sizeof label, "(%u more)", m.nmore);
-		m.node = NO_NODE;
-		m.depth = depth + 1;
-		m.x = cx;
-		m.s = m.v;
-		m.bs = m.bv;
-		if ((m.name = add_name(e, label, (size_t)n, 0)) == NO_NODE || push(e, &m) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-struct geom {
-	double W, fh, fs, ypad1, ypad2, H;
-	int inverted, fitpage;
-};
-
-static double frame_y(const struct geom *g, uint32_t depth)
+static double frame_y(const struct fk_geom *g, uint32_t depth)
 {
 	if (g->inverted)
 		return g->ypad1 + depth * g->fh;
@@ -225,7 +73,7 @@ static int diff_step(double v, double b)
 
 /* The CSS class of a frame: a shade picked from the name (and depth unless
  * --hash), or the differential step of its change. */
-static void frame_class(const struct emit *e, const struct efr *f, char cls[8])
+static void frame_class(const struct fk_emit *e, const struct fk_efr *f, char cls[8])
 {
 	if (f->node == NO_NODE) {
 		strcpy(cls, "m");
@@ -238,7 +86,7 @@ static void frame_class(const struct emit *e, const struct efr *f, char cls[8])
 		snprintf(cls, 8, "%c%d", ((step > 0) != !!e->o->negate) ? 'r' : 'b',
 			 step < 0 ? -step : step);
 	} else {
-		const char *nm = name_at(e, f->name);
+		const char *nm = fk_emit_name(e, f->name);
 		snprintf(cls, 8, "c%u", shade(nm, strlen(nm), f->depth, e->o->hash));
 	}
 }
@@ -294,186 +142,9 @@ static int text_el(xmlTextWriterPtr w, struct fk_buf *tmp, const char *id,
 	return xmlTextWriterEndElement(w);
 }
 
-static int json_num(struct fk_buf *b, const char *key, double v)
-{
-	char num[64];
-
-	snprintf(num, sizeof num, "\"%s\":%.10g,", key, v);
-	return fk_buf_adds(b, num);
-}
-
-/* The page's numeric data for flame.js: geometry and the table's shape.
- * Only numbers and fixed keys: nothing from the input. */
-static int build_json(const struct emit *e, const struct geom *g, struct fk_buf *b)
-{
-	return fk_buf_adds(b, "{") < 0 ||
-	    json_num(b, "width", g->W) < 0 || json_num(b, "xpad", XPAD) < 0 ||
-	    json_num(b, "frameheight", g->fh) < 0 || json_num(b, "fontsize", g->fs) < 0 ||
-	    json_num(b, "fontwidth", FONTWIDTH) < 0 ||
-	    json_num(b, "ypad1", g->ypad1) < 0 || json_num(b, "ypad2", g->ypad2) < 0 ||
-	    json_num(b, "height", g->H) < 0 || json_num(b, "inverted", g->inverted) < 0 ||
-	    json_num(b, "fitpage", g->fitpage) < 0 || json_num(b, "diff", e->diff) < 0 ||
-	    json_num(b, "hash", e->o->hash) < 0 || json_num(b, "negate", e->o->negate) < 0 ||
-	    json_num(b, "normalize", e->o->normalize) < 0 ||
-	    json_num(b, "minwidth", e->minw) < 0 ||
-	    json_num(b, "cols", e->diff ? 2 : e->ncols) < 0 ||
-	    fk_buf_adds(b, "\"n\":") < 0 || fk_buf_add_i64(b, e->t->nnodes) < 0 ||
-	    fk_buf_adds(b, "}") < 0 ? -1 : 0;
-}
-
-/* Writes v at p in the table's number code: base-32 digits, most
- * significant first; the last digit is one of "0-9A-V", the others one of
- * "W-Za-z-_", so numbers need no separator. Every character is safe in XML
- * text. At most ENC_MAX bytes; returns the end. */
-#define ENC_MAX 13
-
-static char *enc(char *p, uint64_t v)
-{
-	static const char fin[] = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
-	static const char more[] = "WXYZabcdefghijklmnopqrstuvwxyz-_";
-	/* Digits: the bits of v in groups of 5 (v | 1: zero has one). */
-	size_t k = (size_t)(68 - __builtin_clzll(v | 1)) / 5;
-
-	p += k;
-	*--p = fin[v & 31];
-	for (v >>= 5; v; v >>= 5)
-		*--p = more[v & 31];
-	return p + k;
-}
-
-/* Writes the whole tree as the page's frame table, in preorder: for each
- * frame the depth step (previous depth + 1 - depth), the name index, and
- * its self value in each column (new, then base in a differential graph).
- * The script rebuilds parents and totals from these. With w, the text goes
- * out through w in pieces; without, it all stays in b. */
-static int write_table(const struct emit *e, xmlTextWriterPtr w, struct fk_buf *b)
-{
-	const struct fk_tree *t = e->t;
-	uint32_t n = 0, depth = 0, prev = 0, c, nx = e->ncols - 1;
-
-	b->len = 0;
-	/* All in memory: room for about 2 bytes a value at once, not a copy
-	 * at every doubling. */
-	if (!w && fk_buf_grow(b, (size_t)t->nnodes * (3 + nx + (e->diff != 0)) * 2) < 0)
-		return -1;
-	for (;;) {
-		const struct fk_fnode *nd = &t->nodes[n];
-		char *p;
-
-		/* Room for the whole row first, so the digits go out unchecked. */
-		if (fk_buf_grow(b, (size_t)ENC_MAX * (4 + nx)) < 0)
-			return -1;
-		p = b->p + b->len;
-		p = enc(p, (uint64_t)prev + 1 - depth - (n == 0));
-		p = enc(p, e->nameidx[nd->name]);
-		p = enc(p, (uint64_t)nd->self);
-		if (e->diff)
-			p = enc(p, (uint64_t)t->bself[n]);
-		for (c = 0; c < nx; c++)
-			p = enc(p, n < t->capx ? (uint64_t)t->xself[(size_t)n * nx + c] : 0);
-		b->len = (size_t)(p - b->p);
-		prev = depth;
-		if (w && b->len > 60000) {
-			if (xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
-				return -1;
-			b->len = 0;
-		}
-		if (nd->child) {
-			n = nd->child;
-			depth++;
-			continue;
-		}
-		while (n && !t->nodes[n].next) {
-			n = t->nodes[n].parent;
-			depth--;
-		}
-		if (!n)
-			break;
-		n = t->nodes[n].next;
-	}
-	if (w && b->len && xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0)
-		return -1;
-	if (w)
-		b->len = 0;
-	return 0;
-}
-
-/* The frame table made on a second thread (fk_flame_opts.threads) while
- * the page before it is written: it reads only the finished tree and the
- * name indices, which nothing changes by then. */
-struct table_job {
-	const struct emit *e;
-	struct fk_buf b;
-	int rc;
-	pthread_t th;
-	int started;
-};
-
-static void *table_thread(void *arg)
-{
-	struct table_job *j = arg;
-
-	j->rc = write_table(j->e, NULL, &j->b);
-	return NULL;
-}
-
-/* Writes the table text made by the job through w. Returns 0 or -1. */
-static int table_out(xmlTextWriterPtr w, const struct fk_buf *b)
-{
-	size_t off, k;
-
-	for (off = 0; off < b->len; off += k) {
-		k = b->len - off < (1 << 20) ? b->len - off : (1 << 20);
-		if (xmlTextWriterWriteRawLen(w, BAD_CAST (b->p + off), (int)k) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Orders the page's name table by use, most used first, so the commonest
- * names get the shortest indices in the frame table; ties in byte order.
- * The order is one number a name (uses, then rank, with the name's id),
- * so the sort compares integers only. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int name_table(struct emit *e)
-{
-	const struct fk_tree *t = e->t;
-	size_t nn = t->nnames ? t->nnames : 1;
-	uint64_t *ord = malloc(nn * sizeof *ord);
-	uint32_t *byrank = malloc(nn * sizeof *byrank), i;
-	int rc = -1;
-
-	if (!ord || !byrank)
-		goto out;
-	for (i = 0; i < t->nnames; i++) {
-		byrank[t->names[i].rank] = i;
-		ord[i] = (uint64_t)(UINT32_MAX - t->uses[i]) << 32 | t->names[i].rank;
-	}
-	qsort(ord, t->nnames, sizeof *ord, cmp_u64);
-	for (i = 0; i < t->nnames; i++) {
-		uint32_t id = byrank[(uint32_t)ord[i]];
-		uint32_t k = add_name(e, t->names[id].s, t->names[id].len, 1);
-		if (k == NO_NODE)
-			goto out;
-		e->nameidx[id] = k;
-	}
-	e->nreal = e->nnames;
-	rc = 0;
-out:
-	free(ord);
-	free(byrank);
-	return rc;
-}
-
 /* Writes the frames: markup of numbers goes out raw through the writer in
  * batches; every label is escaped by xmlTextWriterWriteString. */
-static int write_frames(const struct emit *e, const struct geom *g,
+static int write_frames(const struct fk_emit *e, const struct fk_geom *g,
 			xmlTextWriterPtr w, struct fk_buf *b, struct fk_buf *lab)
 {
 	double chw = g->fs * FONTWIDTH;
@@ -486,13 +157,13 @@ static int write_frames(const struct emit *e, const struct geom *g,
 
 	b->len = 0;
 	for (i = 0; i < e->nfr; i++) {
-		const struct efr *f = &e->fr[i];
+		const struct fk_efr *f = &e->fr[i];
 		int64_t x0 = tenths(XPAD + (double)f->x * e->scale);
 		int64_t x1 = tenths(XPAD + (double)(f->x + f->v) * e->scale);
 		int64_t y = tenths(frame_y(g, f->depth));
 		double wpx = (double)(x1 - x0) / 10.0;
 		size_t chars = (size_t)((wpx - 6) / chw), nchars, cut;
-		const char *nm = name_at(e, f->name);
+		const char *nm = fk_emit_name(e, f->name);
 		char cls[8];
 
 		frame_class(e, f, cls);
@@ -560,7 +231,7 @@ static int write_frames(const struct emit *e, const struct geom *g,
 	return 0;
 }
 
-static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w,
+static int legend(const struct fk_emit *e, const struct fk_geom *g, xmlTextWriterPtr w,
 		  struct fk_buf *tmp)
 {
 	static const char *const dcls[] = { "b5", "b3", "d0", "r3", "r5" };
@@ -600,11 +271,11 @@ static int legend(const struct emit *e, const struct geom *g, xmlTextWriterPtr w
 /* The page's opening: the <svg> element, its title, notes and style, the
  * background, the title texts, the details and match lines and the legend.
  * 0, -1 on a write error, -2 when out of memory. */
-static int write_open(const struct emit *e, const struct geom *gp, xmlTextWriterPtr w,
+static int write_open(const struct fk_emit *e, const struct fk_geom *gp, xmlTextWriterPtr w,
 		      struct fk_buf *b, struct fk_buf *tmp, int64_t total, int64_t vtotal)
 {
 	const struct fk_flame_opts *o = e->o;
-	const struct geom g = *gp;
+	const struct fk_geom g = *gp;
 	char num[64];
 
 	X(xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL));
@@ -700,12 +371,12 @@ nomem:
 /* The page's data for its script (the names, the value columns, the frame
  * table, the geometry), then the script itself, last, so that every
  * element exists when it runs. 0, -1 on a write error, -2 out of memory. */
-static int write_data(const struct emit *e, const struct geom *gp, xmlTextWriterPtr w,
+static int write_data(const struct fk_emit *e, const struct fk_geom *gp, xmlTextWriterPtr w,
 		      struct fk_buf *b, struct fk_buf *tmp, const char *cols,
-		      struct table_job *job)
+		      struct fk_table_job *job)
 {
 	const struct fk_flame_opts *o = e->o;
-	const struct geom g = *gp;
+	const struct fk_geom g = *gp;
 	int i;
 
 	/* The data for the script. Names and labels from the input are text
@@ -723,7 +394,7 @@ static int write_data(const struct emit *e, const struct geom *gp, xmlTextWriter
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "data-nametype", BAD_CAST tmp->p));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	for (i = 0; (uint32_t)i < e->nreal; i++) {
-		X(xmlTextWriterWriteString(w, BAD_CAST name_at(e, (uint32_t)i)));
+		X(xmlTextWriterWriteString(w, BAD_CAST fk_emit_name(e, (uint32_t)i)));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
 	X(xmlTextWriterEndElement(w));
@@ -744,9 +415,9 @@ static int write_data(const struct emit *e, const struct geom *gp, xmlTextWriter
 		job->started = 0;
 		if (job->rc < 0)
 			goto nomem;
-		if (table_out(w, &job->b) < 0)
+		if (fk_emit_table_out(w, &job->b) < 0)
 			goto fail;
-	} else if (write_table(e, w, b) < 0) {
+	} else if (fk_emit_table(e, w, b) < 0) {
 		goto fail;
 	}
 	X(xmlTextWriterEndElement(w));
@@ -756,7 +427,7 @@ static int write_data(const struct emit *e, const struct geom *gp, xmlTextWriter
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "application/json"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkdata"));
 	b->len = 0;
-	if (build_json(e, &g, b) < 0)
+	if (fk_emit_json(e, &g, b) < 0)
 		goto nomem;
 	X(xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len));
 	X(xmlTextWriterEndElement(w));
@@ -781,10 +452,10 @@ nomem:
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 		 const char *cols, FILE *out, struct fk_err *err)
 {
-	struct emit e;
-	struct geom g;
+	struct fk_emit e;
+	struct fk_geom g;
 	struct fk_buf b = { 0 }, tmp = { 0 }, lab = { 0 };
-	struct table_job job = { 0 };
+	struct fk_table_job job = { 0 };
 	xmlOutputBufferPtr ob = NULL;
 	xmlTextWriterPtr w = NULL;
 	xmlGenericErrorFunc old_err = NULL;
@@ -819,13 +490,13 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	e.bnorm = 1;
 	if (e.diff && o->normalize && t->btotal[0] > 0 && total > 0)
 		e.bnorm = (double)total / (double)t->btotal[0];
-	if (name_table(&e) < 0)
+	if (fk_emit_names(&e) < 0)
 		goto nomem;
 	if (o->threads) {
 		job.e = &e;
-		job.started = pthread_create(&job.th, NULL, table_thread, &job) == 0;
+		job.started = pthread_create(&job.th, NULL, fk_emit_table_thread, &job) == 0;
 	}
-	if (collect(&e, 0, 0, 0) < 0)
+	if (fk_emit_collect(&e, 0, 0, 0) < 0)
 		goto nomem;
 	g.H = g.ypad1 + (e.maxdepth + 1) * g.fh + g.ypad2;
 
