@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-# SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: MIT
 // Browser tests of render-flame's page in headless Chromium, on small
 // graphs whose every number is known: the details panel, zoom and reset,
 // merged "(N more)" boxes zooming into their frames, literal and regex

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-# SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: MIT
 // The page on a graph of real size, checked against its input: the
 // 100k-line synthetic heap profile of bench/gen-synth.py (86 MB, about
 // 1.3M frames) at default options. Search % equals the exact share of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-# SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: MIT
 // Hostile frame names and options never execute in the page: every payload
 // calls alert() or sets window.__pwned if it ever runs. Names are shown as
 // text, in labels, the details panel, search, the tables and copy.
