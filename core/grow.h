@@ -66,7 +66,8 @@ static inline int fk_append(char **buf, size_t *len, size_t *cap, const void *s,
 	if (n > SIZE_MAX - *len - 1 || fk_reserve(&b, cap, *len + n + 1, 1, 256) < 0)
 		return -1;
 	*buf = b;
-	memcpy(*buf + *len, s, n);
+	if (n)
+		memcpy(*buf + *len, s, n);
 	*len += n;
 	(*buf)[*len] = '\0';
 	return 0;

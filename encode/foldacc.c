@@ -238,7 +238,8 @@ int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 	e->off = acc->poollen;
 	e->len = acc->curlen;
 	e->value = value;
-	memcpy(acc->pool + acc->poollen, acc->cur, acc->curlen);
+	if (acc->curlen)
+		memcpy(acc->pool + acc->poollen, acc->cur, acc->curlen);
 	acc->poollen += acc->curlen;
 	acc->tab[j] = (uint32_t)acc->nents++;
 	if (acc->nx)
@@ -276,7 +277,7 @@ int fk_foldacc_write(struct fk_foldacc *acc, FILE *out, struct fk_err *err)
 		qsort_r(order, acc->nents, sizeof *order, cmp_ix, acc);
 	for (i = 0; i < acc->nents; i++) {
 		const struct entry *e = &acc->ents[order[i]];
-		const int64_t *x = acc->xv + (size_t)order[i] * acc->nx;
+		const int64_t *x = acc->nx ? acc->xv + (size_t)order[i] * acc->nx : NULL;
 		size_t c, zero = e->value == 0;
 
 		for (c = 0; c < acc->nx; c++)
