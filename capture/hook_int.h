@@ -62,8 +62,6 @@ int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err);
  * 0, or -1 when none was found. */
 int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note);
 
-/* The symbol name of the chosen mallctl, or NULL. */
-const char *fk_je_name(void);
 
 /* A size_t statistic of the chosen copy ("stats.allocated", ...) after an
  * epoch refresh; 0 when unknown. */
@@ -294,11 +292,6 @@ unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
 /* Starts the loop thread serving d (may be NULL) and the signal pipe sigfd
  * (may be -1). The thread is never sampled and blocks every signal. */
 int fk_loop_start(struct MHD_Daemon *d, int sigfd, struct fk_err *err);
-
-/* fk_loop_end(fk_loop_take(), -1): stops the thread and the daemon it
- * served, waiting for the request in progress; never call it holding a
- * lock (hook_main.c takes and ends loops itself). No-op when not running. */
-void fk_loop_stop(void);
 
 /* Whether a loop runs, and whether it serves HTTP. */
 int fk_loop_running(void);

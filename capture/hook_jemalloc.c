@@ -226,49 +226,51 @@ static void not_found(void)
 			 "call fk_hook_set_mallctl");
 }
 
+/* Leaves the one copy given through fk_hook_set_mallctl, named after the
+ * symbol it is when the symbol tables know it: its prefix says which
+ * MALLOC_CONF variable it reads. */
+static void keep_api_copy(void)
+{
+	size_t k;
+
+	for (k = 0; k < je_ncopies && je_copies[k].ctl != je_api; k++)
+		;
+	if (k == je_ncopies) {
+		memset(&je_copies[0], 0, sizeof je_copies[0]);
+		snprintf(je_copies[0].symbol, sizeof je_copies[0].symbol, "mallctl");
+		snprintf(je_copies[0].module, sizeof je_copies[0].module, "fk_hook_set_mallctl");
+	} else if (k != 0) {
+		je_copies[0] = je_copies[k];
+	}
+	je_copies[0].ctl = je_api;
+	je_copies[0].source = "api";
+	je_ncopies = 1;
+}
+
 /* Finds, probes and chooses; under je_mu. */
 static void discover(void)
 {
 	static const char *const names[] = { "mallctl", "je_mallctl", "_rjem_mallctl" };
 	const char *env = getenv("FLAMEKIT_MALLCTL");
 	const char *reason = "";
+	const char *const *list = names;
+	size_t nlist = sizeof names / sizeof names[0];
+	const char *one[1];
 	char w[700];
 
 	je_ctl = NULL;
 	je_chosen = -1;
 	je_note[0] = '\0';
 	je_env_name[0] = '\0';
-	if (je_api) {
-		/* Named after the symbol it is, when the symbol tables know it:
-		 * its prefix says which MALLOC_CONF variable it reads. */
-		je_ncopies = fk_find_jemalloc(names, sizeof names / sizeof names[0],
-					      je_copies, FK_HOOK_MAX_COPIES);
-		size_t k;
-
-		for (k = 0; k < je_ncopies && je_copies[k].ctl != je_api; k++)
-			;
-		if (k == je_ncopies) {
-			memset(&je_copies[0], 0, sizeof je_copies[0]);
-			snprintf(je_copies[0].symbol, sizeof je_copies[0].symbol, "mallctl");
-			snprintf(je_copies[0].module, sizeof je_copies[0].module,
-				 "fk_hook_set_mallctl");
-			k = 0;
-		} else if (k != 0) {
-			je_copies[0] = je_copies[k];
-		}
-		je_copies[0].ctl = je_api;
-		je_copies[0].source = "api";
-		je_ncopies = 1;
-	} else if (env && *env) {
-		const char *one[1];
-
+	if (!je_api && env && *env) {
 		snprintf(je_env_name, sizeof je_env_name, "%s", env);
 		one[0] = je_env_name;
-		je_ncopies = fk_find_jemalloc(one, 1, je_copies, FK_HOOK_MAX_COPIES);
-	} else {
-		je_ncopies = fk_find_jemalloc(names, sizeof names / sizeof names[0],
-					      je_copies, FK_HOOK_MAX_COPIES);
+		list = one;
+		nlist = 1;
 	}
+	je_ncopies = fk_find_jemalloc(list, nlist, je_copies, FK_HOOK_MAX_COPIES);
+	if (je_api)
+		keep_api_copy();
 	je_done = 1;
 	if (je_ncopies == 0) {
 		je_avail = FK_JE_NOTFOUND;
@@ -344,11 +346,6 @@ int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note)
 	return 0;
 }
 
-const char *fk_je_name(void)
-{
-	ensure();
-	return je_chosen >= 0 ? je_copies[je_chosen].symbol : NULL;
-}
 
 uint64_t fk_je_stat(const char *name)
 {

@@ -165,10 +165,6 @@ int fk_loop_end(struct fk_loop *lp, double wait)
 	return 0;
 }
 
-void fk_loop_stop(void)
-{
-	fk_loop_end(fk_loop_take(), -1);
-}
 
 int fk_loop_running(void)
 {

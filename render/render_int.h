@@ -229,10 +229,6 @@ struct _xmlTextWriter;
  * page draws without script into e->fr, in preorder. 0 or -1. */
 int fk_emit_collect(struct fk_emit *e, uint32_t node, uint32_t depth, int64_t x);
 
-/* Adds a page name (cleaned; stable: the tree's bytes outlive the page)
- * and returns its index, NO_NODE when out of memory. */
-uint32_t fk_emit_add_name(struct fk_emit *e, const char *s, size_t n, int stable);
-
 /* Page name i. */
 const char *fk_emit_name(const struct fk_emit *e, uint32_t i);
 

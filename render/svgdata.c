@@ -33,7 +33,7 @@ static int push(struct fk_emit *e, const struct fk_efr *f)
 /* Adds a cleaned name to the page's table; returns its index or NO_NODE.
  * stable: s is NUL-terminated and lives as long as the page is written,
  * so a name that needs no cleaning is not copied. */
-uint32_t fk_emit_add_name(struct fk_emit *e, const char *s, size_t n, int stable)
+static uint32_t add_name(struct fk_emit *e, const char *s, size_t n, int stable)
 {
 	if (e->nnames == e->cappn) {
 		size_t cap = e->cappn ? e->cappn * 2 : 256;
@@ -116,7 +116,7 @@ int fk_emit_collect(struct fk_emit *e, uint32_t node, uint32_t depth, int64_t x)
 		m.x = cx;
 		m.s = m.v;
 		m.bs = m.bv;
-		if ((m.name = fk_emit_add_name(e, label, (size_t)n, 0)) == NO_NODE || push(e, &m) < 0)
+		if ((m.name = add_name(e, label, (size_t)n, 0)) == NO_NODE || push(e, &m) < 0)
 			return -1;
 	}
 	return 0;
@@ -276,7 +276,7 @@ int fk_emit_names(struct fk_emit *e)
 	qsort(ord, t->nnames, sizeof *ord, cmp_u64);
 	for (i = 0; i < t->nnames; i++) {
 		uint32_t id = byrank[(uint32_t)ord[i]];
-		uint32_t k = fk_emit_add_name(e, t->names[id].s, t->names[id].len, 1);
+		uint32_t k = add_name(e, t->names[id].s, t->names[id].len, 1);
 		if (k == NO_NODE)
 			goto out;
 		e->nameidx[id] = k;

@@ -106,19 +106,6 @@ int fk_modmap_addr(const struct fk_smod *s, uint64_t fileoff, uint64_t *addr)
 	return 0;
 }
 
-int fk_modmap_fileoff(const struct fk_smod *s, uint64_t addr, uint64_t *off)
-{
-	uint64_t v = addr - s->bias;
-	for (size_t i = 0; i < s->nloads; i++) {
-		const GElf_Phdr *ph = &s->loads[i];
-		if (v >= ph->p_vaddr && v - ph->p_vaddr < ph->p_filesz) {
-			*off = v - ph->p_vaddr + ph->p_offset;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static uint64_t bias_of(const struct fk_mapping *m, const GElf_Phdr *ph)
 {
 	return m->start - (m->offset - ph->p_offset + ph->p_vaddr);

@@ -344,8 +344,6 @@ int fk_modmap_in_code(const struct fk_smod *m, uint64_t fileoff);
 /* Converts a file offset of m to a module address; 0 or -1 (in no PT_LOAD). */
 int fk_modmap_addr(const struct fk_smod *m, uint64_t fileoff, uint64_t *addr);
 
-/* Converts a module address of m to a file offset; 0 or -1. */
-int fk_modmap_fileoff(const struct fk_smod *m, uint64_t addr, uint64_t *off);
 
 /* Frees the module list of c (its modules released first, fk_smod_release). */
 void fk_modmap_release(struct fk_symctx *c);
