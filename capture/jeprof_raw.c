@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 		if (!growth)
 			fk_die("out of memory");
 		fk_err_init(&err, p->source);
-		if (fk_profile_diff(growth, base, p, keep_negative, &err) < 0)
+		if (fk_profile_diff(growth, base, p, keep_negative ? FK_DIFF_NEGATIVE : FK_DIFF_GROWTH, &err) < 0)
 			fk_die_err(&err);
 	}
 	if (stats)

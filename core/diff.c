@@ -79,7 +79,7 @@ static void raw_pair(double n, double s, int64_t *rn, int64_t *rs)
 }
 
 int fk_profile_diff(struct fk_profile *out, const struct fk_profile *base,
-		    const struct fk_profile *cur, int keep_negative,
+		    const struct fk_profile *cur, enum fk_diff_mode mode,
 		    struct fk_err *err)
 {
 	struct table t;
@@ -116,13 +116,16 @@ int fk_profile_diff(struct fk_profile *out, const struct fk_profile *base,
 		struct fk_stack *s = &out->stacks[keep];
 
 		memset(s, 0, sizeof *s);
-		raw_pair(e->cur.objs - e->base.objs, e->cur.bytes - e->base.bytes,
-			 &s->c.objs, &s->c.bytes);
+		if (mode == FK_DIFF_WINDOW)
+			raw_pair(e->cur.objs, e->cur.bytes, &s->c.objs, &s->c.bytes);
+		else
+			raw_pair(e->cur.objs - e->base.objs, e->cur.bytes - e->base.bytes,
+				 &s->c.objs, &s->c.bytes);
 		raw_pair(e->cur.acc_objs - e->base.acc_objs,
 			 e->cur.acc_bytes - e->base.acc_bytes, &s->c.acc_objs, &s->c.acc_bytes);
-		if (keep_negative ? (s->c.objs == 0 && s->c.bytes == 0 &&
-				     s->c.acc_objs == 0 && s->c.acc_bytes == 0)
-				  : s->c.bytes <= 0)
+		if (mode == FK_DIFF_GROWTH ? s->c.bytes <= 0
+		    : (s->c.objs == 0 && s->c.bytes == 0 &&
+		       s->c.acc_objs == 0 && s->c.acc_bytes == 0))
 			continue;
 		if (s->c.acc_objs || s->c.acc_bytes)
 			out->has_accum = 1;

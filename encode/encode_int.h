@@ -179,6 +179,21 @@ struct fk_enc_rounder *fk_enc_rounders_of(struct fk_enc_rounders *rs,
 					  const struct fk_profile *p,
 					  const struct fk_stack *s);
 
+/* ---- pprof_limit.c: at most a number of samples ---- */
+
+struct fk_arena;
+
+/* When *n > max (> 0), replaces *smps (malloc'd) by at most max samples
+ * with the same total of every value: the lightest (by |value[wix]|)
+ * are merged into the deepest prefix of their stack that a kept heavier
+ * stack shares, or cut to their root frame (see pprof_limit.c). Merged
+ * samples lose their labels; new samples' values live in a. *merged gets
+ * the number of input samples merged (0 when nothing was done). Their
+ * location arrays point into the input's. Returns 0, or -1 when out of
+ * memory (*smps unchanged). */
+int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t max,
+			 size_t wix, struct fk_arena *a, size_t *merged);
+
 /* ---- pprof_dec.c: a decoded, validated pprof profile ---- */
 
 struct fk_pprof {

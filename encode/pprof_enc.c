@@ -15,6 +15,7 @@
 #include "arena.h"
 #include "grow.h"
 #include "strtab.h"
+#include "utf8.h"
 
 /* Uncompressed size above which the default gzip level drops to 3. */
 #define BIG_PLAIN ((size_t)4 << 20)
@@ -66,6 +67,8 @@ struct enc {
 	Smp *smps;
 	size_t nsmps, capsmps;
 	struct fk_enc_rounders rs;     /* objs, bytes, acc_objs, acc_bytes per leaf */
+	int accum;                     /* the alloc_* sample types are written */
+	size_t merged;                 /* samples merged by max_samples */
 };
 
 static int oom(struct enc *e)
@@ -103,6 +106,16 @@ static int64_t str_ix(struct enc *e, const char *s)
 		ix = (uint32_t)e->nstrs++;
 		e->strs[ix].data = (uint8_t *)(uintptr_t)s;
 		e->strs[ix].len = n;
+		/* proto3 strings are UTF-8, and ingesters refuse others
+		 * (Pyroscope): names and paths are bytes, so repair them. */
+		if (fk_utf8_valid(s, n) != n) {
+			char *fixed = n < SIZE_MAX / 3 ? fk_arena_alloc(e->a, 3 * n) : NULL;
+
+			if (!fixed)
+				return oom(e);
+			e->strs[ix].data = (uint8_t *)fixed;
+			e->strs[ix].len = fk_utf8_repair(fixed, s, n);
+		}
 		if (fk_u64map_put(&e->strhash, h, ix) < 0)
 			return oom(e);
 	}
@@ -301,7 +314,7 @@ static int add_sample(struct enc *e, const struct fk_counts *c, uint64_t *ids,
 	int64_t objs = c->objs ? c->objs : c->acc_objs;
 	int64_t bytes = c->objs ? c->bytes : c->acc_bytes;
 
-	if (e->p->has_accum) {
+	if (e->accum) {
 		vals[nv++] = fk_enc_round_next(&round[2], v.acc_objs);
 		vals[nv++] = fk_enc_round_next(&round[3], v.acc_bytes);
 	}
@@ -463,6 +476,59 @@ static int add_mappings(struct enc *e)
 	return 0;
 }
 
+/* Keeps at most o->max_samples samples (pprof_limit.c), then drops the
+ * locations no sample uses any more and renumbers the rest densely in
+ * first-use order, as add_stacks numbered them. */
+static int limit(struct enc *e)
+{
+	size_t wix = e->accum ? (e->o->default_alloc ? 1 : 3) : 1;
+	uint32_t *newid;
+	struct locb *lb;
+	size_t n = 0;
+
+	if (fk_enc_limit_samples(&e->smps, &e->nsmps, e->o->max_samples, wix, e->a,
+				 &e->merged) < 0)
+		return oom(e);
+	e->capsmps = e->nsmps;
+	if (!e->merged)
+		return 0;
+	newid = calloc(e->nlocs + 1, sizeof *newid);
+	lb = malloc((e->nlocs ? e->nlocs : 1) * sizeof *lb);
+	if (!newid || !lb) {
+		free(newid);
+		free(lb);
+		return oom(e);
+	}
+	for (size_t i = 0; i < e->nsmps; i++) {
+		Smp *s = &e->smps[i];
+		uint64_t *ids = fk_arena_alloc(e->a, (s->n_location_id ? s->n_location_id : 1) *
+					       sizeof *ids);
+
+		if (!ids) {
+			free(newid);
+			free(lb);
+			return oom(e);
+		}
+		for (size_t j = 0; j < s->n_location_id; j++) {
+			uint64_t old = s->location_id[j];
+
+			if (!newid[old]) {
+				lb[n] = e->lb[old - 1];
+				newid[old] = (uint32_t)++n;
+			}
+			ids[j] = newid[old];
+		}
+		s->location_id = ids;
+	}
+	/* The same-address chains are not used after the walk. */
+	free(e->lb);
+	free(newid);
+	e->lb = lb;
+	e->nlocs = n;
+	e->caplocs = e->nlocs ? e->nlocs : 1;
+	return 0;
+}
+
 static Perftools__Profiles__ValueType *vtype(struct enc *e, const char *type, const char *unit)
 {
 	Perftools__Profiles__ValueType *v = fk_arena_alloc(e->a, sizeof *v);
@@ -494,7 +560,7 @@ static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 	const struct fk_profile *p = e->p;
 	Perftools__Profiles__ValueType *st[4];
 	size_t nst = 0;
-	char comment[2][512];
+	char comment[4][512];
 
 	/* The string table starts with "", as pprof requires. */
 	if (grow((void **)&e->strs, &e->capstrs, 0, sizeof *e->strs) < 0)
@@ -502,7 +568,7 @@ static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 	e->strs[0].data = (uint8_t *)(uintptr_t)"";
 	e->strs[0].len = 0;
 	e->nstrs = 1;
-	if (p->has_accum) {
+	if (e->accum) {
 		if (!(st[nst++] = vtype(e, "alloc_objects", "count")) ||
 		    !(st[nst++] = vtype(e, "alloc_space", "bytes")))
 			return -1;
@@ -518,14 +584,16 @@ static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 	if (!(msg->period_type = vtype(e, "space", "bytes")))
 		return -1;
 	msg->period = p->period > INT64_MAX ? INT64_MAX : (int64_t)p->period;
-	if ((msg->default_sample_type = str_ix(e, "inuse_space")) < 0)
+	if ((msg->default_sample_type = str_ix(e, e->accum && e->o->default_alloc ?
+					       "alloc_space" : "inuse_space")) < 0)
 		return -1;
 
 	e->mapsel = calloc(p->nmaps + 1, 1);
 	e->mapid = calloc(p->nmaps + 1, sizeof *e->mapid);
 	if (!e->mapsel || !e->mapid)
 		return oom(e);
-	if (add_stacks(e) < 0 || add_mappings(e) < 0 || make_locations(e) < 0)
+	if (add_stacks(e) < 0 || limit(e) < 0 || add_mappings(e) < 0 ||
+	    make_locations(e) < 0)
 		return -1;
 	if (p->allocator_frames_kept) {
 		/* Strings are kept by pointer: the regex goes to the arena. */
@@ -538,19 +606,27 @@ static int build(struct enc *e, Perftools__Profiles__Profile *msg)
 			return -1;
 	}
 	msg->time_nanos = e->o->time_nanos;
+	msg->duration_nanos = e->o->duration_nanos;
 
+	int nc = 2;
 	snprintf(comment[0], sizeof comment[0], "flamekit %s", FK_VERSION);
 	snprintf(comment[1], sizeof comment[1], "source: %s",
 		 e->o->source ? e->o->source : p->source ? p->source : "-");
-	msg->n_comment = 2;
-	msg->comment = fk_arena_alloc(e->a, 2 * sizeof *msg->comment);
+	if (e->merged)
+		snprintf(comment[nc++], sizeof comment[0], "max_samples %zu: the %zu "
+			 "lightest stacks merged into common prefixes, totals kept",
+			 e->o->max_samples, e->merged);
+	if (e->o->note)
+		snprintf(comment[nc++], sizeof comment[0], "%s", e->o->note);
+	msg->n_comment = (size_t)nc;
+	msg->comment = fk_arena_alloc(e->a, (size_t)nc * sizeof *msg->comment);
 	if (!msg->comment)
 		return oom(e);
 	{
 		/* Comments are not interned anywhere else: copy into the arena. */
 		int k;
 
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < nc; k++) {
 			char *c = fk_arena_strndup(e->a, comment[k], strlen(comment[k]));
 
 			if (!c || (msg->comment[k] = str_ix(e, c)) < 0)
@@ -606,6 +682,7 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 	e.p = p;
 	e.o = o ? o : &defaults;
 	e.err = err;
+	e.accum = p->has_accum || e.o->accum;
 	fk_u64map_init(&e.strptr);
 	fk_u64map_init(&e.strhash);
 	fk_u64map_init(&e.locaddr);

@@ -14,15 +14,26 @@
 struct fk_pprof_opts {
 	int threads;                   /* one sample per thread, "thread" label */
 	int64_t time_nanos;            /* Profile.time_nanos; 0 leaves it unset */
+	int64_t duration_nanos;        /* Profile.duration_nanos (a window); 0 = a snapshot */
 	const char *source;            /* input name for the comment; NULL = p->source */
+	const char *note;              /* one more comment line, or NULL */
 	int level;                     /* gzip level 1..9; 0 = 6, or 3 past 4 MiB */
+	int accum;                     /* the alloc_* types even when no stack has
+					  accumulated counts (jemalloc runs with
+					  prof_accum, nothing was allocated yet) */
+	int default_alloc;             /* default_sample_type alloc_space (Go's allocs
+					  profile) when the alloc_* types are there */
+	size_t max_samples;            /* > 0: at most this many samples, the lightest
+					  stacks merged into common prefixes
+					  (totals exact, merged samples unlabelled) */
 };
 
 /* Encodes p (raw or symbolized, as read by fk_profile_parse) into a new
  * malloc'd buffer holding the gzipped profile (*out, *outlen; the caller
  * frees it). o may be NULL for the defaults. Sample types inuse_objects/
  * count and inuse_space/bytes (alloc_objects, alloc_space first when
- * p->has_accum), values unbiased per stack and rounded; one Location per
+ * p->has_accum or o->accum), values unbiased per stack and rounded; every
+ * string valid UTF-8 (bytes that are not replaced by U+FFFD); ids from 1; one Location per
  * (address, resolution); Functions deduplicated; mappings from the dump's
  * maps, with the build-ids symbolize recorded or, for a raw profile, those
  * of the files at the mapped paths when they still have the mapped inode. Returns 0, or -1

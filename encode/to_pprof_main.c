@@ -14,13 +14,15 @@
 #include "symprof.h"
 
 static const char usage_text[] =
-	"usage: to-pprof [-f] [-o FILE] [--threads] [--time NS] [FILE | -]\n"
+	"usage: to-pprof [-f] [-o FILE] [--threads] [--time NS] [--max-samples N] [FILE | -]\n"
 	"Reads a raw or symbolized jemalloc heap profile and writes it as a\n"
 	"gzipped pprof profile (profile.proto).\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  -f, --force        write to standard output even if it is a terminal\n"
 	"  -t, --threads      one sample per thread, with a \"thread\" label\n"
 	"      --time NS      set the profile's time (nanoseconds since the epoch)\n"
+	"      --max-samples N  at most N samples: the lightest stacks are merged\n"
+	"                     into prefixes they share with heavier ones (totals kept)\n"
 	"  -h, --help         print this help and exit\n"
 	"      --version      print the version and exit\n";
 
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "threads", no_argument, NULL, 't' },
 		{ "time", required_argument, NULL, 'T' },
+		{ "max-samples", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -55,6 +58,18 @@ int main(int argc, char **argv)
 				fk_usage(usage_text, stderr, 2);
 			}
 			break;
+		case 'M': {
+			uint64_t v;
+
+			if (fk_parse_u64(optarg, strlen(optarg), &v) < 0 || v == 0 ||
+			    v > UINT32_MAX) {
+				fk_warn("bad --max-samples value '%s': want 1 to %u", optarg,
+					UINT32_MAX);
+				fk_usage(usage_text, stderr, 2);
+			}
+			po.max_samples = (size_t)v;
+			break;
+		}
 		case 'h': fk_usage(usage_text, stdout, 0); break;
 		case 'V': fk_print_version();
 		default: fk_usage(usage_text, stderr, 2);

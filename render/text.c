@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render_int.h"
+#include "utf8.h"
 
 int fk_buf_grow(struct fk_buf *b, size_t more)
 {
@@ -48,44 +49,6 @@ void fk_buf_release(struct fk_buf *b)
 	b->len = b->cap = 0;
 }
 
-/* Decodes one UTF-8 character at s[0..n); returns its length and the code
- * point in *cp, or 0 for an invalid sequence (overlong, surrogate, beyond
- * U+10FFFF, truncated). */
-static size_t utf8_dec(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c = s[0];
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		c &= 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		c &= 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		c &= 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
 static int bad_char(uint32_t c)
 {
 	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff;
@@ -104,7 +67,7 @@ size_t fk_clean_len(const char *s, size_t n)
 			i++;
 			continue;
 		}
-		l = utf8_dec(u + i, n - i, &cp);
+		l = fk_utf8_dec(u + i, n - i, &cp);
 		if (!l || bad_char(cp))
 			break;
 		i += l;
@@ -129,7 +92,7 @@ int fk_buf_add_clean(struct fk_buf *b, const char *s, size_t n)
 			run++;
 			continue;
 		}
-		l = utf8_dec(u + i, n - i, &cp);
+		l = fk_utf8_dec(u + i, n - i, &cp);
 		if (l && !bad_char(cp)) {
 			i += l;
 			run += l;

@@ -244,7 +244,7 @@ static void test_diff(void)
 	a = parse(ba, &err);
 	b = parse(bb, &err);
 	d = fk_profile_new("d");
-	T_OK(a && b && fk_profile_diff(d, a, b, 0, &err) == 0, "diff computed");
+	T_OK(a && b && fk_profile_diff(d, a, b, FK_DIFF_GROWTH, &err) == 0, "diff computed");
 	if (a && b) {
 		struct fk_counts c1 = { 4, 256, 0, 0 }, c0 = { 1, 64, 0, 0 }, c2 = { 2, 20, 0, 0 };
 		double want = fk_unbias(b, &c1).bytes - fk_unbias(a, &c0).bytes +

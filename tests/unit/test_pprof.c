@@ -12,6 +12,7 @@
 #include "symprof.h"
 #include "allocframes.h"
 #include "t.h"
+#include "utf8.h"
 
 /* A symbolized profile: 0x1100 is an inline chain (outer f_outer, inner
  * f_leaf), 0x1200 a plain function, 0x7f00000010 is in anonymous memory,
@@ -266,8 +267,88 @@ static void test_decode_checks(void)
 	T_OK(fk_pprof_read("", 0, &pp, &err) < 0, "empty input refused");
 }
 
+/* A dump of 200 stacks of three frames (a shared root, 7 middles, a leaf
+ * each), with accumulated counts, and a leaf whose name is not UTF-8. */
+static struct fk_profile *many_stacks(void)
+{
+	static char text[64 << 10];
+	size_t k = 0;
+
+	k += (size_t)snprintf(text + k, sizeof text - k, "--- symbol\nbinary=/p\n"
+			      "0x0000000000002000 bad\xff\xfename\n---\n--- heap\nheap_v2/1\n"
+			      "  t*: 0: 0 [0: 0]\n");
+	for (int i = 0; i < 200; i++)
+		k += (size_t)snprintf(text + k, sizeof text - k,
+				      "@ 0x%x 0x%x 0x1100\n  t*: 1: %d [3: %d]\n",
+				      0x2000 + i, 0x1200 + i % 7, (i + 1) * 64, (i + 1) * 192);
+	snprintf(text + k, sizeof text - k, "\nMAPPED_LIBRARIES:\n"
+		 "00001000-00004000 r-xp 00001000 08:01 12 /p\n");
+	return load(text);
+}
+
+static void totals(const Perftools__Profiles__Profile *m, int64_t *t)
+{
+	memset(t, 0, 4 * sizeof *t);
+	for (size_t i = 0; i < m->n_sample; i++)
+		for (size_t j = 0; j < m->sample[i]->n_value && j < 4; j++)
+			t[j] += m->sample[i]->value[j];
+}
+
+static void test_limit(void)
+{
+	struct fk_profile *p = many_stacks();
+	struct fk_pprof_opts o;
+	struct fk_pprof *full = NULL, *lim = NULL;
+	struct fk_err err;
+	unsigned char *a;
+	size_t an;
+	int64_t tf[4], tl[4];
+
+	memset(&o, 0, sizeof o);
+	fk_err_init(&err, "test");
+	o.default_alloc = 1;
+	o.duration_nanos = 2000000000;
+	T_OK(fk_pprof_encode(p, &o, &a, &an, &err) == 0 && fk_pprof_read(a, an, &full, &err) == 0,
+	     "200 stacks encode (%s)", err.msg);
+	free(a);
+	o.max_samples = 10;
+	T_OK(fk_pprof_encode(p, &o, &a, &an, &err) == 0 && fk_pprof_read(a, an, &lim, &err) == 0,
+	     "with max_samples 10 (%s); our validator checks every id", err.msg);
+	free(a);
+	if (!full || !lim)
+		return;
+	T_EQ_INT(full->msg->n_sample, 200, "without a limit, 200 samples");
+	T_OK(lim->msg->n_sample <= 10 && lim->msg->n_sample >= 5, "at most 10 samples (%zu)",
+	     lim->msg->n_sample);
+	totals(full->msg, tf);
+	totals(lim->msg, tl);
+	T_OK(memcmp(tf, tl, sizeof tf) == 0, "every type's total kept (%lld %lld %lld %lld)",
+	     (long long)tl[0], (long long)tl[1], (long long)tl[2], (long long)tl[3]);
+	T_OK(lim->msg->n_location < full->msg->n_location, "unused locations dropped (%zu of %zu)",
+	     lim->msg->n_location, full->msg->n_location);
+	/* The heaviest stack (i = 199) is kept whole. */
+	int whole = 0;
+	for (size_t i = 0; i < lim->msg->n_sample; i++)
+		whole |= lim->msg->sample[i]->n_location_id == 3 &&
+			 lim->msg->sample[i]->value[1] == 200 * 192;
+	T_OK(whole, "the heaviest stack is kept as it was");
+	T_EQ_STR(str(lim, lim->msg->default_sample_type), "alloc_space", "default type alloc_space");
+	T_EQ_INT(lim->msg->duration_nanos, 2000000000, "duration_nanos set");
+	int utf8 = 1, bad = 0;
+	for (size_t i = 0; i < full->nstrs; i++) {
+		utf8 &= fk_utf8_valid(full->strs[i], strlen(full->strs[i])) == strlen(full->strs[i]);
+		bad |= strstr(full->strs[i], "bad\xef\xbf\xbd\xef\xbf\xbdname") != NULL;
+	}
+	T_OK(utf8, "every string is valid UTF-8");
+	T_OK(bad, "the invalid bytes became U+FFFD");
+	fk_pprof_free(full);
+	fk_pprof_free(lim);
+	fk_profile_free(p);
+}
+
 int main(void)
 {
+	test_limit();
 	test_gzip();
 	test_u64map();
 	test_rounding();
