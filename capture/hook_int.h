@@ -77,6 +77,10 @@ int fk_je_set_active(int active, int lg_sample, struct fk_err *err);
 /* prof.lg_sample, or -1 when unknown. */
 int fk_je_lg_sample(void);
 
+/* opt.prof_accum (jemalloc keeps cumulative counts: the alloc_* values),
+ * 0 when off or unknown. */
+int fk_je_prof_accum(void);
+
 /* Sets thread.prof.active of the calling thread; *old (may be NULL) gets
  * the previous value. Returns 0, or -1 when jemalloc cannot do it. */
 int fk_je_thread_active(int active, int *old);
@@ -139,13 +143,23 @@ int fk_fmt_parse(const char *name);
 /* The HTTP Content-Type of a format. */
 const char *fk_fmt_ctype(int fmt);
 
-/* Options of the flame graph (render-flame's main options). */
+/* Options of a profile: the flame graph's (render-flame's main options)
+ * and the pprof's. */
 struct fk_serve_opts {
 	const char *title, *colors;
 	double minwidth;           /* < 0: the renderer's default */
 	int minwidth_pct;          /* minwidth is a percentage of the total */
 	int inverted;              /* 1 root on top, 0 root at the bottom, -1 the default */
+	int allocs;                /* pprof: Go's allocs profile (default type
+				      alloc_space) rather than its heap profile */
+	size_t max_samples;        /* pprof: at most this many samples, 0 = no limit */
 };
+
+/* The pprof sample limit of every request that gives none
+ * (FLAMEKIT_MAX_SAMPLES, set by the starter): Pyroscope's default ingest
+ * limit, so that a scraper's profiles are never refused for their size. */
+extern size_t fk_serve_max_samples;
+#define FK_HOOK_MAX_SAMPLES 16000
 
 /* Checks o before any dump is taken; returns 0, or -1 with *msg a
  * sentence for a 400 answer. */
@@ -165,14 +179,19 @@ const char *fk_fmt_name(int fmt);
 int fk_serve_produce(int fmt, const struct fk_serve_opts *o, char **out,
 		     size_t *len, size_t *maplen, struct fk_err *err);
 
-/* A growth profile (?seconds=N): begin dumps the base now and returns its
- * context (NULL with err); finish, later, dumps again and fills r with the
- * growth as a symbolized pprof (or an error), freeing ctx; drop frees ctx
- * when the request ends first. */
-void *fk_serve_delta_begin(struct fk_err *err);
+/* A window profile (?seconds=N): begin dumps the base now and returns its
+ * context (NULL with err); finish, later, dumps again and fills r with a
+ * symbolized pprof of the window (alloc_* values: what was allocated in
+ * it; inuse_* values: what is in use at its end; duration_nanos set), or
+ * an error, freeing ctx; drop frees ctx when the request ends first. o
+ * (copied; may be NULL) gives the pprof's options. */
+void *fk_serve_delta_begin(const struct fk_serve_opts *o, struct fk_err *err);
 struct fk_reply;
 void fk_serve_delta_finish(void *ctx, struct fk_reply *r);
 void fk_serve_delta_drop(void *ctx);
+
+/* The windows begun and not yet finished or dropped. */
+unsigned fk_serve_windows(void);
 
 /* Why a profile is not served when nothing can have been sampled and
  * jemalloc holds no sample. */

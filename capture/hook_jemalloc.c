@@ -418,6 +418,16 @@ int fk_je_lg_sample(void)
 	return (int)lg;
 }
 
+int fk_je_prof_accum(void)
+{
+	bool b = false;
+	size_t sz = sizeof b;
+
+	if (fk_je_check(NULL) != FK_JE_OK || je_ctl("opt.prof_accum", &b, &sz, NULL, 0) != 0)
+		return 0;
+	return b;
+}
+
 int fk_je_thread_active(int active, int *old)
 {
 	bool b = active != 0, o = false;

@@ -17,10 +17,13 @@
 #include "hook_int.h"
 #include "num.h"
 
-/* Profiling enabled, sampling off: free until someone turns it on. Read by
+/* Profiling enabled, sampling off: free until someone turns it on; with
+ * cumulative counts, which /debug/pprof/allocs serves (their cost: every
+ * distinct sampled stack is kept until a reset; bench/README.md). Read by
  * jemalloc only when this library precedes libjemalloc.so.2 in the lookup
  * order and the program defines none; MALLOC_CONF overrides it. */
-FK_HOOK_API const char *malloc_conf = "prof:true,prof_active:false,lg_prof_sample:19";
+FK_HOOK_API const char *malloc_conf =
+	"prof:true,prof_active:false,lg_prof_sample:19,prof_accum:true";
 
 /* Marks which process owns FLAMEKIT_HTTP: exec'd descendants, which inherit
  * LD_PRELOAD and the environment, see another pid and stay quiet. */
@@ -112,6 +115,7 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 {
 	const char *allow = getenv("FLAMEKIT_HTTP_ALLOW_REMOTE");
 	const char *token = getenv("FLAMEKIT_TOKEN");
+	const char *maxs = getenv("FLAMEKIT_MAX_SAMPLES");
 	struct fk_addr a;
 	struct MHD_Daemon *d;
 	int fd;
@@ -122,6 +126,14 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's server is still stopping");
 	if (fk_addr_parse(addr, 0, &a, err) < 0)
 		return -1;
+	if (maxs && *maxs) {
+		uint64_t v;
+
+		if (fk_parse_u64(maxs, strlen(maxs), &v) < 0 || v > UINT32_MAX)
+			return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_MAX_SAMPLES '%.40s': "
+					  "want 0 (no limit) to %u", maxs, UINT32_MAX);
+		fk_serve_max_samples = (size_t)v;
+	}
 	memset(&fk_guard, 0, sizeof fk_guard);
 	if (token && *token) {
 		if (strlen(token) >= sizeof fk_guard.token)

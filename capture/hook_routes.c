@@ -121,6 +121,9 @@ static void settings_json(struct fk_reply *r)
 	else
 		fputs("\"active_seconds\":null,", f);
 	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_state_sampled() ? "true" : "false");
+	fprintf(f, "\"prof_accum\":%s,", fk_je_prof_accum() ? "true" : "false");
+	fprintf(f, "\"max_samples\":%zu,", fk_serve_max_samples);
+	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
 	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
@@ -133,6 +136,10 @@ static void settings_json(struct fk_reply *r)
 		fputs(",\"warning\":", f);
 		json_str(f, note);
 	}
+	if (av == FK_JE_OK && !fk_je_prof_accum())
+		fputs(",\"allocs\":\"/debug/pprof/allocs has no alloc_* values: jemalloc "
+		      "runs without prof_accum (start it with prof_accum:true in its "
+		      "MALLOC_CONF, as the hook's default does)\"", f);
 	fputs("}\n", f);
 	fk_reply_close(r, f);
 }
@@ -213,6 +220,25 @@ static void send_profile(const struct fk_request *rq, struct fk_reply *r, int fm
 		r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }
 
+/* ?max_samples=N (0: no limit) into o, else the process's default; 0,
+ * or 1 with a 400. */
+static int sample_limit(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
+{
+	const char *s = fk_req_arg(rq, "max_samples");
+	uint64_t v;
+
+	o->max_samples = fk_serve_max_samples;
+	if (!s)
+		return 0;
+	if (fk_parse_u64(s, strlen(s), &v) < 0 || v > UINT32_MAX) {
+		fk_reply_error(r, 400, "bad max_samples '%.40s': want 0 (no limit) to %u", s,
+			       UINT32_MAX);
+		return 1;
+	}
+	o->max_samples = (size_t)v;
+	return 0;
+}
+
 /* The flame graph's options, as render-flame's; 0, or 1 with a 400. */
 static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
 {
@@ -274,14 +300,17 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 			       format_list(names, sizeof names, ", ", " or "));
 		return;
 	}
-	if (flame_opts(rq, r, &o) || unavailable(r))
+	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || unavailable(r))
 		return;
 	send_profile(rq, r, fmt, &o);
 }
 
-static void get_pprof(const struct fk_request *rq, struct fk_reply *r)
+/* Go's /debug/pprof/heap or /debug/pprof/allocs: the same four sample
+ * types, the default alloc_space for allocs; ?seconds=N a window. */
+static void get_pprof(const struct fk_request *rq, struct fk_reply *r, int allocs)
 {
 	const char *s = fk_req_arg(rq, "seconds");
+	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1, .allocs = allocs };
 	struct fk_err err;
 	uint64_t secs = 0;
 
@@ -289,10 +318,10 @@ static void get_pprof(const struct fk_request *rq, struct fk_reply *r)
 		fk_reply_error(r, 400, "bad seconds '%.40s': want 0 to %d", s, FK_HOOK_MAX_SECONDS);
 		return;
 	}
-	if (unavailable(r))
+	if (sample_limit(rq, r, &o) || unavailable(r))
 		return;
 	if (secs == 0) {
-		send_profile(rq, r, FK_OUT_PPROF, NULL);
+		send_profile(rq, r, FK_OUT_PPROF, &o);
 		return;
 	}
 	if (!fk_state_sampled()) {
@@ -300,7 +329,7 @@ static void get_pprof(const struct fk_request *rq, struct fk_reply *r)
 		return;
 	}
 	fk_err_init(&err, NULL);
-	r->ctx = fk_serve_delta_begin(&err);
+	r->ctx = fk_serve_delta_begin(&o, &err);
 	if (!r->ctx) {
 		fk_reply_error(r, 500, "%s", err.msg);
 		return;
@@ -308,6 +337,16 @@ static void get_pprof(const struct fk_request *rq, struct fk_reply *r)
 	r->deadline = fk_now() + (double)secs;
 	r->finish = fk_serve_delta_finish;
 	r->drop = fk_serve_delta_drop;
+}
+
+static void get_heap_pprof(const struct fk_request *rq, struct fk_reply *r)
+{
+	get_pprof(rq, r, 0);
+}
+
+static void get_allocs_pprof(const struct fk_request *rq, struct fk_reply *r)
+{
+	get_pprof(rq, r, 1);
 }
 
 static void get_index(const struct fk_request *rq, struct fk_reply *r);
@@ -322,7 +361,8 @@ static const struct route {
 	{ "POST", "/internal/heap/settings", post_settings,
 	  "?enabled=true|false[&lg_sample=N]  (header X-Flamekit: 1)" },
 	{ "GET", "/internal/heap", get_heap, NULL },       /* ?format=, from the table */
-	{ "GET", "/debug/pprof/heap", get_pprof, "[?seconds=N]" },
+	{ "GET", "/debug/pprof/heap", get_heap_pprof, "[?seconds=N][&max_samples=N]" },
+	{ "GET", "/debug/pprof/allocs", get_allocs_pprof, "[?seconds=N][&max_samples=N]" },
 	{ "GET", "/", get_index, "  (this list)" },
 };
 

@@ -5,6 +5,7 @@
  * call first"): fk_profile_parse, fk_symbolize, fk_pprof_encode,
  * fk_folded_write, fk_flame_render, fk_symprof_write, fk_profile_diff.
  * The one place that knows those libraries' entry points. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,17 @@ static const struct {
 	[FK_OUT_RAW] = { "raw", "text/plain; charset=utf-8" },
 	[FK_OUT_SYMBOLIZED] = { "symbolized", "text/plain; charset=utf-8" },
 };
+
+size_t fk_serve_max_samples = FK_HOOK_MAX_SAMPLES;
+
+/* Windows (?seconds=N) whose base dump is taken and that wait for their
+ * end: the settings report it, so a client can tell its window is open. */
+static atomic_uint windows_open;
+
+unsigned fk_serve_windows(void)
+{
+	return atomic_load(&windows_open);
+}
 
 int fk_fmt_parse(const char *name)
 {
@@ -141,10 +153,35 @@ static void unsampled_thread(void *ctx)
 	fk_je_thread_active(0, NULL);
 }
 
+/* What a pprof says when jemalloc keeps no cumulative counts. */
+#define NO_ACCUM "no alloc_* values: jemalloc runs without prof_accum (start it " \
+	"with prof_accum:true in its MALLOC_CONF, as the hook's default does)"
+
+/* The pprof options of a request: a snapshot (window 0) or a window of
+ * that many seconds ending now. */
+static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
+		       double window)
+{
+	struct timespec ts;
+
+	memset(po, 0, sizeof *po);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* Go's convention (net/http/pprof): a window's time is its end. */
+	po->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	po->duration_nanos = window > 0 ? (int64_t)(window * 1e9) : 0;
+	po->source = "flamekit-hook";
+	po->level = 1;             /* the server's time matters more than bytes */
+	po->accum = fk_je_prof_accum();
+	po->default_alloc = o && o->allocs;
+	po->max_samples = o ? o->max_samples : fk_serve_max_samples;
+	if (o && o->allocs && !po->accum)
+		po->note = NO_ACCUM;
+}
+
 /* Symbolizes p with the files its maps name (the live process's own) and
- * writes it in fmt. */
+ * writes it in fmt; a pprof covers window seconds (0: a snapshot). */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
-		char **out, size_t *outlen, struct fk_err *err)
+		double window, char **out, size_t *outlen, struct fk_err *err)
 {
 	struct fk_pprof_opts po;
 	struct membuf m;
@@ -156,10 +193,7 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 		return -1;
 	switch (fmt) {
 	case FK_OUT_PPROF:
-		memset(&po, 0, sizeof po);
-		po.time_nanos = (int64_t)time(NULL) * 1000000000;
-		po.source = "flamekit-hook";
-		po.level = 1;              /* the server's time matters more than bytes */
+		pprof_opts(&po, o, window);
 		return fk_pprof_encode(p, &po, (unsigned char **)out, outlen, err);
 	case FK_OUT_FLAME:
 		return write_flame(p, o, out, outlen, err);
@@ -210,15 +244,15 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 	}
 	p = parse(dump, dlen, "heap", err);
 	if (p)
-		rc = emit(p, fmt, o, out, outlen, err);
+		rc = emit(p, fmt, o, 0, out, outlen, err);
 	fk_profile_free(p);
 	fk_hook_buf_release(dump, dmaplen);
 	return rc;
 }
 
 static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
-		   size_t clen, size_t cmaplen, char **out, size_t *outlen,
-		   struct fk_err *err)
+		   size_t clen, size_t cmaplen, const struct fk_serve_opts *o,
+		   double window, char **out, size_t *outlen, struct fk_err *err)
 {
 	struct fk_profile *b, *c = NULL, *g = NULL;
 	int rc = -1;
@@ -227,11 +261,11 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 	if (b)
 		c = parse(cur, clen, "heap", err);
 	if (b && c) {
-		g = fk_profile_new("growth");
+		g = fk_profile_new("window");
 		if (!g)
 			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-		else if (fk_profile_diff(g, b, c, 0, err) == 0)
-			rc = emit(g, FK_OUT_PPROF, NULL, out, outlen, err);
+		else if (fk_profile_diff(g, b, c, FK_DIFF_WINDOW, err) == 0)
+			rc = emit(g, FK_OUT_PPROF, o, window, out, outlen, err);
 	}
 	fk_profile_free(g);
 	fk_profile_free(c);
@@ -265,13 +299,16 @@ int fk_serve_produce(int fmt, const struct fk_serve_opts *o, char **out,
 	return rc;
 }
 
-/* A growth profile's base dump, waiting for the second one. */
+/* A window's base dump, waiting for the second one. */
 struct delta {
 	char *base;
 	size_t blen, bmaplen;
+	double start;              /* fk_now() of the base dump */
+	struct fk_serve_opts o;
+	int has_o;
 };
 
-void *fk_serve_delta_begin(struct fk_err *err)
+void *fk_serve_delta_begin(const struct fk_serve_opts *o, struct fk_err *err)
 {
 	struct delta *d = calloc(1, sizeof *d);
 	int rc;
@@ -280,13 +317,20 @@ void *fk_serve_delta_begin(struct fk_err *err)
 		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		return NULL;
 	}
+	if (o) {
+		d->o = *o;
+		d->o.title = d->o.colors = NULL;   /* borrowed from the request */
+		d->has_o = 1;
+	}
 	fk_je_lock();
 	rc = fk_je_dump(&d->base, &d->blen, &d->bmaplen, err);
+	d->start = fk_now();
 	fk_je_unlock();
 	if (rc < 0) {
 		free(d);
 		return NULL;
 	}
+	atomic_fetch_add(&windows_open, 1);
 	return d;
 }
 
@@ -296,6 +340,7 @@ void fk_serve_delta_drop(void *ctx)
 
 	fk_hook_buf_release(d->base, d->bmaplen);
 	free(d);
+	atomic_fetch_sub(&windows_open, 1);
 }
 
 void fk_serve_delta_finish(void *ctx, struct fk_reply *r)
@@ -311,6 +356,7 @@ void fk_serve_delta_finish(void *ctx, struct fk_reply *r)
 	rc = fk_je_dump(&cur, &clen, &cmaplen, &err);
 	if (rc == 0) {
 		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
+				    d->has_o ? &d->o : NULL, fk_now() - d->start,
 				    &r->body, &r->len, &err);
 		d->base = NULL;
 	}
