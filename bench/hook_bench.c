@@ -6,7 +6,11 @@
  *                              in the loop, which a busy machine skews less
  *                              than wall time
  *   hook-bench-prog stacks B   keeps one 64-byte block on each of 2^B
- *                              distinct stacks, says "ready", waits for EOF */
+ *                              distinct stacks, says "ready", waits for EOF
+ *   hook-bench-prog churn B    allocates and frees at once one 64-byte block
+ *                              on each of 2^B distinct stacks, then prints
+ *                              its CPU seconds and VmRSS in kB (what
+ *                              jemalloc's prof_accum keeps of freed stacks) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +19,7 @@
 static volatile unsigned sink;
 static void **kept;
 static size_t nkept;
+static int transient;              /* churn: free each block at once */
 
 static double now(void)
 {
@@ -52,6 +57,10 @@ __attribute__((noinline)) void *stack_leaf(void)
 
 	if (p)
 		memset(p, 3, 64);
+	if (transient) {
+		free(p);
+		return NULL;
+	}
 	kept[nkept++] = p;
 	return p;
 }
@@ -87,7 +96,7 @@ int main(int argc, char **argv)
 	long n;
 
 	if (argc != 3 || (n = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: hook-bench-prog loop N | stacks BITS\n");
+		fprintf(stderr, "usage: hook-bench-prog loop N | stacks BITS | churn BITS\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "loop") == 0) {
@@ -109,6 +118,25 @@ int main(int argc, char **argv)
 			;
 		return 0;
 	}
-	fprintf(stderr, "usage: hook-bench-prog loop N | stacks BITS\n");
+	if (strcmp(argv[1], "churn") == 0 && n <= 20) {
+		char line[256];
+		long rss = -1;
+		double t0 = now();
+		FILE *f;
+
+		transient = 1;
+		for (unsigned b = 0; b < 1u << n; b++)
+			stack_walk((int)n, b);
+		t0 = now() - t0;
+		if ((f = fopen("/proc/self/status", "r"))) {
+			while (fgets(line, sizeof line, f))
+				if (sscanf(line, "VmRSS: %ld", &rss) == 1)
+					break;
+			fclose(f);
+		}
+		printf("%.6f %ld\n", t0, rss);
+		return 0;
+	}
+	fprintf(stderr, "usage: hook-bench-prog loop N | stacks BITS | churn BITS\n");
 	return 2;
 }
