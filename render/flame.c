@@ -86,14 +86,14 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 	f->hdrlines = hl > 0;
 	if (hl > 0) {
 		/* A series: its snapshots' lines follow the columns line. */
-		int had = f->series.n > 0;
-		long sl = fk_series_read(&f->series, data + hl, len - hl, f->t.ncols,
-					 &f->hdrlines, err);
+		long sl;
+		if ((f->series.n || fk_series_header_len(data, len) > hl) &&
+		    (f->inputs > 1 || base))
+			return fk_err_set(err, FK_EUNSUPP, 1, "a series takes one input");
+		sl = fk_series_read(&f->series, data + hl, len - hl, f->t.ncols,
+				    &f->hdrlines, err);
 		if (sl < 0)
 			return -1;
-		if ((sl > 0 || had) && (f->inputs > 1 || base))
-			return fk_err_set(err, FK_EUNSUPP, f->hdrlines,
-					  "a series takes one input");
 		hl += (size_t)sl;
 	}
 	return (long)hl;

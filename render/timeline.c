@@ -92,8 +92,8 @@ int fk_series_write(const struct fk_series *s, struct _xmlTextWriter *w, struct 
 		const struct fk_snapmeta *m = &s->m[i];
 		char t[48];
 
-		/* The id is [A-Za-z0-9_.:-] (series.c), safe in JSON; the
-		 * writer escapes the whole text for XML anyway. */
+		/* The id is [A-Za-z0-9_.:-] (series.c): safe in JSON and in
+		 * XML text, like the numbers and fixed keys around it. */
 		if (fk_buf_adds(b, i ? ",\n{\"id\":\"" : "\n{\"id\":\"") < 0 ||
 		    fk_buf_adds(b, m->id) < 0 || fk_buf_adds(b, "\",\"time\":") < 0)
 			return -2;
@@ -110,11 +110,11 @@ int fk_series_write(const struct fk_series *s, struct _xmlTextWriter *w, struct 
 		if (fk_buf_adds(b, "}") < 0)
 			return -2;
 	}
-	if (fk_buf_adds(b, "\n]") < 0 || fk_buf_add(b, "", 1) < 0)
+	if (fk_buf_adds(b, "\n]") < 0)
 		return -2;
 	if (xmlTextWriterStartElement(w, BAD_CAST "metadata") < 0 ||
 	    xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkseries") < 0 ||
-	    xmlTextWriterWriteString(w, BAD_CAST b->p) < 0 ||
+	    xmlTextWriterWriteRawLen(w, BAD_CAST b->p, (int)b->len) < 0 ||
 	    xmlTextWriterEndElement(w) < 0 ||
 	    xmlTextWriterWriteRaw(w, BAD_CAST "\n") < 0)
 		return -1;
