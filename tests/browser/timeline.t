@@ -150,6 +150,18 @@ async function drag(page, a, b) {
 		const pb = await page.evaluate(() => window.fk.timeline.breakdown());
 		ok(pb.levels[0].bytes === 12000, "the breakdown follows the selected point", JSON.stringify(pb.levels[0]));
 		await page.close();
+
+		// Hostile frame names reach the tables as text only.
+		const evil = "<img src=x onerror=window.__x=1>", evil2 = "\"]</script><script>window.__x=2</script>";
+		const hostile = "# columns: 1/bytes 2/bytes\n# series: 1\n# series: 2\n" +
+			"main;" + evil + " 1 50\nmain;" + evil2 + " 0 20\n";
+		({ page, errors } = await open(ctx, render(hostile, [], "hostile")));
+		await drag(page, 0, 1);
+		const hx = await page.evaluate(() => ({ x: window.__x, rows: Array.from(document.querySelectorAll("#tlgrowth tbody td.fn")).map((t) => t.textContent),
+			imgs: document.querySelectorAll("img").length }));
+		ok(errors.length === 0 && hx.x === undefined && hx.imgs === 0, "hostile names run nothing", JSON.stringify(hx) + errors.join("; "));
+		ok(hx.rows[0] === evil && hx.rows[1] === evil2, "and show as the text they are", JSON.stringify(hx.rows));
+		await page.close();
 	} catch (e) {
 		ok(false, "the browser test ran to the end", String(e && e.stack || e));
 	} finally {
