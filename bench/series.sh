@@ -5,9 +5,9 @@
 # between snapshots), then render-flame on the series, RUNS times each:
 # median wall and CPU time and peak RSS (bench/lib.sh), the sizes, and the
 # load average. The page's load time in Chromium: bench/timeline-browser.js.
-# gen-dump's modules do not exist here, so every address stays
-# module+0xOFFSET: the figures are heap-series' own work (reading, folding,
-# merging, writing), not libdw's.
+# gen-dump names real libraries at made-up offsets, so nearly every
+# address stays module+0xOFFSET: the figures are heap-series' own work
+# (reading, folding, merging, writing), not libdw's.
 # Usage: B=DIR bench/series.sh [RUNS [N [STACKS]]]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
