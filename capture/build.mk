@@ -42,15 +42,16 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #   hook-alloc-prog  allocates on command in named functions (run preloaded)
 #   hook-api-prog    links libflamekit-hook.so and drives its C API
 #   hook-bench-prog  the workloads of bench/hook.sh (from bench/hook_bench.c)
-HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog
+#   series-prog      grows a cache, spikes and frees (heap over time)
+HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
-OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
+OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
 # for stay distinct frames.
-$(B)/hook_alloc_prog.o $(B)/hook_api_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
+$(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
 
 $(B)/hook_bench.o: bench/hook_bench.c | $(B)
@@ -61,6 +62,8 @@ $(B)/hook-bench-prog: $(B)/hook_bench.o
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+$(B)/series-prog: $(B)/series_prog.o
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl
 $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO)
 	$(CC) $(LDFLAGS) -o $@ $(B)/hook_api_prog.o -L$(B) -lflamekit-hook \
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread

@@ -17,8 +17,13 @@
  * template names): 16 MiB per line. */
 #define FK_MAX_FOLDED_LINE  (16 * 1024 * 1024)
 /* Value columns of one multi-column folded input ("# columns: ..."): the
- * four heap sample types, the two sides of a diff, a few snapshots. */
-#define FK_MAX_COLUMNS      16
+ * four heap sample types, the two sides of a diff, or the snapshots of a
+ * series (heap-series, the hook's timeline), one column each. A day of
+ * snapshots every five minutes is 288; render-flame keeps 8 bytes per
+ * column per frame and the page 16, so 512 columns of a 50k-frame tree
+ * cost about 200 MB in render-flame and 400 MB in the browser, the most a
+ * page should ask of a laptop. */
+#define FK_MAX_COLUMNS      512
 #define FK_MAX_COLUMN_NAME  64
 
 /* Frames in one stack. jemalloc's PROF_BT_MAX is 128; gperftools uses 64.

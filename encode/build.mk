@@ -5,12 +5,12 @@
 # profile.proto is compiled by protoc-c into $(B)/profile.pb-c.[ch] at build
 # time; every object of this folder includes the generated header.
 ENC_SRC := profile.pb-c.c gzbuf.c foldacc.c addrname.c round.c \
-           pprof_dec.c pprof_folded.c pprof_enc.c pprof_limit.c folded_enc.c
+           pprof_dec.c pprof_folded.c pprof_enc.c pprof_limit.c folded_enc.c series_enc.c
 ENC_OBJ := $(ENC_SRC:%.c=$(B)/%.o)
-ENC_MAINS := to_pprof_main from_pprof_main to_folded_main
+ENC_MAINS := to_pprof_main from_pprof_main to_folded_main heap_series_main
 OBJS    += $(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o
 LIBS    += $(B)/libfkenc.a
-PROGS   += $(B)/to-pprof $(B)/from-pprof $(B)/to-folded
+PROGS   += $(B)/to-pprof $(B)/from-pprof $(B)/to-folded $(B)/heap-series
 UNIT    += $(B)/test_pprof $(B)/test_foldenc
 FUZZ    += fuzz_pprof
 
@@ -35,6 +35,11 @@ $(B)/from-pprof: $(B)/from_pprof_main.o $(B)/libfkenc.a $(B)/libfkcli.a $(B)/lib
 $(B)/to-folded: $(B)/to_folded_main.o $(B)/libfkenc.a $(B)/libfkcli.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
 
+# heap-series symbolizes each dump, so it links symbolize/'s library too.
+$(B)/heap_series_main.o: CPPFLAGS += $(SYM_CFLAGS)
+$(B)/heap-series: $(B)/heap_series_main.o $(B)/libfkenc.a $(B)/libfksym.a $(B)/libfkcli.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS) $(SYM_LDLIBS) $(CORE_LDLIBS)
+
 $(B)/test_pprof: $(B)/test_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
 $(B)/test_foldenc: $(B)/test_foldenc.o $(B)/libfkenc.a $(B)/libfkcore.a
@@ -46,3 +51,5 @@ $(B)/fuzz_pprof: $(B)/fuzz_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
 # encode/ sees core/; its tools also cli/.
 $(call layer,$(ENC_OBJ),encode core)
 $(call layer,$(B)/to_pprof_main.o $(B)/from_pprof_main.o $(B)/to_folded_main.o,encode cli core)
+# heap-series is a tool over two libraries: it sees symbolize/ as well.
+$(call layer,$(B)/heap_series_main.o,encode symbolize cli core)

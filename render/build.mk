@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # render/: libfkrender.a (layout, SVG writer through libxml2, palettes, the
 # embedded flame-*.js/flame.css) and the render-flame tool.
-RENDER_SRC := layout.c treefinish.c text.c palette.c svg.c svgdata.c flame.c
+RENDER_SRC := layout.c treefinish.c text.c palette.c svg.c svgdata.c timeline.c flame.c
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o) $(B)/flame_assets.o
 OBJS       += $(RENDER_OBJ) $(B)/render_flame.o $(B)/test_folded.o $(B)/test_layout.o \
               $(B)/fuzz_folded.o $(B)/fuzz_flame.o
@@ -12,11 +12,11 @@ LIBS       += $(B)/libfkrender.a
 UNIT       += $(B)/test_folded $(B)/test_layout
 FUZZ       += fuzz_folded fuzz_flame
 
-$(B)/svg.o $(B)/svgdata.o: CPPFLAGS += $(XML_CFLAGS)
+$(B)/svg.o $(B)/svgdata.o $(B)/timeline.o: CPPFLAGS += $(XML_CFLAGS)
 
 # The page's style sheet and script are real files, embedded at build
 # time; the script's parts are joined in this order (render/flame-data.js).
-FLAME_JS := $(addprefix render/flame-,data.js draw.js search.js tables.js events.js)
+FLAME_JS := $(addprefix render/flame-,data.js draw.js search.js tables.js timeline.js events.js)
 $(B)/flame_assets.c: render/flame.css $(FLAME_JS) render/embed.sh | $(B)
 	sh render/embed.sh render/flame.css $(FLAME_JS) >$@.tmp && mv $@.tmp $@
 $(B)/flame_assets.o: $(B)/flame_assets.c

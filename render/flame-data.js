@@ -176,8 +176,11 @@
 		return "c" + (h >>> 0) % 16;
 	}
 	var BANDS = [0.05, 0.25, 0.6, 1.2, 2.2];
+	// The columns a differential view compares: new and base (a timeline,
+	// flame-timeline.js, points them at the growth it computes).
+	var dN = 0, dB = 1;
 	function bnorm() {
-		return state.normalize && tot[1][0] > 0 && tot[0][0] > 0 ? tot[0][0] / tot[1][0] : 1;
+		return state.normalize && tot[dB][0] > 0 && tot[dN][0] > 0 ? tot[dN][0] / tot[dB][0] : 1;
 	}
 	// log2(new / base) in bands, as svg.c's diff_step.
 	function diffStep(v, b) {
@@ -196,7 +199,7 @@
 	function cls(j) {
 		if (!D.diff)
 			return shade(j);
-		var st = diffStep(tot[0][j], tot[1][j] * bnorm());
+		var st = diffStep(tot[dN][j], tot[dB][j] * bnorm());
 		if (!st)
 			return "d0";
 		return ((st > 0) !== !!D.negate ? "r" : "b") + Math.abs(st);

@@ -217,8 +217,9 @@
 		HH = Math.ceil(hdr.getBoundingClientRect().height || 96) + 4;
 		hfo.setAttribute("height", HH);
 		tfo.setAttribute("width", Wpx);
-		tfo.setAttribute("y", HH);
-		TH = state.table ? Math.ceil(tdiv.getBoundingClientRect().height) + 8 : 0;
+		var tlh = tlMeasure(HH);       // a timeline's chart, flame-timeline.js
+		tfo.setAttribute("y", HH + tlh);
+		TH = tlh + (state.table ? Math.ceil(tdiv.getBoundingClientRect().height) + 8 : 0);
 		tfo.setAttribute("height", TH);
 		tfo.setAttribute("display", state.table ? "inline" : "none");
 	}

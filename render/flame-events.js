@@ -295,7 +295,7 @@
 	if (!(tot[0][0] > 0) && !(D.diff && tot[1][0] > 0))
 		showDetails(["No stack has a value."]);
 	window.fk = {
-		state: state, n: n, names: names,
+		state: state, n: n, names: names, timeline: tlApi,
 		zoom: zoom,
 		name: function (j) {
 			return names[nm[j]];

@@ -228,7 +228,7 @@
 		var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(inView(j) ? v : 0, viewValue()) + " of view; self " +
 			fmt(self[state.col][j]);
 		if (D.diff) {
-			var nv = tot[0][j], bv = tot[1][j], b = bv * bnorm(), dd = nv - b;
+			var nv = tot[dN][j], bv = tot[dB][j], b = bv * bnorm(), dd = nv - b;
 			if (nv === 0 && bv > 0)
 				s += "; vanished: base " + fmt(bv) + " \u2192 0 (\u2212100.00%)";
 			else if (bv === 0 && nv > 0)

@@ -20,6 +20,8 @@ struct fk_flame {
 	 * every later input must have the same. */
 	char cols[FK_MAX_COLUMNS * (FK_MAX_COLUMN_NAME + 1)];
 	int64_t xv[FK_MAX_COLUMNS];
+	struct fk_series series;       /* the "# series:" lines (timeline.c) */
+	uint64_t hdrlines;             /* lines of the last input's header */
 };
 
 /* The multi-column extension of folded stacks: a first line
@@ -81,6 +83,19 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 	if (base && f->t.ncols > 1)
 		return fk_err_set(err, FK_EUNSUPP, 1,
 				  "a differential graph takes one-column inputs");
+	f->hdrlines = hl > 0;
+	if (hl > 0) {
+		/* A series: its snapshots' lines follow the columns line. */
+		long sl;
+		if ((f->series.n || fk_series_header_len(data, len) > hl) &&
+		    (f->inputs > 1 || base))
+			return fk_err_set(err, FK_EUNSUPP, 1, "a series takes one input");
+		sl = fk_series_read(&f->series, data + hl, len - hl, f->t.ncols,
+				    &f->hdrlines, err);
+		if (sl < 0)
+			return -1;
+		hl += (size_t)sl;
+	}
 	return (long)hl;
 }
 
@@ -150,6 +165,7 @@ void fk_flame_free(struct fk_flame *f)
 	if (!f)
 		return;
 	fk_tree_release(&f->t);
+	fk_series_release(&f->series);
 	free(f);
 }
 
@@ -236,7 +252,7 @@ int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
 	int rc;
 
 	long hl = header(f, data, len, base, err);
-	uint64_t lineno = hl > 0;
+	uint64_t lineno = f->hdrlines;
 
 	if (hl < 0)
 		return -1;
@@ -305,8 +321,10 @@ int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
 				continue;
 			done = (size_t)(nl - buf) + 1;
 		}
+		if (first && !eof && fk_series_header_len(buf, done) == done)
+			continue;      /* the header lines go on past this read */
 		if (first) {
-			/* The header, if any, is in the first whole line. */
+			/* The header, if any, is in the first whole lines. */
 			long hl = header(f, buf, done, base, err);
 			first = 0;
 			if (hl < 0)
@@ -315,7 +333,7 @@ int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
 				memmove(buf, buf + hl, have - (size_t)hl);
 				have -= (size_t)hl;
 				done -= (size_t)hl;
-				lineno = 1;
+				lineno = f->hdrlines;
 			}
 		}
 		f->t.prev = NULL;
@@ -352,7 +370,9 @@ int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err)
 		f->finished = 1;
 	}
 	if (!o.title)
-		o.title = f->t.has_base ? "Differential Flame Graph" : "Flame Graph";
+		o.title = f->t.has_base ? "Differential Flame Graph" :
+		    f->series.n ? "Heap over time" : "Flame Graph";
+	f->t.series = f->series.n ? &f->series : NULL;
 	return fk_svg_write(&f->t, &o, f->cols, out, err);
 }
 

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "flame.h"
 #include "limits.h"
+#include "series.h"
 
 /* One interned frame name, copied into the tree's arena. */
 struct fk_fname {
@@ -92,6 +93,8 @@ struct fk_tree {
 	size_t *fend;                  /* end offset of each frame of prev */
 	uint64_t *fhash;               /* hash of each new frame of a line */
 	size_t cappath;
+
+	const struct fk_series *series; /* a series input's snapshots, or NULL */
 };
 
 /* Sets up an empty tree with its root. Returns 0 or -1 with err. */
@@ -246,6 +249,34 @@ void *fk_emit_table_thread(void *arg);
 
 /* Writes the table text a job made through w. 0 or -1. */
 int fk_emit_table_out(struct _xmlTextWriter *w, const struct fk_buf *b);
+
+/* ---- timeline.c: a series input's snapshots ---- */
+
+/* The "# series:" lines of a series input (core/series.h), one per column. */
+struct fk_series {
+	struct fk_snapmeta *m;
+	uint32_t n;
+};
+
+/* Frees what s holds and empties it. */
+void fk_series_release(struct fk_series *s);
+
+/* Length of the header lines at the start of data[0..len): a "# columns:"
+ * line and the "# series:" lines after it (0 without a columns line). */
+size_t fk_series_header_len(const char *data, size_t len);
+
+/* Reads the "# series:" lines at the start of data[0..len) (after the
+ * columns line) into s, for a graph of ncols columns; *lineno counts the
+ * lines before and is advanced. Either no line or one per column. Returns
+ * the bytes read, or -1 with err. */
+long fk_series_read(struct fk_series *s, const char *data, size_t len,
+		    uint32_t ncols, uint64_t *lineno, struct fk_err *err);
+
+/* Writes s as the page's <metadata id="fkseries"> (a JSON array, one
+ * object a snapshot: id, time in seconds or null, each figure of
+ * fk_series_keys or null) through w, using b. 0, -1 on a write error, -2
+ * out of memory. */
+int fk_series_write(const struct fk_series *s, struct _xmlTextWriter *w, struct fk_buf *b);
 
 /* The embedded page assets (generated at build time from render/flame-*.js
  * and render/flame.css). */

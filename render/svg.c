@@ -330,6 +330,9 @@ static int write_open(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	b->len = 0;
 	BC(fk_palette_css(b, o->colors, e->diff));
+	/* A timeline shows snapshots and the growth between them. */
+	if (e->t->series)
+		BC(fk_palette_css(b, o->colors, 1));
 	BC(fk_buf_add(b, "", 1));
 	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b->p));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
@@ -407,6 +410,8 @@ static int write_data(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 		X(xmlTextWriterEndElement(w));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
+	if (e->t->series)
+		H(fk_series_write(e->t->series, w, tmp));
 	/* The frame table: only the characters of enc(), so raw is safe. */
 	X(xmlTextWriterStartElement(w, BAD_CAST "metadata"));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fktable"));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of core/: number parser, unbiasing, maps lines, dump reader
- * corner cases, symbolized-profile round trip, growth diff. */
+ * corner cases, symbolized-profile round trip, growth diff, series lines. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "heapdump.h"
 #include "maps.h"
 #include "num.h"
+#include "series.h"
 #include "strtab.h"
 #include "symprof.h"
 #include "arena.h"
@@ -260,6 +261,48 @@ static void test_diff(void)
 	fk_profile_free(d);
 }
 
+static int series(const char *line, struct fk_snapmeta *m)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	return fk_series_parse(line, strlen(line), 1, m, &err);
+}
+
+static void test_series(void)
+{
+	static const char full[] = "# series: 12 time=3.250 allocated=1 active=2 resident=3 "
+				   "mapped=4 retained=5 metadata=6 rss=7\n";
+	struct fk_snapmeta m;
+	char buf[FK_SERIES_LINE_MAX];
+	size_t n;
+
+	T_OK(series("# series: 12 time=3.25 rss=7 allocated=1 active=2 resident=3 mapped=4 "
+		    "retained=5 metadata=6", &m) == 0, "a full series line parses");
+	T_EQ_STR(m.id, "12", "its id");
+	T_EQ_INT(m.time_ns, 3250000000LL, "its time in ns");
+	T_EQ_INT(m.stat[FK_SER_RSS], 7, "its rss");
+	n = fk_series_format(buf, sizeof buf, &m);
+	T_OK(n == strlen(full) && memcmp(buf, full, n) == 0, "it writes back in key order: %.*s", (int)n, buf);
+	T_OK(series("# series: a.b:c-d_1\r", &m) == 0 && m.time_ns == -1 && m.stat[FK_SER_ALLOCATED] == -1,
+	     "an id alone: nothing else known (CR tolerated)");
+	T_OK(series("# series: 1 later_figure=12 later_time=1.5", &m) == 0, "unknown numeric figures are skipped");
+	T_OK(series("# series: 1 time=0.123456789", &m) == 0 && m.time_ns == 123456789, "9 decimals of time");
+	T_OK(series("# series: 1 time=0.1234567891", &m) < 0, "10 decimals refused");
+	T_OK(series("# series: 1 time=1.", &m) < 0, "a time ending in a dot refused");
+	T_OK(series("# series: 1 rss=-1", &m) < 0, "a negative figure refused");
+	T_OK(series("# series: 1 Rss=1", &m) < 0, "an unknown key that is not lowercase refused");
+	T_OK(series("# series: 1 rss", &m) < 0, "a field without '=' refused");
+	T_OK(series("# series: 1 x=abc", &m) < 0, "an unknown key without a number refused");
+	T_OK(series("# series:", &m) < 0, "no id refused");
+	T_OK(series("# series: a\"b", &m) < 0, "a quote in an id refused");
+	T_OK(series("# series: 1 time=99999999999999999999", &m) < 0, "an overflowing time refused");
+	fk_series_meta_init(&m, "7");
+	n = fk_series_format(buf, sizeof buf, &m);
+	T_OK(n == 12 && memcmp(buf, "# series: 7\n", 12) == 0, "nothing known writes the id alone");
+	T_OK(fk_series_format(buf, 8, &m) == 7 && buf[7] == 0, "a short buffer is cut, NUL-terminated");
+}
+
 int main(void)
 {
 	test_numbers();
@@ -269,5 +312,6 @@ int main(void)
 	test_symprof_roundtrip();
 	test_symprof_empty_name();
 	test_diff();
+	test_series();
 	return T_DONE();
 }

@@ -11,6 +11,7 @@
 #include "folded_enc.h"
 #include "pprof_dec.h"
 #include "pprof_enc.h"
+#include "series_enc.h"
 #include "symprof.h"
 #include "t.h"
 
@@ -187,9 +188,29 @@ static void test_to_folded(void)
 	fk_profile_free(p);
 }
 
+static void test_dump_seq(void)
+{
+	uint64_t pid = 0, seq = 0;
+
+	T_OK(fk_series_dump_seq("/tmp/x.y/jeprof.1234.17.i3.heap", &pid, &seq) == 0 &&
+	     pid == 1234 && seq == 17, "interval dump: pid and seq");
+	T_OK(fk_series_dump_seq("heap.5.0.u0.heap", &pid, &seq) == 0 && pid == 5 && seq == 0,
+	     "gdump: pid and seq");
+	T_OK(fk_series_dump_seq("a.b.9.42.m1.heap", &pid, &seq) == 0 && pid == 9 && seq == 42,
+	     "a prefix with dots, manual dump");
+	T_OK(fk_series_dump_seq("p.9.43.f.heap", &pid, &seq) == 0 && seq == 43, "final dump");
+	T_OK(fk_series_dump_seq("flamekit.77.3.heap", &pid, &seq) == 0 && pid == 77 && seq == 3,
+	     "the hook's dump");
+	T_OK(fk_series_dump_seq("heap.prof", &pid, &seq) < 0, "no .heap: refused");
+	T_OK(fk_series_dump_seq("x.heap", &pid, &seq) < 0, "no numbers: refused");
+	T_OK(fk_series_dump_seq("p.9.x.i1.heap", &pid, &seq) < 0, "a seq that is not a number: refused");
+	T_OK(fk_series_dump_seq("p.9.1.q1.heap", &pid, &seq) < 0, "an unknown kind: refused");
+}
+
 int main(void)
 {
 	test_acc();
 	test_to_folded();
+	test_dump_seq();
 	return T_DONE();
 }

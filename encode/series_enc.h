@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* A series of heap profiles as one multi-column folded file: one value
+ * column of in-use bytes per snapshot under a "# columns:" line, and one
+ * "# series:" line per snapshot with its id, time and memory figures
+ * (core/series.h; man/heap-series.1, man/render-flame.1). heap-series
+ * writes it from dumps; the hook's timeline can write it from its ring. */
+#ifndef FK_SERIES_ENC_H
+#define FK_SERIES_ENC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "profile.h"
+#include "series.h"
+
+struct fk_series_enc;
+
+/* Returns a new series of ncols snapshots (1..FK_MAX_COLUMNS), or NULL
+ * with err. */
+struct fk_series_enc *fk_series_enc_new(uint32_t ncols, struct fk_err *err);
+
+/* Frees s. NULL is a no-op. */
+void fk_series_enc_free(struct fk_series_enc *s);
+
+/* Adds profile p (raw or symbolized; frames named as to-folded names
+ * them, values unbiased in-use bytes) as snapshot col with metadata m
+ * (copied). Each column is added once. Returns 0, or -1 with err. */
+int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_profile *p,
+		      const struct fk_snapmeta *m, struct fk_err *err);
+
+/* Writes the series: the header lines, then every stack with its value in
+ * each snapshot, sorted bytewise. Every column must have been added.
+ * Returns 0, or -1 with err. */
+int fk_series_enc_write(struct fk_series_enc *s, FILE *out, struct fk_err *err);
+
+/* The place of a dump in its series, from its file name: jemalloc's
+ * PREFIX.PID.SEQ.{iN,uN,mN,f}.heap (prof_prefix with lg_prof_interval,
+ * prof_gdump, prof.dump, prof_final) and the hook's flamekit.PID.SEQ.heap.
+ * Fills *pid and *seq; returns 0, or -1 when the name has neither form. */
+int fk_series_dump_seq(const char *name, uint64_t *pid, uint64_t *seq);
+
+#endif

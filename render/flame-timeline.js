@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+// flame-timeline.js: a series input's timeline (the #fkseries data that
+// render-flame writes for "# series:" lines, man/render-flame.1): a chart
+// of memory over time above the flame graph, the sampled heap of each
+// snapshot (its column's total) and jemalloc's and the process's figures
+// as lines. A click on the chart shows that snapshot's column; a drag
+// shows the growth between the ends of the range with the page's
+// differential colours (vanished frames kept visible); "Peak" selects the
+// highest snapshot. Below the chart: the sites that grew most over the
+// selection and "Where is my RSS" for its (last) snapshot.
+// One part of the page script: render/build.mk joins flame-*.js in
+// order into one function scope (see flame-data.js).
+	// ---- the timeline --------------------------------------------------
+	var tlEl = document.getElementById("fkseries"), TL = null;
+	if (tlEl) {
+		try {
+			TL = JSON.parse(tlEl.textContent);
+		} catch (e) {
+			TL = null;
+		}
+		if (!Array.isArray(TL) || TL.length !== self.length || !TL.length)
+			TL = null;
+	}
+	var tl = { a: -1, b: 0 }, tlg = null, tlfo = null, tlDiv = null, tlHeap = [], tlN = TL ? TL.length : 0;
+	var TLCH = 200, TLM = { l: 78, r: 16, t: 24, b: 30 };
+	// The lines drawn, in the order of "Where is my RSS": key, label, colour.
+	var TLLINES = [["rss", "RSS", "#c0392b"], ["mapped", "mapped", "#8d6e63"], ["resident", "resident", "#7b3fa0"],
+		["active", "active", "#e67e22"], ["allocated", "allocated", "#2e8b3e"], ["heap", "sampled heap", "#1f5fa8"]];
+	var tlDrag = null;
+
+	function tlValue(k, key) {
+		if (key === "heap")
+			return tlHeap[k];
+		var v = TL[k][key];
+		return typeof v === "number" && v >= 0 ? v : null;
+	}
+	function tlHas(key) {
+		for (var k = 0; k < tlN; k++)
+			if (tlValue(k, key) !== null)
+				return true;
+		return false;
+	}
+	var tlTimed = false;
+	if (TL) {
+		tlTimed = TL.every(function (s) {
+			return typeof s.time === "number";
+		});
+		for (i = 0; i < tlN; i++) {
+			tlHeap.push(tot[i][0]);
+			colNames[i] = "snapshot " + TL[i].id;
+		}
+		// The growth view's columns: new, base, new + vanished (as a
+		// differential graph's), filled in by tlRange.
+		for (i = 0; i < 3; i++) {
+			self.push(new Float64Array(n));
+			tot.push(new Float64Array(n));
+			colUnits.push(colUnits[0]);
+		}
+		colNames.push("growth: end", "growth: start", "growth");
+		dN = tlN;
+		dB = tlN + 1;
+		if (colSel)
+			Array.prototype.forEach.call(colSel.options, function (o, k) {
+				o.textContent = colNames[k];
+			});
+		tl.b = tlN - 1;
+		state.col = tl.b;
+	}
+	function tlLabel(k) {
+		var s = "snapshot " + TL[k].id;
+		if (tlTimed)
+			s += " (" + (TL[k].time - TL[0].time).toFixed(1) + " s)";
+		return s;
+	}
+	function tlX(k) {
+		var w = Wpx - TLM.l - TLM.r;
+		if (tlN < 2)
+			return TLM.l + w / 2;
+		if (tlTimed) {
+			var t0 = TL[0].time, t1 = TL[tlN - 1].time;
+			if (t1 > t0)
+				return TLM.l + w * (TL[k].time - t0) / (t1 - t0);
+		}
+		return TLM.l + w * k / (tlN - 1);
+	}
+	function tlNearest(x) {
+		var best = 0, bd = Infinity;
+		for (var k = 0; k < tlN; k++) {
+			var d = Math.abs(tlX(k) - x);
+			if (d < bd) {
+				bd = d;
+				best = k;
+			}
+		}
+		return best;
+	}
+	// Byte figures keep their unit whatever column the graph shows.
+	function tlFmt(v) {
+		var c = state.col;
+		state.col = 0;
+		var s = fmt(v);
+		state.col = c;
+		return s;
+	}
+
+	// Fills the growth columns from snapshot a to snapshot b, in the
+	// graph's current order (reorder keeps the columns' order).
+	function tlFill() {
+		if (tl.a < 0)
+			return;
+		var sb = self[tl.b], sa = self[tl.a], tb = tot[tl.b], ta = tot[tl.a], k;
+		self[tlN].set(sb);
+		self[tlN + 1].set(sa);
+		tot[tlN].set(tb);
+		tot[tlN + 1].set(ta);
+		var vs = self[tlN + 2], vt = tot[tlN + 2];
+		for (k = 0; k < n; k++)
+			vs[k] = sb[k] || sa[k];
+		vt.set(vs);
+		for (k = n - 1; k > 0; k--)
+			vt[parent[k]] += vt[k];
+	}
+	function tlRefresh() {
+		if (colSel && state.col < tlN)
+			colSel.value = state.col;
+		if (wc()[state.zoom] <= 0)
+			state.zoom = 0;
+		topRows = null;
+		drawLegend();
+		runSearch();
+		drawTable();
+		setZoom(state.zoom, -1, -1, false);
+	}
+	// Shows snapshot k's flame graph.
+	function tlPoint(k) {
+		tl.a = -1;
+		tl.b = k;
+		D.diff = 0;
+		state.col = k;
+		tlRefresh();
+	}
+	// Shows the growth from snapshot a to snapshot b.
+	function tlRange(a, b) {
+		if (a > b) {
+			var x = a;
+			a = b;
+			b = x;
+		}
+		if (a === b)
+			return tlPoint(b);
+		tl.a = a;
+		tl.b = b;
+		tlFill();
+		D.diff = 1;
+		state.col = tlN + 2;
+		tlRefresh();
+	}
+	function tlPeak() {
+		var best = 0;
+		for (var k = 1; k < tlN; k++)
+			if (tlHeap[k] > tlHeap[best])
+				best = k;
+		tlPoint(best);
+		return best;
+	}
+	if (TL) {
+		// Sorting rebuilds the columns from their first order: refill.
+		var tlReorder = reorder;
+		reorder = function (w) {
+			tlReorder(w);
+			if (tl.a >= 0) {
+				tlFill();
+				draw();
+			}
+		};
+	}
+
+	// The sites (functions by self value) that grew most from a to b.
+	function tlGrowth(a, b, max) {
+		var gs = new Float64Array(names.length), sa = new Float64Array(names.length), sb = new Float64Array(names.length), k, out = [];
+		for (k = 0; k < n; k++) {
+			sa[nm[k]] += self[a][k];
+			sb[nm[k]] += self[b][k];
+		}
+		for (k = 0; k < names.length; k++) {
+			gs[k] = sb[k] - sa[k];
+			if (gs[k] > 0)
+				out.push(k);
+		}
+		out.sort(function (x, y) {
+			return gs[y] - gs[x] || x - y;
+		});
+		return out.slice(0, max || 10).map(function (x) {
+			return { k: x, name: names[x], start: sa[x], end: sb[x], growth: gs[x] };
+		});
+	}
+	// "Where is my RSS" for snapshot k: the known levels from RSS down to
+	// the sampled heap, and the gap between each and the next.
+	var TLGAPS = {
+		rss: "not in jemalloc's resident pages: other allocators, thread stacks, code, mapped files",
+		resident: "resident but not active: dirty pages jemalloc keeps to reuse, and its metadata",
+		active: "active but not allocated: fragmentation inside jemalloc's pages",
+		allocated: "allocated but not in the sampled heap: sampling's estimate and allocations made before profiling"
+	};
+	function tlBreakdown(k) {
+		var keys = ["rss", "resident", "active", "allocated", "heap"], levels = [], gaps = [], j;
+		keys.forEach(function (key) {
+			var v = tlValue(k, key);
+			if (v !== null)
+				levels.push({ key: key, name: key === "heap" ? "sampled heap" : key, bytes: v });
+		});
+		var topv = levels.length ? levels[0].bytes : 0, big = -1;
+		for (j = 0; j + 1 < levels.length; j++) {
+			gaps.push({ key: levels[j].key, name: levels[j].name + " \u2212 " + levels[j + 1].name,
+				bytes: levels[j].bytes - levels[j + 1].bytes, why: TLGAPS[levels[j].key] || "" });
+			if (big < 0 || gaps[j].bytes > gaps[big].bytes)
+				big = j;
+		}
+		var sentence = "";
+		if (levels.length < 2)
+			sentence = "This snapshot carries no memory figures beyond the sampled heap (an offline dump has only that).";
+		else if (big >= 0)
+			sentence = "The biggest gap is " + gaps[big].name + ", " + tlFmt(gaps[big].bytes) + " (" + pct(gaps[big].bytes, topv) +
+				" of " + levels[0].name + "): " + gaps[big].why + ".";
+		return { levels: levels, gaps: gaps, top: topv, sentence: sentence };
+	}
+
+	// ---- drawing --------------------------------------------------------
+	function tlBuild() {
+		tlg = el(NS, "g", { id: "timeline", role: "group", "aria-label": "memory over time" }, null);
+		svg.insertBefore(tlg, tfo);
+		tlfo = el(NS, "foreignObject", { id: "tlfo", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, null);
+		svg.insertBefore(tlfo, tfo);
+		tlDiv = html("div", { id: "tlpanel", class: "tlp", role: "region", "aria-label": "timeline selection" }, tlfo);
+		tlg.addEventListener("mousedown", function (ev) {
+			if (ev.button !== 0)
+				return;
+			ev.preventDefault();
+			tlDrag = { x0: tlEvX(ev), x1: tlEvX(ev) };
+		});
+		window.addEventListener("mousemove", function (ev) {
+			if (!tlDrag)
+				return;
+			tlDrag.x1 = tlEvX(ev);
+			tlDrawBand(Math.min(tlDrag.x0, tlDrag.x1), Math.max(tlDrag.x0, tlDrag.x1));
+		});
+		window.addEventListener("mouseup", function () {
+			if (!tlDrag)
+				return;
+			var d = tlDrag;
+			tlDrag = null;
+			if (Math.abs(d.x1 - d.x0) < 4)
+				tlPoint(tlNearest(d.x0));
+			else
+				tlRange(tlNearest(d.x0), tlNearest(d.x1));
+		});
+	}
+	function tlEvX(ev) {
+		var r = tlg.getBoundingClientRect();
+		return ev.clientX - r.left;
+	}
+	var tlBand = null;
+	function tlDrawBand(x0, x1) {
+		if (!tlBand)
+			return;
+		tlBand.setAttribute("x", x0.toFixed(1));
+		tlBand.setAttribute("width", Math.max(1, x1 - x0).toFixed(1));
+		tlBand.setAttribute("display", "inline");
+	}
+	function tlChart() {
+		var lines = TLLINES.filter(function (L) {
+			return tlHas(L[0]);
+		}), maxv = 0, k, y0 = TLM.t, ph = TLCH - TLM.t - TLM.b;
+		lines.forEach(function (L) {
+			for (k = 0; k < tlN; k++) {
+				var v = tlValue(k, L[0]);
+				if (v !== null && v > maxv)
+					maxv = v;
+			}
+		});
+		if (!(maxv > 0))
+			maxv = 1;
+		// A round top: 1, 2 or 5 times a power of 1024 or 10 steps.
+		var step = Math.pow(2, Math.ceil(Math.log2(maxv / 4)));
+		var ymax = Math.ceil(maxv / step) * step;
+		function Y(v) {
+			return y0 + ph - ph * v / ymax;
+		}
+		tlg.textContent = "";
+		el(NS, "rect", { class: "tlbg", x: 0, y: 0, width: Wpx, height: TLCH }, tlg);
+		for (var t = 0; t <= ymax + 0.5; t += step) {
+			el(NS, "line", { class: "tlgrid", x1: TLM.l, x2: Wpx - TLM.r, y1: Y(t).toFixed(1), y2: Y(t).toFixed(1) }, tlg);
+			el(NS, "text", { class: "tlax", x: TLM.l - 6, y: (Y(t) + 4).toFixed(1), "text-anchor": "end" }, tlg).textContent = tlFmt(t);
+		}
+		// The x axis: seconds when every snapshot has a time, else the
+		// snapshots' ids in their order.
+		var every = Math.max(1, Math.ceil(tlN / Math.max(1, (Wpx - TLM.l - TLM.r) / 60)));
+		for (k = 0; k < tlN; k += every) {
+			el(NS, "text", { class: "tlax", x: tlX(k).toFixed(1), y: TLCH - TLM.b + 14, "text-anchor": "middle" }, tlg).textContent =
+				tlTimed ? (TL[k].time - TL[0].time).toFixed(1) : TL[k].id;
+		}
+		el(NS, "text", { class: "tlax", x: Wpx - TLM.r, y: TLCH - 4, "text-anchor": "end" }, tlg).textContent =
+			tlTimed ? "time (s since the first snapshot)" : "snapshot (sequence number; the dumps carry no time)";
+		// The selection: a band for a range, a line for a point.
+		var sx0 = tlX(tl.a >= 0 ? tl.a : tl.b), sx1 = tlX(tl.b);
+		el(NS, "rect", { id: "tlsel", class: tl.a >= 0 ? "tlrange" : "tlpoint", x: (sx0 - (tl.a >= 0 ? 0 : 1.5)).toFixed(1), y: y0,
+			width: Math.max(3, sx1 - sx0).toFixed(1), height: ph }, tlg);
+		lines.forEach(function (L) {
+			var d = "", pen = "M";
+			for (k = 0; k < tlN; k++) {
+				var v = tlValue(k, L[0]);
+				if (v === null) {
+					pen = "M";
+					continue;
+				}
+				d += pen + tlX(k).toFixed(1) + " " + Y(v).toFixed(1);
+				pen = "L";
+			}
+			el(NS, "path", { class: "tlline", d: d, stroke: L[2], "data-key": L[0] }, tlg);
+		});
+		for (k = 0; k < tlN; k++)
+			el(NS, "circle", { class: "tlpt", cx: tlX(k).toFixed(1), cy: Y(tlHeap[k]).toFixed(1), r: 3, "data-k": k,
+				fill: TLLINES[5][2] }, tlg);
+		// The legend, with units.
+		var lx = TLM.l;
+		lines.forEach(function (L) {
+			el(NS, "rect", { x: lx, y: 7, width: 12, height: 4, fill: L[2] }, tlg);
+			var tx = el(NS, "text", { class: "tlax", x: lx + 16, y: 14 }, tlg);
+			tx.textContent = L[1] + " (bytes)";
+			lx += 16 + 7.2 * (L[1].length + 8) + 10;
+		});
+		tlBand = el(NS, "rect", { class: "tlrange", id: "tlband", x: 0, y: y0, width: 1, height: ph, display: "none" }, tlg);
+		// The area that takes clicks and drags.
+		el(NS, "rect", { id: "tlhit", x: TLM.l - 8, y: y0, width: Wpx - TLM.l - TLM.r + 16, height: ph + 8, fill: "transparent" }, tlg);
+	}
+	function tlTable(parentEl, head, rows) {
+		var t = html("table", { class: "tlt" }, parentEl), tr = html("tr", {}, html("thead", {}, t)), b = html("tbody", {}, t);
+		head.forEach(function (h) {
+			html("th", {}, tr, h);
+		});
+		rows.forEach(function (r) {
+			var row = html("tr", {}, b);
+			r.forEach(function (c, j) {
+				html("td", { class: j ? "num" : "fn" }, row, c);
+			});
+		});
+		return t;
+	}
+	function tlPanel() {
+		tlDiv.textContent = "";
+		tlDiv.style.width = Wpx + "px";
+		var row = html("div", { class: "tlrow" }, tlDiv);
+		var pk = html("button", { id: "tlpeak", type: "button", title: "select the snapshot with the largest sampled heap" }, row, "Peak");
+		pk.addEventListener("click", tlPeak);
+		var a = tl.a >= 0 ? tl.a : 0, b = tl.b;
+		html("span", { id: "tlsum" }, row, tl.a >= 0 ?
+			"Growth from " + tlLabel(tl.a) + " to " + tlLabel(tl.b) + ": sampled heap " + tlFmt(tlHeap[tl.a]) + " \u2192 " +
+				tlFmt(tlHeap[tl.b]) + " (" + (tlHeap[tl.b] >= tlHeap[tl.a] ? "+" : "\u2212") + tlFmt(Math.abs(tlHeap[tl.b] - tlHeap[tl.a])) + ")" :
+			tlLabel(b) + ": sampled heap " + tlFmt(tlHeap[b]) + ". Click the chart for a snapshot, drag for the growth between two.");
+		var cols = html("div", { class: "tlcols" }, tlDiv);
+		var g = html("div", { id: "tlgrowth", class: "tlbox" }, cols);
+		html("div", { class: "tlh" }, g, tl.a >= 0 || b > 0 ? "Grew most, " + tlLabel(a) + " \u2192 " + tlLabel(b) : "Grew most (select a later snapshot or a range)");
+		var gr = a < b ? tlGrowth(a, b, 8) : [];
+		var gt = tlTable(g, ["function (self)", "start", "end", "growth"], gr.map(function (r) {
+			return [r.name, tlFmt(r.start), tlFmt(r.end), "+" + tlFmt(r.growth)];
+		}));
+		Array.prototype.forEach.call(gt.tBodies[0].rows, function (tr, j) {
+			tr.addEventListener("click", function () {
+				pickFunction(gr[j].k);
+			});
+		});
+		var w = html("div", { id: "tlrss", class: "tlbox" }, cols);
+		var B = tlBreakdown(b);
+		html("div", { class: "tlh" }, w, "Where is my RSS, " + tlLabel(b));
+		var rows = [];
+		B.levels.forEach(function (L, j) {
+			rows.push([L.name, tlFmt(L.bytes), pct(L.bytes, B.top)]);
+			if (j < B.gaps.length)
+				rows.push(["\u2003" + B.gaps[j].name, tlFmt(B.gaps[j].bytes), pct(B.gaps[j].bytes, B.top)]);
+		});
+		var bt = tlTable(w, ["", "bytes", "share"], rows);
+		Array.prototype.forEach.call(bt.tBodies[0].rows, function (tr, j) {
+			if (j % 2)
+				tr.setAttribute("class", "gap");
+		});
+		html("div", { id: "tlsentence" }, w, B.sentence);
+	}
+	// Lays the timeline out at y (called by measure() on every draw);
+	// returns its height, 0 without a series.
+	function tlMeasure(y) {
+		if (!TL)
+			return 0;
+		if (!tlg)
+			tlBuild();
+		tlg.setAttribute("transform", "translate(0," + y + ")");
+		tlChart();
+		tlPanel();
+		tlfo.setAttribute("width", Wpx);
+		tlfo.setAttribute("y", y + TLCH);
+		var ph = Math.ceil(tlDiv.getBoundingClientRect().height || 120) + 4;
+		tlfo.setAttribute("height", ph);
+		return TLCH + ph;
+	}
+	if (TL && colSel)
+		colSel.addEventListener("change", function () {
+			// Before the page's own handler, which redraws.
+			tl.a = -1;
+			tl.b = +colSel.value;
+			D.diff = 0;
+		});
+	// For tests and scripting (window.fk.timeline); null without a series.
+	var tlApi = !TL ? null : {
+		count: tlN,
+		selection: function () {
+			return { a: tl.a, b: tl.b, col: state.col, diff: !!D.diff };
+		},
+		point: tlPoint,
+		range: tlRange,
+		peak: tlPeak,
+		heap: function (k) {
+			return tlHeap[k];
+		},
+		growth: function (max) {
+			return tlGrowth(tl.a >= 0 ? tl.a : 0, tl.b, max).map(function (r) {
+				return { name: r.name, start: r.start, end: r.end, growth: r.growth };
+			});
+		},
+		breakdown: function () {
+			return tlBreakdown(tl.b);
+		},
+		// The chart's x of snapshot k, in the page's pixels.
+		x: function (k) {
+			var r = tlg.getBoundingClientRect();
+			return r.left + tlX(k);
+		},
+		y: function () {
+			var r = tlg.getBoundingClientRect();
+			return r.top + TLM.t + (TLCH - TLM.t - TLM.b) / 2;
+		}
+	};

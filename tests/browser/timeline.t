@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// Browser tests of the timeline page render-flame draws for a series
+// input, in headless Chromium: on a real run of series-prog (interval
+// dumps through heap-series) the chart is there with a point a snapshot,
+// a click shows that snapshot's flame graph, the peak button selects the
+// spike (top function spike_alloc), a drag from the first to the last
+// snapshot shows the growth graph with grow_cache on top of the grew-most
+// table; on a hand-written series with jemalloc's figures, the lines are
+// drawn, a vanished frame stays visible in the growth view, and "Where is
+// my RSS" adds up to RSS and names the biggest gap.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { execFileSync } = require("child_process");
+const { ok, launch, render, done } = require("./lib.js");
+
+const top = path.resolve(__dirname, "../..");
+const B = path.resolve(top, process.env.B || "build");
+
+async function open(ctx, file) {
+	const page = await ctx.newPage();
+	const errors = [];
+	page.on("pageerror", (e) => errors.push(String(e)));
+	await page.goto("file://" + file);
+	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
+	return { page, errors };
+}
+// Column totals and per-column self values by leaf frame, from the folded text.
+function columns(text) {
+	const lines = text.split("\n"), nc = lines[0].split(" ").length - 2, tot = new Array(nc).fill(0), leaf = [];
+	for (let c = 0; c < nc; c++)
+		leaf.push({});
+	for (const l of lines) {
+		if (!l || l[0] === "#")
+			continue;
+		const f = l.split(" "), fr = f[0].split(";"), name = fr[fr.length - 1];
+		for (let c = 0; c < nc; c++) {
+			const v = +f[f.length - nc + c];
+			tot[c] += v;
+			leaf[c][name] = (leaf[c][name] || 0) + v;
+		}
+	}
+	return { nc, tot, leaf };
+}
+const sel = (page) => page.evaluate(() => window.fk.timeline.selection());
+async function drag(page, a, b) {
+	const xa = await page.evaluate((k) => window.fk.timeline.x(k), a);
+	const xb = await page.evaluate((k) => window.fk.timeline.x(k), b);
+	const y = await page.evaluate(() => window.fk.timeline.y());
+	await page.mouse.move(xa, y);
+	await page.mouse.down();
+	await page.mouse.move((xa + xb) / 2, y, { steps: 3 });
+	await page.mouse.move(xb, y, { steps: 3 });
+	await page.mouse.up();
+}
+
+(async () => {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-tl-"));
+	const { ctx, close } = await launch();
+	try {
+		execFileSync(path.join(top, "tests/hook/series-run.sh"), [B, path.join(dir, "d")]);
+		const dumps = fs.readdirSync(path.join(dir, "d")).filter((f) => f.endsWith(".heap")).map((f) => path.join(dir, "d", f));
+		const folded = execFileSync(path.join(B, "heap-series"), dumps).toString();
+		const C = columns(folded);
+		ok(C.nc === dumps.length && C.nc >= 8, "heap-series made a column a dump", C.nc);
+		const svg = render(folded, [], "series");
+		let { page, errors } = await open(ctx, svg);
+		ok(errors.length === 0, "the timeline page loads without script errors", errors.join("; "));
+		ok(await page.title() === "Heap over time", "its title says what it is", await page.title());
+		const chart = await page.evaluate(() => ({
+			pts: document.querySelectorAll("#timeline circle.tlpt").length,
+			lines: Array.from(document.querySelectorAll("#timeline path.tlline")).map((p) => p.getAttribute("data-key")),
+			axis: Array.from(document.querySelectorAll("#timeline text")).map((t) => t.textContent).join("|"),
+			top: document.getElementById("timeline").getBoundingClientRect().top,
+			root: window.fk.geom(0).y }));
+		ok(chart.pts === C.nc, "the chart has a point a snapshot", JSON.stringify(chart.pts));
+		ok(chart.lines.length === 1 && chart.lines[0] === "heap", "dumps alone give the sampled heap line only", chart.lines.join());
+		ok(/sequence number/.test(chart.axis), "the axis says it counts snapshots when dumps carry no time", chart.axis.slice(-80));
+		ok(chart.root > chart.top, "the flame graph is below the chart", JSON.stringify(chart));
+		let s = await sel(page);
+		ok(s.b === C.nc - 1 && s.a === -1, "the page opens on the last snapshot", JSON.stringify(s));
+
+		// A click on a point shows that snapshot's graph.
+		const k = 2, x = await page.evaluate((j) => window.fk.timeline.x(j), k), y = await page.evaluate(() => window.fk.timeline.y());
+		await page.mouse.click(x, y);
+		s = await sel(page);
+		const rootv = await page.evaluate(() => window.fk.value(0));
+		ok(s.b === k && s.a === -1 && !s.diff, "a click selects that snapshot", JSON.stringify(s));
+		ok(rootv === C.tot[k], "and the flame graph shows its column", rootv + " vs " + C.tot[k]);
+
+		// The peak button: the spike.
+		let peak = 0;
+		for (let c = 1; c < C.nc; c++)
+			if (C.tot[c] > C.tot[peak])
+				peak = c;
+		await page.click("#tlpeak");
+		s = await sel(page);
+		ok(s.b === peak && !s.diff, "the peak button selects the highest snapshot", JSON.stringify(s) + " peak " + peak);
+		let topf = await page.evaluate(() => window.fk.top()[0]);
+		ok(topf.name === "spike_alloc", "the peak snapshot's top function is spike_alloc", JSON.stringify(topf));
+		ok(await page.evaluate(() => window.fk.value(0)) === C.tot[peak], "and the graph shows the peak's total", "");
+		await page.evaluate(() => window.fk.top());   // close the table again below
+		await page.click("#tablebtn");
+
+		// A drag from the first to the last snapshot: the growth graph.
+		await drag(page, 0, C.nc - 1);
+		s = await sel(page);
+		ok(s.a === 0 && s.b === C.nc - 1 && s.diff, "a drag selects the range and the growth view", JSON.stringify(s));
+		const grew = await page.evaluate(() => Array.from(document.querySelectorAll("#tlgrowth tbody tr td.fn")).map((t) => t.textContent));
+		ok(grew[0] === "grow_cache", "grew most: grow_cache on top", grew.join());
+		ok(!grew.includes("spike_alloc"), "and spike_alloc is not among the sites that grew", grew.join());
+		const g = await page.evaluate(() => { const j = window.fk.find("grow_cache"); return { v: window.fk.value(j), cls: window.fk.el(j).getAttribute("class") }; });
+		ok(/(^| )r[1-5]( |$)/.test(g.cls), "grow_cache is drawn in a grew colour", JSON.stringify(g));
+		const legend = await page.evaluate(() => document.getElementById("legend").textContent);
+		ok(/change of each frame/.test(legend), "the legend explains the differential colours", legend);
+		const br = await page.evaluate(() => window.fk.timeline.breakdown());
+		ok(br.levels.length === 1 && /no memory figures/.test(br.sentence), "an offline dump's breakdown says it has only the sampled heap", JSON.stringify(br));
+		await page.close();
+
+		// A hand-written series with jemalloc's figures.
+		const hand = "# columns: 1/bytes 2/bytes 3/bytes\n" +
+			"# series: 1 time=10 allocated=3000 active=4000 resident=6000 mapped=9000 rss=10000\n" +
+			"# series: 2 time=11 allocated=5000 active=6000 resident=8000 mapped=9000 rss=12000\n" +
+			"# series: 3 time=13 allocated=6000 active=8000 resident=12000 mapped=16000 rss=18500\n" +
+			"main;grow_cache 1000 2000 4000\nmain;spike_alloc 0 3000 0\nmain;gone;leaf 500 200 0\n";
+		({ page, errors } = await open(ctx, render(hand, [], "hand")));
+		ok(errors.length === 0, "the hand-written series loads without script errors", errors.join("; "));
+		const lines = await page.evaluate(() => Array.from(document.querySelectorAll("#timeline path.tlline")).map((p) => p.getAttribute("data-key")).sort());
+		ok(JSON.stringify(lines) === JSON.stringify(["active", "allocated", "heap", "mapped", "resident", "rss"]), "the chart draws every figure as a line", lines.join());
+		const units = await page.evaluate(() => Array.from(document.querySelectorAll("#timeline text.tlax")).map((t) => t.textContent).join("|"));
+		ok(/KiB/.test(units) && /bytes/.test(units) && /time \(s/.test(units), "with units and a time axis", units);
+		const b = await page.evaluate(() => window.fk.timeline.breakdown());
+		const sum = b.gaps.reduce((a, x) => a + x.bytes, 0) + b.levels[b.levels.length - 1].bytes;
+		ok(b.levels[0].key === "rss" && b.levels[0].bytes === 18500 && sum === 18500, "the RSS breakdown adds up to RSS", JSON.stringify(b));
+		ok(b.levels.map((l) => l.key).join() === "rss,resident,active,allocated,heap", "from RSS through resident, active, allocated to the sampled heap", b.levels.map((l) => l.key).join());
+		const shown = await page.evaluate(() => Array.from(document.querySelectorAll("#tlrss tbody tr")).map((r) => Array.from(r.cells).map((c) => c.textContent)));
+		ok(shown.length === 9 && shown[0][2] === "100.00%" && shown[1][1] === "6.35 KiB", "the panel shows each level and gap with bytes and share", JSON.stringify(shown.slice(0, 2)));
+		const sent = await page.evaluate(() => document.getElementById("tlsentence").textContent);
+		ok(/biggest gap is rss \u2212 resident/.test(sent), "a sentence names the biggest gap", sent);
+		await drag(page, 0, 2);
+		const gone = await page.evaluate(() => { const j = window.fk.find("leaf"); return { v: window.fk.value(j), cls: window.fk.el(j) && window.fk.el(j).getAttribute("class") }; });
+		ok(gone.v === 500 && /(^| )b5( |$)/.test(gone.cls), "a vanished frame stays visible in the growth view, deepest blue", JSON.stringify(gone));
+		const sp = await page.evaluate(() => window.fk.find("spike_alloc"));
+		ok(await page.evaluate((j) => window.fk.value(j), sp) === 0, "the spike, absent at both ends, has no width in the growth", "");
+		await page.click("#tlpeak");
+		s = await sel(page);
+		ok(s.b === 1, "peak selects the spike's snapshot", JSON.stringify(s));
+		const pb = await page.evaluate(() => window.fk.timeline.breakdown());
+		ok(pb.levels[0].bytes === 12000, "the breakdown follows the selected point", JSON.stringify(pb.levels[0]));
+		await page.close();
+
+		// Hostile frame names reach the tables as text only.
+		const evil = "<img src=x onerror=window.__x=1>", evil2 = "\"]</script><script>window.__x=2</script>";
+		const hostile = "# columns: 1/bytes 2/bytes\n# series: 1\n# series: 2\n" +
+			"main;" + evil + " 1 50\nmain;" + evil2 + " 0 20\n";
+		({ page, errors } = await open(ctx, render(hostile, [], "hostile")));
+		await drag(page, 0, 1);
+		const hx = await page.evaluate(() => ({ x: window.__x, rows: Array.from(document.querySelectorAll("#tlgrowth tbody td.fn")).map((t) => t.textContent),
+			imgs: document.querySelectorAll("img").length }));
+		ok(errors.length === 0 && hx.x === undefined && hx.imgs === 0, "hostile names run nothing", JSON.stringify(hx) + errors.join("; "));
+		ok(hx.rows[0] === evil && hx.rows[1] === evil2, "and show as the text they are", JSON.stringify(hx.rows));
+		await page.close();
+	} catch (e) {
+		ok(false, "the browser test ran to the end", String(e && e.stack || e));
+	} finally {
+		await close();
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+	done();
+})();

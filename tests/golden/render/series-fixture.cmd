@@ -1,0 +1,6 @@
+# The series fixture: a valid page whose data carries the four snapshots,
+# titled for a timeline.
+render-flame fixtures/folded/series.folded >"$T/s.svg"
+xmllint --noout "$T/s.svg"
+grep -c '^{"id":"[1-4]","time":1[0-4]\.[05]00000000,"allocated":[0-9]*,"active":[0-9]*,"resident":[0-9]*,"mapped":[0-9]*,"retained":[0-9]*,"metadata":[0-9]*,"rss":[0-9]*}' "$T/s.svg"
+grep -o '<title>[^<]*</title>' "$T/s.svg"
