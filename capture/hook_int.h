@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "err.h"
+#include "limits.h"
 
 /* ---- hook_find.c / hook_jemalloc.c: finding and driving jemalloc ---- */
 
@@ -66,6 +67,10 @@ int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note);
 /* A size_t statistic of the chosen copy ("stats.allocated", ...) after an
  * epoch refresh; 0 when unknown. */
 uint64_t fk_je_stat(const char *name);
+
+/* Statistics names[0..n) after one epoch refresh into out, -1 each when
+ * unknown. */
+void fk_je_stats(const char *const *names, size_t n, int64_t *out);
 
 /* Reads prof.active into *active. 0, or -1 with err. */
 int fk_je_get_active(int *active, struct fk_err *err);
@@ -192,6 +197,72 @@ void fk_serve_delta_drop(void *ctx);
 
 /* The windows begun and not yet finished or dropped. */
 unsigned fk_serve_windows(void);
+
+struct fk_profile;
+
+/* Symbolizes p (a profile made by the hook) and writes it in fmt (not
+ * raw), as fk_serve_produce does: 0 with *out, *len (malloc'd: *maplen 0),
+ * or -1 with err. */
+int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
+		  char **out, size_t *len, size_t *maplen, struct fk_err *err);
+
+/* A series of ncols snapshots of p: p is symbolized once, then for each
+ * column k set() fills p's counts and the snapshot's metadata; written as
+ * folded text (FK_OUT_FOLDED) or the timeline page (FK_OUT_FLAME) into a
+ * malloc'd *out. 0, or -1 with err. */
+struct fk_snapmeta;
+int fk_serve_series(struct fk_profile *p, uint32_t ncols,
+		    void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+				struct fk_snapmeta *m),
+		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
+		    size_t *len, struct fk_err *err);
+
+/* ---- serve_snap.c: snapshots over time ---- */
+
+/* Seconds between interval snapshots (FLAMEKIT_SNAPSHOT_S; 0: none) and
+ * the ring's memory budget (FLAMEKIT_SNAPSHOT_MB), set by the starter. */
+extern double fk_snap_interval;
+extern size_t fk_snap_budget;
+#define FK_HOOK_SNAPSHOT_S 60
+#define FK_HOOK_SNAPSHOT_MB 64
+/* Snapshots in the ring at most: the columns a series holds. */
+#define FK_HOOK_MAX_SNAPSHOTS FK_MAX_COLUMNS
+/* How often the hook's thread reads stats.allocated while sampling is on
+ * (one mallctl: microseconds), and by how much it must pass the highest
+ * snapshot's for a peak snapshot. */
+#define FK_HOOK_PEAK_POLL_MS 250
+#define FK_HOOK_PEAK_STEP 0.10
+
+/* Takes a snapshot now (why: "interval", "peak" or "request"); its id
+ * into *id (may be NULL). Takes the dump lock, then the ring's. 0, or -1
+ * with err. */
+int fk_snap_take(const char *why, uint32_t *id, struct fk_err *err);
+
+/* The loop's timer: milliseconds until fk_snap_tick has work (-1: none
+ * while sampling is off), and the work (interval and peak snapshots). */
+int fk_snap_timeout_ms(void);
+void fk_snap_tick(void);
+
+/* The snapshots held and the bytes they take. */
+void fk_snap_stats(size_t *n, size_t *bytes);
+
+/* Serves snapshot id (base 0), or the growth from snapshot base to
+ * snapshot id (or to the heap now when id is 0), in fmt (not raw); takes
+ * the locks itself. 0, or -1 with err (FK_EUNSUPP: no such snapshot). */
+int fk_snap_serve(uint32_t id, uint32_t base, int fmt, const struct fk_serve_opts *o,
+		  char **out, size_t *len, size_t *maplen, struct fk_err *err);
+
+/* Every snapshot as a series (fk_serve_series). 0, or -1 with err
+ * (FK_EUNSUPP: no snapshot yet). */
+int fk_snap_series(int fmt, const struct fk_serve_opts *o, char **out, size_t *len,
+		   struct fk_err *err);
+
+/* The series as JSON: each snapshot's id, time, reason, sampled heap and
+ * figures, the peak's id, the ring's bytes and budget. */
+void fk_snap_json(FILE *f);
+
+/* Frees every snapshot (the hook stops). */
+void fk_snap_release(void);
 
 /* Why a profile is not served when nothing can have been sampled and
  * jemalloc holds no sample. */

@@ -55,6 +55,10 @@ static void *loop_main(void *arg)
 			pf[n].fd = epfd;
 			pf[n++].events = POLLIN;
 			to = fk_http_timeout(lp->d);
+			/* Snapshots are taken here, on the one thread. */
+			int st = fk_snap_timeout_ms();
+			if (st >= 0 && (to < 0 || st < to))
+				to = st;
 		}
 		if (poll(pf, (nfds_t)n, to) < 0) {
 			if (errno != EINTR)
@@ -73,9 +77,13 @@ static void *loop_main(void *arg)
 		}
 		if (isig >= 0 && pf[isig].revents)
 			fk_sig_dump(lp->sigfd);
-		if (ihttp >= 0)
+		if (ihttp >= 0) {
 			fk_http_run(lp->d);
+			fk_snap_tick();
+		}
 	}
+	if (lp->d)
+		fk_snap_release();
 	return NULL;
 }
 

@@ -124,6 +124,10 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, "\"prof_accum\":%s,", fk_je_prof_accum() ? "true" : "false");
 	fprintf(f, "\"max_samples\":%zu,", fk_serve_max_samples);
 	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
+	size_t nsnap, snapbytes;
+	fk_snap_stats(&nsnap, &snapbytes);
+	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"snapshot_budget\":%zu,"
+		"\"snapshot_seconds\":%g,", nsnap, snapbytes, fk_snap_budget, fk_snap_interval);
 	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
@@ -220,6 +224,115 @@ static void send_profile(const struct fk_request *rq, struct fk_reply *r, int fm
 		r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }
 
+/* A snapshot id parameter: 0 when absent, else 1.. into *id; -1 with a
+ * 400 when malformed. */
+static int snap_id(const struct fk_request *rq, struct fk_reply *r, const char *name,
+		   uint32_t *id)
+{
+	const char *s = fk_req_arg(rq, name);
+	uint64_t v;
+
+	*id = 0;
+	if (!s)
+		return 0;
+	if (fk_parse_u64(s, strlen(s), &v) < 0 || v == 0 || v > UINT32_MAX) {
+		fk_reply_error(r, 400, "bad %s '%.40s': want a snapshot id (see "
+			       "/internal/heap/timeline?format=json)", name, s);
+		return -1;
+	}
+	*id = (uint32_t)v;
+	return 0;
+}
+
+/* ?snapshot=ID, ?base=ID, or both: a snapshot, or the growth from base
+ * to the snapshot or to now, in fmt. */
+static void send_snapshot(const struct fk_request *rq, struct fk_reply *r, int fmt,
+			  const struct fk_serve_opts *o)
+{
+	struct fk_err err;
+	uint32_t id, base;
+
+	if (snap_id(rq, r, "snapshot", &id) < 0 || snap_id(rq, r, "base", &base) < 0)
+		return;
+	if (fmt == FK_OUT_RAW) {
+		fk_reply_error(r, 400, "format raw is the live heap only: a snapshot is "
+			       "served as pprof, flame, folded or symbolized");
+		return;
+	}
+	fk_err_init(&err, NULL);
+	r->status = 200;
+	r->ctype = fk_fmt_ctype(fmt);
+	if (fk_snap_serve(id, base, fmt, o, &r->body, &r->len, &r->maplen, &err) < 0) {
+		r->body = NULL;
+		r->len = r->maplen = 0;
+		fk_reply_error(r, err.code == FK_EUNSUPP ? 404 : 500, "%s", err.msg);
+		return;
+	}
+	if (fmt == FK_OUT_PPROF)
+		r->disposition = "attachment; filename=\"heap.pb.gz\"";
+}
+
+static void post_snapshot(const struct fk_request *rq, struct fk_reply *r)
+{
+	struct fk_err err;
+	uint32_t id = 0;
+	FILE *f;
+
+	if (unavailable(r))
+		return;
+	if (!fk_state_sampled()) {
+		nothing_sampled(rq, r);
+		return;
+	}
+	fk_err_init(&err, NULL);
+	if (fk_snap_take("request", &id, &err) < 0) {
+		fk_reply_error(r, 500, "%s", err.msg);
+		return;
+	}
+	if (!(f = fk_reply_open(r, "application/json")))
+		return;
+	size_t n, bytes;
+	fk_snap_stats(&n, &bytes);
+	fprintf(f, "{\"id\":%u,\"snapshots\":%zu,\"snapshot_bytes\":%zu}\n", id, n, bytes);
+	fk_reply_close(r, f);
+}
+
+/* The timeline: the page (default), the series as folded text, or JSON. */
+static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
+{
+	const char *f = fk_req_arg(rq, "format");
+	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
+	struct fk_err err;
+	int fmt = FK_OUT_FLAME;
+	FILE *jf;
+
+	if (f && strcmp(f, "json") == 0) {
+		if ((jf = fk_reply_open(r, "application/json"))) {
+			fk_snap_json(jf);
+			fk_reply_close(r, jf);
+		}
+		return;
+	}
+	if (f && (fmt = fk_fmt_parse(f)) != FK_OUT_FLAME && fmt != FK_OUT_FOLDED) {
+		fk_reply_error(r, 400, "unknown timeline format '%.40s': want flame, folded or json", f);
+		return;
+	}
+	o.title = fk_req_arg(rq, "title");
+	fk_err_init(&err, NULL);
+	r->status = 200;
+	r->ctype = fk_fmt_ctype(fmt);
+	if (fk_snap_series(fmt, &o, &r->body, &r->len, &err) < 0) {
+		r->body = NULL;
+		r->len = 0;
+		if (err.code == FK_EUNSUPP)
+			fk_reply_error(r, 409, "no snapshot yet: turn sampling on (snapshots are "
+				       "taken every %g s, at peaks, and on POST "
+				       "/internal/heap/snapshot)", fk_snap_interval);
+		else
+			fk_reply_error(r, 500, "%s", err.msg);
+	}
+}
+
 /* ?max_samples=N (0: no limit) into o, else the process's default; 0,
  * or 1 with a 400. */
 static int sample_limit(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
@@ -302,6 +415,10 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 	}
 	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || unavailable(r))
 		return;
+	if (fk_req_arg(rq, "snapshot") || fk_req_arg(rq, "base")) {
+		send_snapshot(rq, r, fmt, &o);
+		return;
+	}
 	send_profile(rq, r, fmt, &o);
 }
 
@@ -361,6 +478,8 @@ static const struct route {
 	{ "POST", "/internal/heap/settings", post_settings,
 	  "?enabled=true|false[&lg_sample=N]  (header X-Flamekit: 1)" },
 	{ "GET", "/internal/heap", get_heap, NULL },       /* ?format=, from the table */
+	{ "POST", "/internal/heap/snapshot", post_snapshot, "  (header X-Flamekit: 1)" },
+	{ "GET", "/internal/heap/timeline", get_timeline, "[?format=flame|folded|json]" },
 	{ "GET", "/debug/pprof/heap", get_heap_pprof, "[?seconds=N][&max_samples=N]" },
 	{ "GET", "/debug/pprof/allocs", get_allocs_pprof, "[?seconds=N][&max_samples=N]" },
 	{ "GET", "/", get_index, "  (this list)" },

@@ -16,6 +16,7 @@
 #include "folded_enc.h"
 #include "hook_int.h"
 #include "pprof_enc.h"
+#include "series_enc.h"
 #include "symbolize.h"
 #include "symprof.h"
 
@@ -207,6 +208,59 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	default:
 		return fk_err_set(err, FK_EUNSUPP, 0, "no such format");
 	}
+}
+
+int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
+		  char **out, size_t *len, size_t *maplen, struct fk_err *err)
+{
+	*maplen = 0;
+	if (fmt == FK_OUT_RAW)
+		return fk_err_set(err, FK_EUNSUPP, 0, "format raw is only the live heap");
+	return emit(p, fmt, o, 0, out, len, err);
+}
+
+int fk_serve_series(struct fk_profile *p, uint32_t ncols,
+		    void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+				struct fk_snapmeta *m),
+		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
+		    size_t *len, struct fk_err *err)
+{
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread };
+	struct fk_series_enc *se;
+	struct membuf m;
+	int rc = 0;
+
+	if (fmt != FK_OUT_FLAME && fmt != FK_OUT_FOLDED)
+		return fk_err_set(err, FK_EUNSUPP, 0, "a timeline is a flame page or folded");
+	if (fk_symbolize(p, &so, err) < 0 || !(se = fk_series_enc_new(ncols, err)))
+		return -1;
+	for (uint32_t k = 0; k < ncols && rc == 0; k++) {
+		struct fk_snapmeta meta;
+
+		set(ctx, k, p, &meta);
+		rc = fk_series_enc_add(se, k, p, &meta, err);
+	}
+	if (rc == 0 && (rc = mb_open(&m, err)) == 0) {
+		rc = fk_series_enc_write(se, m.f, err);
+		rc = mb_close(&m, rc, out, len, err);
+	}
+	fk_series_enc_free(se);
+	if (rc < 0 || fmt == FK_OUT_FOLDED)
+		return rc;
+	/* The page: render-flame draws a timeline above the flame graph of a
+	 * series. */
+	char *text = *out;
+	size_t tlen = *len;
+	struct fk_flame_opts fo;
+
+	fk_flame_opts_init(&fo);
+	fo.title = o && o->title && *o->title ? o->title : "Heap over time";
+	if ((rc = mb_open(&m, err)) == 0) {
+		rc = fk_flame_render(text, tlen, NULL, 0, &fo, m.f, err);
+		rc = mb_close(&m, rc, out, len, err);
+	}
+	free(text);
+	return rc;
 }
 
 /* Parses dump[0..dlen) (borrowed: it must outlive the profile) into a new

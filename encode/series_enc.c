@@ -20,6 +20,7 @@ struct fk_series_enc {
 	unsigned char *added;
 	int64_t *v;                    /* one line's values: all 0 but one */
 	uint32_t col;                  /* the column being added */
+	struct fk_err *err;            /* the add's error, while it runs */
 };
 
 struct fk_series_enc *fk_series_enc_new(uint32_t ncols, struct fk_err *err)
@@ -59,12 +60,11 @@ static int add_line(void *ctx, const struct fk_folded_line *l)
 	struct fk_series_enc *s = ctx;
 	int rc;
 
-	/* The profile's own folded text: no error but out of memory. */
 	fk_foldacc_begin(s->acc);
-	if (fk_foldacc_frames(s->acc, l->stack, l->len, NULL) < 0)
+	if (fk_foldacc_frames(s->acc, l->stack, l->len, s->err) < 0)
 		return -1;
 	s->v[s->col] = l->value;
-	rc = fk_foldacc_endv(s->acc, s->v, NULL);
+	rc = fk_foldacc_endv(s->acc, s->v, s->err);
 	s->v[s->col] = 0;
 	return rc;
 }
@@ -88,6 +88,7 @@ int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_pro
 		struct fk_err e2;
 		fk_err_init(&e2, err->path);
 		s->col = col;
+		s->err = &e2;
 		if (fk_folded_each(text, len, 0, add_line, NULL, s, &e2) < 0)
 			rc = fk_err_set(err, e2.code ? e2.code : FK_ENOMEM, 0, "%s",
 					e2.code ? e2.msg : "out of memory");

@@ -111,6 +111,22 @@ static uint64_t bias_of(const struct fk_mapping *m, const GElf_Phdr *ph)
 	return m->start - (m->offset - ph->p_offset + ph->p_vaddr);
 }
 
+/* Whether mapping m could be the loader's view of segment ph: never
+ * writable or executable when the segment is not (RELRO makes a writable
+ * segment read-only later, so fewer rights are fine). A file mapped whole
+ * by other code (libelf maps ELF files "rw-p" from offset 0, so every
+ * dump taken while the hook reads its own libraries shows them) is no
+ * view of a segment, nor is a mapping longer than the segment. */
+static int loader_view(const struct fk_mapping *m, const GElf_Phdr *ph)
+{
+	uint64_t pg = ph->p_offset & ~(uint64_t)0xfff;
+	uint64_t span = (ph->p_offset - pg + ph->p_memsz + 0xfff) & ~(uint64_t)0xfff;
+
+	return (m->perms[1] != 'w' || (ph->p_flags & PF_W)) &&
+	       (m->perms[2] != 'x' || (ph->p_flags & PF_X)) &&
+	       m->limit - m->start <= span;
+}
+
 /* Checks every mapping of s in the dump against its PT_LOAD segments: an
  * executable mapping must start in an executable segment, and every
  * mapping must fit some segment at the load bias of the first executable
@@ -160,7 +176,8 @@ static int check_maps(const struct fk_smod *s, const struct fk_profile *p,
 			}
 			int any = 0, match = 0;
 			for (size_t k = 0; k < s->nloads && !match; k++) {
-				if (!holds(&s->loads[k], m->offset, 0))
+				if (!holds(&s->loads[k], m->offset, 0) ||
+				    !loader_view(m, &s->loads[k]))
 					continue;
 				any = 1;
 				if (!have) {
