@@ -353,6 +353,9 @@ static int armed(double now)
 {
 	double since = fk_state_active_since();
 
+	/* Sampling turned on by MALLOC_CONF is noted when first looked at. */
+	if (since < 0 && fk_state_sampled())
+		since = fk_state_active_since();
 	if (since < 0)
 		return 0;
 	if (since != ring.armed_since) {
