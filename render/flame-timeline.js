@@ -26,7 +26,7 @@
 	// The lines drawn, in the order of "Where is my RSS": key, label, colour.
 	var TLLINES = [["rss", "RSS", "#c0392b"], ["mapped", "mapped", "#8d6e63"], ["resident", "resident", "#7b3fa0"],
 		["active", "active", "#e67e22"], ["allocated", "allocated", "#2e8b3e"], ["heap", "sampled heap", "#1f5fa8"]];
-	var tlDrag = null;
+	var tlDrag = null, tlKeyEnd = -1;
 
 	function tlValue(k, key) {
 		if (key === "heap")
@@ -227,11 +227,32 @@
 
 	// ---- drawing --------------------------------------------------------
 	function tlBuild() {
-		tlg = el(NS, "g", { id: "timeline", role: "group", "aria-label": "memory over time" }, null);
+		tlg = el(NS, "g", { id: "timeline", role: "group", tabindex: 0,
+			"aria-label": "memory over time: arrow keys select a snapshot, with Shift a range" }, null);
 		svg.insertBefore(tlg, tfo);
 		tlfo = el(NS, "foreignObject", { id: "tlfo", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, null);
 		svg.insertBefore(tlfo, tfo);
 		tlDiv = html("div", { id: "tlpanel", class: "tlp", role: "region", "aria-label": "timeline selection" }, tlfo);
+		// The keyboard: left and right move the point; with Shift they
+		// move the range's end, its start staying where it was.
+		tlg.addEventListener("keydown", function (ev) {
+			var d = ev.key === "ArrowLeft" ? -1 : ev.key === "ArrowRight" ? 1 : 0;
+			if (!d)
+				return;
+			ev.preventDefault();
+			ev.stopPropagation();
+			// The end that moves is the one the keys moved last.
+			if (tl.a < 0 || (tlKeyEnd !== tl.a && tlKeyEnd !== tl.b))
+				tlKeyEnd = tl.b;
+			var fixed = tl.a < 0 ? tl.b : tlKeyEnd === tl.b ? tl.a : tl.b;
+			var to = Math.max(0, Math.min(tlN - 1, tlKeyEnd + d));
+			tlKeyEnd = to;
+			if (ev.shiftKey)
+				tlRange(fixed, to);
+			else
+				tlPoint(to);
+			tlg.focus();
+		});
 		tlg.addEventListener("mousedown", function (ev) {
 			if (ev.button !== 0)
 				return;
@@ -392,6 +413,9 @@
 			return 0;
 		if (!tlg)
 			tlBuild();
+		// The column shown may come from the URL or the column menu.
+		if (tl.a < 0 && state.col < tlN)
+			tl.b = state.col;
 		tlg.setAttribute("transform", "translate(0," + y + ")");
 		tlChart();
 		tlPanel();
