@@ -121,8 +121,9 @@
 			vt[parent[k]] += vt[k];
 	}
 	function tlRefresh() {
-		if (colSel && state.col < tlN)
-			colSel.value = state.col;
+		// The menu names snapshots; a growth view is none of them.
+		if (colSel)
+			colSel.selectedIndex = state.col < tlN ? state.col : -1;
 		if (wc()[state.zoom] <= 0)
 			state.zoom = 0;
 		topRows = null;
