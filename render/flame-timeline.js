@@ -45,13 +45,13 @@
 		tlTimed = TL.every(function (s) {
 			return typeof s.time === "number";
 		});
-		for (i = 0; i < tlN; i++) {
-			tlHeap.push(tot[i][0]);
-			colNames[i] = "snapshot " + TL[i].id;
-		}
+		TL.forEach(function (s, k) {
+			tlHeap.push(tot[k][0]);
+			colNames[k] = "snapshot " + s.id;
+		});
 		// The growth view's columns: new, base, new + vanished (as a
 		// differential graph's), filled in by tlRange.
-		for (i = 0; i < 3; i++) {
+		for (var c3 = 0; c3 < 3; c3++) {
 			self.push(new Float64Array(n));
 			tot.push(new Float64Array(n));
 			colUnits.push(colUnits[0]);
