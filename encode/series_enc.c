@@ -69,6 +69,23 @@ static int add_line(void *ctx, const struct fk_folded_line *l)
 	return rc;
 }
 
+int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *text,
+			     size_t len, const struct fk_snapmeta *m, struct fk_err *err)
+{
+	if (col >= s->ncols || s->added[col])
+		return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", col);
+	s->col = col;
+	if (fk_folded_each(text, len, 0, add_line, NULL, s, err) < 0) {
+		/* add_line fails only when out of memory, leaving err unset. */
+		if (err->code == FK_OK)
+			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		return -1;
+	}
+	s->m[col] = *m;
+	s->added[col] = 1;
+	return 0;
+}
+
 int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_profile *p,
 		      const struct fk_snapmeta *m, struct fk_err *err)
 {
@@ -84,19 +101,9 @@ int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_pro
 	rc = fk_folded_write(p, NULL, ms, err);
 	if (fclose(ms) != 0 && rc == 0)
 		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	if (rc == 0) {
-		struct fk_err e2;
-		fk_err_init(&e2, err->path);
-		s->col = col;
-		if (fk_folded_each(text, len, 0, add_line, NULL, s, &e2) < 0)
-			rc = fk_err_set(err, e2.code ? e2.code : FK_ENOMEM, 0, "%s",
-					e2.code ? e2.msg : "out of memory");
-	}
+	if (rc == 0)
+		rc = fk_series_enc_add_folded(s, col, text, len, m, err);
 	free(text);
-	if (rc == 0) {
-		s->m[col] = *m;
-		s->added[col] = 1;
-	}
 	return rc;
 }
 
