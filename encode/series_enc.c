@@ -20,6 +20,7 @@ struct fk_series_enc {
 	unsigned char *added;
 	int64_t *v;                    /* one line's values: all 0 but one */
 	uint32_t col;                  /* the column being added */
+	struct fk_err *err;            /* the add's error, while it runs */
 };
 
 struct fk_series_enc *fk_series_enc_new(uint32_t ncols, struct fk_err *err)
@@ -59,31 +60,13 @@ static int add_line(void *ctx, const struct fk_folded_line *l)
 	struct fk_series_enc *s = ctx;
 	int rc;
 
-	/* The profile's own folded text: no error but out of memory. */
 	fk_foldacc_begin(s->acc);
-	if (fk_foldacc_frames(s->acc, l->stack, l->len, NULL) < 0)
+	if (fk_foldacc_frames(s->acc, l->stack, l->len, s->err) < 0)
 		return -1;
 	s->v[s->col] = l->value;
-	rc = fk_foldacc_endv(s->acc, s->v, NULL);
+	rc = fk_foldacc_endv(s->acc, s->v, s->err);
 	s->v[s->col] = 0;
 	return rc;
-}
-
-int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *text,
-			     size_t len, const struct fk_snapmeta *m, struct fk_err *err)
-{
-	if (col >= s->ncols || s->added[col])
-		return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", col);
-	s->col = col;
-	if (fk_folded_each(text, len, 0, add_line, NULL, s, err) < 0) {
-		/* add_line fails only when out of memory, leaving err unset. */
-		if (err->code == FK_OK)
-			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-		return -1;
-	}
-	s->m[col] = *m;
-	s->added[col] = 1;
-	return 0;
 }
 
 int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_profile *p,
@@ -101,10 +84,39 @@ int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_pro
 	rc = fk_folded_write(p, NULL, ms, err);
 	if (fclose(ms) != 0 && rc == 0)
 		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	if (rc == 0)
-		rc = fk_series_enc_add_folded(s, col, text, len, m, err);
+	if (rc == 0) {
+		struct fk_err e2;
+		fk_err_init(&e2, err->path);
+		s->col = col;
+		s->err = &e2;
+		if (fk_folded_each(text, len, 0, add_line, NULL, s, &e2) < 0)
+			rc = fk_err_set(err, e2.code ? e2.code : FK_ENOMEM, 0, "%s",
+					e2.code ? e2.msg : "out of memory");
+	}
 	free(text);
+	if (rc == 0) {
+		s->m[col] = *m;
+		s->added[col] = 1;
+	}
 	return rc;
+}
+
+int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *text,
+			     size_t len, const struct fk_snapmeta *m, struct fk_err *err)
+{
+	int rc;
+
+	if (col >= s->ncols || s->added[col])
+		return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", col);
+	s->col = col;
+	s->err = err;
+	rc = fk_folded_each(text, len, 0, add_line, NULL, s, err);
+	s->err = NULL;
+	if (rc < 0)
+		return -1;
+	s->m[col] = *m;
+	s->added[col] = 1;
+	return 0;
 }
 
 int fk_series_enc_write(struct fk_series_enc *s, FILE *out, struct fk_err *err)
