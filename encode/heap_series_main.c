@@ -134,8 +134,10 @@ int main(int argc, char **argv)
 		char id[32];
 
 		fk_err_init(&err, p->source);
-		/* Each dump with its own maps: modules are opened again for
-		 * each (a shared module cache can take this one call). */
+		/* Each dump with its own maps, its modules opened again for
+		 * each: symbolize's module cache (fk_symcache, in the works),
+		 * set once in so before this loop, is all it takes to share
+		 * them. */
 		if (!p->symbolized && fk_symbolize(p, &so, &err) < 0)
 			fk_die_err(&err);
 		snprintf(id, sizeof id, "%llu", (unsigned long long)d[i].seq);

@@ -101,6 +101,24 @@ int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_pro
 	return rc;
 }
 
+int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *text,
+			     size_t len, const struct fk_snapmeta *m, struct fk_err *err)
+{
+	int rc;
+
+	if (col >= s->ncols || s->added[col])
+		return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", col);
+	s->col = col;
+	s->err = err;
+	rc = fk_folded_each(text, len, 0, add_line, NULL, s, err);
+	s->err = NULL;
+	if (rc < 0)
+		return -1;
+	s->m[col] = *m;
+	s->added[col] = 1;
+	return 0;
+}
+
 int fk_series_enc_write(struct fk_series_enc *s, FILE *out, struct fk_err *err)
 {
 	char line[FK_SERIES_LINE_MAX];

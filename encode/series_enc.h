@@ -7,6 +7,7 @@
 #ifndef FK_SERIES_ENC_H
 #define FK_SERIES_ENC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,12 @@ void fk_series_enc_free(struct fk_series_enc *s);
  * (copied). Each column is added once. Returns 0, or -1 with err. */
 int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_profile *p,
 		      const struct fk_snapmeta *m, struct fk_err *err);
+
+/* The same for a snapshot already folded: text[0..len) is one-value
+ * folded stacks (as fk_folded_write makes them; no header). Returns 0, or
+ * -1 with err naming the bad line. */
+int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *text,
+			     size_t len, const struct fk_snapmeta *m, struct fk_err *err);
 
 /* Writes the series: the header lines, then every stack with its value in
  * each snapshot, sorted bytewise. Every column must have been added.

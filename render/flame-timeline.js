@@ -26,7 +26,7 @@
 	// The lines drawn, in the order of "Where is my RSS": key, label, colour.
 	var TLLINES = [["rss", "RSS", "#c0392b"], ["mapped", "mapped", "#8d6e63"], ["resident", "resident", "#7b3fa0"],
 		["active", "active", "#e67e22"], ["allocated", "allocated", "#2e8b3e"], ["heap", "sampled heap", "#1f5fa8"]];
-	var tlDrag = null;
+	var tlDrag = null, tlKeyEnd = -1;
 
 	function tlValue(k, key) {
 		if (key === "heap")
@@ -45,13 +45,13 @@
 		tlTimed = TL.every(function (s) {
 			return typeof s.time === "number";
 		});
-		for (i = 0; i < tlN; i++) {
-			tlHeap.push(tot[i][0]);
-			colNames[i] = "snapshot " + TL[i].id;
-		}
+		TL.forEach(function (s, k) {
+			tlHeap.push(tot[k][0]);
+			colNames[k] = "snapshot " + s.id;
+		});
 		// The growth view's columns: new, base, new + vanished (as a
 		// differential graph's), filled in by tlRange.
-		for (i = 0; i < 3; i++) {
+		for (var c3 = 0; c3 < 3; c3++) {
 			self.push(new Float64Array(n));
 			tot.push(new Float64Array(n));
 			colUnits.push(colUnits[0]);
@@ -121,8 +121,9 @@
 			vt[parent[k]] += vt[k];
 	}
 	function tlRefresh() {
-		if (colSel && state.col < tlN)
-			colSel.value = state.col;
+		// The menu names snapshots; a growth view is none of them.
+		if (colSel)
+			colSel.selectedIndex = state.col < tlN ? state.col : -1;
 		if (wc()[state.zoom] <= 0)
 			state.zoom = 0;
 		topRows = null;
@@ -227,11 +228,32 @@
 
 	// ---- drawing --------------------------------------------------------
 	function tlBuild() {
-		tlg = el(NS, "g", { id: "timeline", role: "group", "aria-label": "memory over time" }, null);
+		tlg = el(NS, "g", { id: "timeline", role: "group", tabindex: 0,
+			"aria-label": "memory over time: arrow keys select a snapshot, with Shift a range" }, null);
 		svg.insertBefore(tlg, tfo);
 		tlfo = el(NS, "foreignObject", { id: "tlfo", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, null);
 		svg.insertBefore(tlfo, tfo);
 		tlDiv = html("div", { id: "tlpanel", class: "tlp", role: "region", "aria-label": "timeline selection" }, tlfo);
+		// The keyboard: left and right move the point; with Shift they
+		// move the range's end, its start staying where it was.
+		tlg.addEventListener("keydown", function (ev) {
+			var d = ev.key === "ArrowLeft" ? -1 : ev.key === "ArrowRight" ? 1 : 0;
+			if (!d)
+				return;
+			ev.preventDefault();
+			ev.stopPropagation();
+			// The end that moves is the one the keys moved last.
+			if (tl.a < 0 || (tlKeyEnd !== tl.a && tlKeyEnd !== tl.b))
+				tlKeyEnd = tl.b;
+			var fixed = tl.a < 0 ? tl.b : tlKeyEnd === tl.b ? tl.a : tl.b;
+			var to = Math.max(0, Math.min(tlN - 1, tlKeyEnd + d));
+			tlKeyEnd = to;
+			if (ev.shiftKey)
+				tlRange(fixed, to);
+			else
+				tlPoint(to);
+			tlg.focus();
+		});
 		tlg.addEventListener("mousedown", function (ev) {
 			if (ev.button !== 0)
 				return;
@@ -392,6 +414,9 @@
 			return 0;
 		if (!tlg)
 			tlBuild();
+		// The column shown may come from the URL or the column menu.
+		if (tl.a < 0 && state.col < tlN)
+			tl.b = state.col;
 		tlg.setAttribute("transform", "translate(0," + y + ")");
 		tlChart();
 		tlPanel();

@@ -149,6 +149,14 @@ async function drag(page, a, b) {
 		ok(s.b === 1, "peak selects the spike's snapshot", JSON.stringify(s));
 		const pb = await page.evaluate(() => window.fk.timeline.breakdown());
 		ok(pb.levels[0].bytes === 12000, "the breakdown follows the selected point", JSON.stringify(pb.levels[0]));
+		await page.focus("#timeline");
+		await page.keyboard.press("ArrowRight");
+		s = await sel(page);
+		ok(s.b === 2 && s.a === -1, "the right arrow selects the next snapshot", JSON.stringify(s));
+		await page.keyboard.press("Shift+ArrowLeft");
+		await page.keyboard.press("Shift+ArrowLeft");
+		s = await sel(page);
+		ok(s.a === 2 && s.b === 0 || s.a === 0 && s.b === 2, "Shift+arrows select a range", JSON.stringify(s));
 		await page.close();
 
 		// Hostile frame names reach the tables as text only.

@@ -207,10 +207,53 @@ static void test_dump_seq(void)
 	T_OK(fk_series_dump_seq("p.9.1.q1.heap", &pid, &seq) < 0, "an unknown kind: refused");
 }
 
+static void test_series_enc(void)
+{
+	static const char a[] = "main;cache 10\nmain;spike 5\n", b[] = "main;cache 30\nmain;new 1\n";
+	static const char want[] = "# columns: 3/bytes 7/bytes\n# series: 3 time=1.500\n# series: 7 rss=99\n"
+				   "main;cache 10 30\nmain;new 0 1\nmain;spike 5 0\n";
+	struct fk_snapmeta m3, m7;
+	struct fk_series_enc *s;
+	struct fk_err err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *ms;
+
+	fk_err_init(&err, "t");
+	fk_series_meta_init(&m3, "3");
+	m3.time_ns = 1500000000;
+	fk_series_meta_init(&m7, "7");
+	m7.stat[FK_SER_RSS] = 99;
+	s = fk_series_enc_new(2, &err);
+	T_OK(s != NULL, "a series of two");
+	if (!s)
+		return;
+	T_OK(fk_series_enc_add_folded(s, 1, b, strlen(b), &m7, &err) == 0, "the second column first");
+	T_OK(fk_series_enc_add_folded(s, 1, b, strlen(b), &m7, &err) < 0, "a column added twice is refused");
+	ms = open_memstream(&text, &len);
+	fk_err_init(&err, "t");
+	T_OK(fk_series_enc_write(s, ms, &err) < 0, "writing with a column missing is refused");
+	T_OK(fk_series_enc_add_folded(s, 0, a, strlen(a), &m3, &err) == 0, "then the first");
+	fk_err_init(&err, "t");
+	T_OK(fk_series_enc_write(s, ms, &err) == 0, "the series is written");
+	fclose(ms);
+	T_EQ_STR(text, want, "one line a stack, a value a snapshot, header lines first");
+	free(text);
+	fk_series_enc_free(s);
+	T_OK(fk_series_enc_new(0, &err) == NULL && fk_series_enc_new(513, &err) == NULL,
+	     "0 or 513 columns refused");
+	s = fk_series_enc_new(1, &err);
+	fk_err_init(&err, "t");
+	T_OK(s && fk_series_enc_add_folded(s, 0, "main 1\nbad\n", 11, &m3, &err) < 0 && err.line == 2,
+	     "a bad folded line names its line (%s)", err.msg);
+	fk_series_enc_free(s);
+}
+
 int main(void)
 {
 	test_acc();
 	test_to_folded();
 	test_dump_seq();
+	test_series_enc();
 	return T_DONE();
 }
