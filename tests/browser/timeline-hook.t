@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// The hook's own timeline page (GET /internal/heap/timeline) in headless
+// Chromium, on a live run of series-prog under the hook with a snapshot
+// after each step (tests/hook/timeline-run.sh): a point a snapshot, a
+// click shows that snapshot's flame graph, the peak button selects the
+// spike (top function spike_alloc), a drag from the first to the last
+// snapshot shows the growth with grow_cache on top and spike_alloc not
+// among the sites that grew, and "Where is my RSS" adds up to the RSS the
+// hook recorded, through jemalloc's figures.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { execFileSync } = require("child_process");
+const { ok, launch, done } = require("./lib.js");
+
+const top = path.resolve(__dirname, "../..");
+const B = path.resolve(top, process.env.B || "build");
+
+async function drag(page, a, b) {
+	const xa = await page.evaluate((k) => window.fk.timeline.x(k), a);
+	const xb = await page.evaluate((k) => window.fk.timeline.x(k), b);
+	const y = await page.evaluate(() => window.fk.timeline.y());
+	await page.mouse.move(xa, y);
+	await page.mouse.down();
+	await page.mouse.move((xa + xb) / 2, y, { steps: 3 });
+	await page.mouse.move(xb, y, { steps: 3 });
+	await page.mouse.up();
+}
+const sel = (page) => page.evaluate(() => window.fk.timeline.selection());
+
+(async () => {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-tlhook-"));
+	const { ctx, close } = await launch();
+	try {
+		execFileSync(path.join(top, "tests/hook/timeline-run.sh"), [B, dir]);
+		const J = JSON.parse(fs.readFileSync(path.join(dir, "timeline.json"), "utf8"));
+		const snaps = J.snapshots, nc = snaps.length;
+		ok(nc >= 8, "the hook kept a snapshot a step", nc);
+		const page = await ctx.newPage();
+		const errors = [];
+		page.on("pageerror", (e) => errors.push(String(e)));
+		await page.goto("file://" + path.join(dir, "timeline.svg"));
+		await page.waitForFunction(() => window.fk && window.fk.timeline, null, { timeout: 60000 });
+		ok(errors.length === 0, "the hook's timeline page loads without script errors", errors.join("; "));
+		const chart = await page.evaluate(() => ({
+			pts: document.querySelectorAll("#timeline circle.tlpt").length,
+			lines: Array.from(document.querySelectorAll("#timeline path.tlline")).map((p) => p.getAttribute("data-key")).sort() }));
+		ok(chart.pts === nc, "a point a snapshot", chart.pts + " of " + nc);
+		ok(JSON.stringify(chart.lines) === JSON.stringify(["active", "allocated", "heap", "mapped", "resident", "rss"]),
+		   "the sampled heap and jemalloc's figures and the RSS as lines", chart.lines.join());
+
+		// A click: that snapshot's graph, whose total is its sampled heap.
+		const k = 2;
+		await page.mouse.click(await page.evaluate((j) => window.fk.timeline.x(j), k),
+				       await page.evaluate(() => window.fk.timeline.y()));
+		let s = await sel(page);
+		const rootv = await page.evaluate(() => window.fk.value(0));
+		ok(s.b === k && s.a === -1 && !s.diff, "a click selects that snapshot", JSON.stringify(s));
+		ok(Math.abs(rootv - snaps[k].sampled_bytes) <= 2, "and shows its flame graph (its sampled heap)", rootv + " vs " + snaps[k].sampled_bytes);
+
+		// Peak: the spike.
+		await page.click("#tlpeak");
+		s = await sel(page);
+		const pk = s.b, hp = snaps.findIndex((x) => x.id === J.peak);
+		ok(snaps[pk].sampled_bytes === Math.max(...snaps.map((x) => x.sampled_bytes)) &&
+		   snaps[pk].sampled_bytes === snaps[hp].sampled_bytes,
+		   "the peak button selects the highest sampled heap, the hook's peak", JSON.stringify(s) + " hook's peak " + hp);
+		const topf = await page.evaluate(() => window.fk.top()[0]);
+		ok(topf.name === "spike_alloc", "its top function is spike_alloc", JSON.stringify(topf));
+		await page.click("#tablebtn");
+
+		// "Where is my RSS" at the peak: the hook's own figures, adding up.
+		const b = await page.evaluate(() => window.fk.timeline.breakdown());
+		const sum = b.gaps.reduce((a, x) => a + x.bytes, 0) + b.levels[b.levels.length - 1].bytes;
+		ok(b.levels[0].key === "rss" && b.levels[0].bytes === snaps[pk].rss && sum === snaps[pk].rss,
+		   "the RSS breakdown adds up to the RSS the hook recorded", JSON.stringify(b.levels) + " " + snaps[pk].rss);
+		ok(b.levels.map((l) => l.key).join() === "rss,resident,active,allocated,heap", "through resident, active and allocated to the sampled heap",
+		   b.levels.map((l) => l.key).join());
+
+		// A drag from the first to the last snapshot: the growth.
+		await drag(page, 0, nc - 1);
+		s = await sel(page);
+		ok(s.a === 0 && s.b === nc - 1 && s.diff, "a drag selects the range and the growth view", JSON.stringify(s));
+		const grew = await page.evaluate(() => Array.from(document.querySelectorAll("#tlgrowth tbody tr td.fn")).map((t) => t.textContent));
+		ok(grew[0] === "grow_cache", "grew most: grow_cache on top", grew.join());
+		ok(!grew.includes("spike_alloc"), "and not spike_alloc, freed", grew.join());
+		await page.close();
+	} catch (e) {
+		ok(false, "the browser test ran to the end", String(e && e.stack || e));
+	} finally {
+		await close();
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+	done();
+})();
