@@ -174,6 +174,13 @@ struct fk_reply;
 void fk_serve_delta_finish(void *ctx, struct fk_reply *r);
 void fk_serve_delta_drop(void *ctx);
 
+/* The module cache of the conversions (symbolize.h): freed (with its
+ * modules' open files) by drop, made again by the next conversion; stats
+ * fills *st (zeros without a cache). Both take fk_je_lock. */
+struct fk_symcache_stats;
+void fk_serve_cache_drop(void);
+void fk_serve_cache_stats(struct fk_symcache_stats *st);
+
 /* Why a profile is not served when nothing can have been sampled and
  * jemalloc holds no sample. */
 #define FK_HOOK_NOTHING_SAMPLED "nothing has been sampled since the program started " \
@@ -393,6 +400,13 @@ void fk_sig_atfork_child(void);
  * after that the thread is left to the exit (a conversion in progress is
  * not worth a hung host). */
 #define FK_HOOK_EXIT_WAIT 2.0
+/* Megabytes the module cache may hold by default (FLAMEKIT_CACHE_MB): a
+ * large C++ program's modules (libstdc++, a 100 MB binary with DWARF)
+ * take tens of megabytes once read; past this the least recently used go. */
+#define FK_HOOK_CACHE_MB 64
+/* The most FLAMEKIT_CACHE_MB accepts (1 TiB): larger is a typo; a bad
+ * value gives the default. */
+#define FK_HOOK_CACHE_MB_MAX (1024 * 1024)
 
 #define FK_HOOK_STR_(x) #x
 #define FK_HOOK_STR(x) FK_HOOK_STR_(x)

@@ -14,6 +14,7 @@
 #include "flame.h"
 #include "folded_enc.h"
 #include "hook_int.h"
+#include "num.h"
 #include "pprof_enc.h"
 #include "symbolize.h"
 #include "symprof.h"
@@ -141,6 +142,42 @@ static void unsampled_thread(void *ctx)
 	fk_je_thread_active(0, NULL);
 }
 
+/* What symbolizing learned about each module, kept between requests
+ * (under fk_je_lock, like every conversion): made on the first request
+ * with a budget of FLAMEKIT_CACHE_MB megabytes (0: no cache), freed by
+ * fk_serve_cache_drop. */
+static struct fk_symcache *cache;
+
+static struct fk_symcache *serve_cache(void)
+{
+	const char *env = getenv("FLAMEKIT_CACHE_MB");
+	uint64_t mb = FK_HOOK_CACHE_MB;
+	if (cache)
+		return cache;
+	if (env && (fk_parse_u64(env, strlen(env), &mb) < 0 || mb > FK_HOOK_CACHE_MB_MAX))
+		mb = FK_HOOK_CACHE_MB;
+	if (mb > 0)
+		cache = fk_symcache_new((size_t)mb << 20);
+	return cache;
+}
+
+void fk_serve_cache_drop(void)
+{
+	fk_je_lock();
+	fk_symcache_free(cache);
+	cache = NULL;
+	fk_je_unlock();
+}
+
+void fk_serve_cache_stats(struct fk_symcache_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	fk_je_lock();
+	if (cache)
+		fk_symcache_stats(cache, st);
+	fk_je_unlock();
+}
+
 /* Symbolizes p with the files its maps name (the live process's own) and
  * writes it in fmt. */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
@@ -150,7 +187,8 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	struct membuf m;
 	int rc;
 
-	struct fk_symbolize_opts so = { .thread_start = unsampled_thread };
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread,
+					.cache = serve_cache() };
 
 	if (fk_symbolize(p, &so, err) < 0)
 		return -1;

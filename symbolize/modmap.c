@@ -130,6 +130,10 @@ static int check_maps(const struct fk_smod *s, const struct fk_profile *p,
 			if (m->path != s->path || m->kind != FK_MAP_FILE ||
 			    strncmp(m->perms, "---", 3) == 0)
 				continue;
+			/* The module cache's own view of the file, in a dump of
+			 * the process that symbolizes (the hook). */
+			if (s->ctx->cache && fk_symcache_own(s->ctx->cache, m->start, m->limit))
+				continue;
 			int exec = m->perms[2] == 'x';
 			if (pass == 0) {
 				if (!exec || have)

@@ -405,6 +405,10 @@ const struct fk_symres *fk_symcache_get(const struct fk_smod *m, uint64_t addr);
  * 0, or -1 when out of memory (then not kept). */
 int fk_symcache_put(struct fk_smod *m, uint64_t addr, const struct fk_symres *res);
 
+/* True when [lo, hi) lies inside a file image libelf mapped for a cached
+ * module: a mapping of this process that the cache made, not the loader. */
+int fk_symcache_own(const struct fk_symcache *c, uint64_t lo, uint64_t hi);
+
 /* Ends a call: every module of ctx with an entry goes back to the cache
  * (usable ones) or is released (those found unusable during the call);
  * their slots in ctx are emptied. Then evicts down to the budget. */

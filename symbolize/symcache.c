@@ -24,6 +24,14 @@ struct fk_symcache_ent {
 	uint64_t last_use;             /* clock of the last call that used it */
 	size_t mod_bytes;              /* what the module holds (est_module) */
 	int lent;                      /* given to the call in progress */
+	int stale;                     /* found outdated: dropped at the end
+					  of the call (its images may be in
+					  the call's dump, own below) */
+	/* Where libelf mapped the module's files into this process: a dump
+	 * of this very process shows those mappings under the module's path,
+	 * and they are no part of its loading. */
+	struct { uint64_t lo, hi; } own[3];
+	size_t nown;
 	struct fk_u64map names;        /* module address -> index in res */
 	struct fk_symres *res;
 	size_t nres, capres;
@@ -213,7 +221,9 @@ static void map_key(const struct fk_smod *m, uint64_t *ino, uint64_t *start)
 	const struct fk_profile *p = m->ctx->p;
 	*ino = *start = 0;
 	for (size_t i = 0; i < p->nmaps; i++) {
-		if (p->maps[i].path == m->path && p->maps[i].kind == FK_MAP_FILE) {
+		const struct fk_mapping *mp = &p->maps[i];
+		if (mp->path == m->path && mp->kind == FK_MAP_FILE &&
+		    !(m->ctx->cache && fk_symcache_own(m->ctx->cache, mp->start, mp->limit))) {
 			*ino = p->maps[i].inode;
 			*start = p->maps[i].start;
 			return;
@@ -261,6 +271,41 @@ static void lend(struct fk_symcache_ent *e, struct fk_smod *m)
 	e->lent = 1;
 }
 
+static void add_own(struct fk_symcache_ent *e, Elf *elf)
+{
+	size_t size = 0;
+	char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+	if (!raw || size == 0 || e->nown == sizeof e->own / sizeof e->own[0])
+		return;
+	e->own[e->nown].lo = (uintptr_t)raw & ~(uint64_t)0xfff;
+	e->own[e->nown].hi = ((uintptr_t)raw + size + 0xfff) & ~(uint64_t)0xfff;
+	e->nown++;
+}
+
+/* Records the images libelf mapped for m: its ELF file, and the file its
+ * DWARF index reads (its own handle, or libdwfl's). Only handles already
+ * open are asked: nothing is loaded here. */
+static void note_own(struct fk_symcache_ent *e, const struct fk_smod *m)
+{
+	GElf_Addr bias;
+	e->nown = 0;
+	if (m->mod)
+		add_own(e, dwfl_module_getelf(m->mod, &bias));
+	if (m->dw && m->dw->elf)
+		add_own(e, m->dw->elf);
+	if (m->dw && m->dw->dw)
+		add_own(e, dwarf_getelf(m->dw->dw));
+}
+
+int fk_symcache_own(const struct fk_symcache *c, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->v[i]->nown; k++)
+			if (lo >= c->v[i]->own[k].lo && hi <= c->v[i]->own[k].hi)
+				return 1;
+	return 0;
+}
+
 /* Gives m's module back to e (after lend). */
 static void unlend(struct fk_symcache_ent *e, struct fk_smod *m)
 {
@@ -279,7 +324,7 @@ int fk_symcache_take(struct fk_symcache *c, struct fk_smod *m)
 {
 	size_t i;
 	for (i = 0; i < c->n; i++)
-		if (!c->v[i]->lent && strcmp(c->v[i]->path, m->path) == 0)
+		if (!c->v[i]->lent && !c->v[i]->stale && strcmp(c->v[i]->path, m->path) == 0)
 			break;
 	if (i == c->n) {
 		c->st.misses++;
@@ -314,7 +359,7 @@ int fk_symcache_take(struct fk_symcache *c, struct fk_smod *m)
 		}
 	}
 	if (!ok) {
-		drop(c, i);
+		e->stale = 1;
 		c->st.misses++;
 		return 0;
 	}
@@ -458,10 +503,14 @@ void fk_symcache_end(struct fk_symcache *c, struct fk_symctx *ctx)
 		}
 		e->mod_bytes = est_module(m);
 		e->last_use = c->clock;
+		note_own(e, m);
 		unlend(e, m);
 	}
 	c->names_made += ctx->cache_names;
 	ctx->cache_names = 0;
+	for (size_t j = c->n; j-- > 0;)
+		if (c->v[j]->stale)
+			drop(c, j);
 	evict(c);
 }
 

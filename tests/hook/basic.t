@@ -89,12 +89,15 @@ like "jeprof-raw says the server's sentence" "$(cat "$T/jr.err")" "HTTP 400: unk
 s=$(cu "$U/internal/heap/settings")
 like "dumps are counted" "$s" '"dumps_served":([3-9]|[1-9][0-9])[,}]'
 like "time since activation is reported" "$s" '"active_seconds":[0-9]'
+like "the module cache holds the modules" "$s" '"cache_modules":[1-9]'
+like "repeated requests reuse them" "$s" '"cache_hits":[1-9]'
 
 s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false")
 like "disable answers enabled false" "$s" '"enabled":false'
 s=$(cu "$U/internal/heap/settings")
 like "settings says false after disable" "$s" '"enabled":false'
 like "no activation time once disabled" "$s" '"active_seconds":null'
+like "disabling frees the module cache" "$s" '"cache_modules":0,"cache_bytes":0,'
 # Stop, then look: what was sampled stays served, and stops growing.
 cu "$U/internal/heap?format=raw" >"$T/off1"
 is "heap after disable is 200 (stop, then look)" "$(code)" 200
