@@ -51,6 +51,7 @@ struct enc {
 	size_t nlocs, caplocs;
 	Loc *locs;                     /* the Location messages, made at the end */
 	struct fk_u64map locaddr;      /* address -> newest location index */
+	struct fk_u64map lockey;       /* symbol key -> a location index of it */
 
 	Fun *funs;
 	struct fun_key *funkey;
@@ -197,6 +198,12 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 	const struct fk_mapping *m;
 
 	if (e->p->symbolized) {
+		/* A frame's location depends on its address and its key
+		 * alone: the one found for them last time, without the
+		 * symbol search (one lookup a frame). */
+		ix = fk_u64map_get(&e->lockey, fk_stack_key(s, i));
+		if (ix != UINT32_MAX && e->lb[ix].addr == addr)
+			return ix + 1;
 		sym = fk_profile_sym(e->p, fk_stack_key(s, i));
 		if (sym && sym->nframes == 0)
 			sym = NULL;
@@ -207,7 +214,12 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 		return head + 1;
 	for (ix = head; ix != UINT32_MAX; ix = e->lb[ix].next)
 		if (same_sym(e->lb[ix].sym, sym))
-			return ix + 1;
+			break;
+	if (ix != UINT32_MAX) {
+		if (fk_u64map_put(&e->lockey, fk_stack_key(s, i), ix) < 0)
+			return oom(e), 0;
+		return ix + 1;
+	}
 	if (e->nlocs >= UINT32_MAX - 1)
 		return fk_err_set(e->err, FK_ELIMIT, 0, "too many locations"), 0;
 	if (grow((void **)&e->lb, &e->caplocs, e->nlocs, sizeof *e->lb) < 0)
@@ -225,7 +237,8 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 		l->map = (uint32_t)mi + 1;
 		e->mapsel[mi] = 1;
 	}
-	if (fk_u64map_put(&e->locaddr, addr, ix) < 0)
+	if (fk_u64map_put(&e->locaddr, addr, ix) < 0 ||
+	    (e->p->symbolized && fk_u64map_put(&e->lockey, fk_stack_key(s, i), ix) < 0))
 		return oom(e), 0;
 	return ix + 1;
 }
@@ -582,6 +595,7 @@ static void enc_release(struct enc *e)
 	free(e->lb);
 	free(e->locs);
 	fk_u64map_release(&e->locaddr);
+	fk_u64map_release(&e->lockey);
 	free(e->funs);
 	free(e->funkey);
 	free(e->funnext);
@@ -609,6 +623,7 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 	fk_u64map_init(&e.strptr);
 	fk_u64map_init(&e.strhash);
 	fk_u64map_init(&e.locaddr);
+	fk_u64map_init(&e.lockey);
 	fk_u64map_init(&e.funhash);
 	fk_enc_rounders_init(&e.rs, 4);
 	e.a = fk_arena_new();
