@@ -362,28 +362,59 @@ static uint64_t raddr_of(const struct fk_stack *s, uint32_t i, uint32_t dropped)
 	return i + dropped == 0 ? s->addrs[i] : s->addrs[i] - 1;
 }
 
+/* A direct-mapped memo of the keys already added to a map: stacks repeat
+ * the same few addresses frame after frame (a 16k-stack heap has 574k
+ * frames and a few hundred distinct addresses), and a hit costs one
+ * compare instead of a hash-table probe. */
+#define MEMO_SLOTS 1024
+
+struct memo {
+	uint64_t key[MEMO_SLOTS];
+	unsigned char used[MEMO_SLOTS];
+};
+
+/* True when k was seen (passed here) before; else remembers it. */
+static int memo_seen(struct memo *m, uint64_t k)
+{
+	size_t h = (size_t)((k ^ (k >> 10) ^ (k >> 20)) & (MEMO_SLOTS - 1));
+	if (m->used[h] && m->key[h] == k)
+		return 1;
+	m->used[h] = 1;
+	m->key[h] = k;
+	return 0;
+}
+
 static int collect(struct run *r)
 {
 	struct fk_profile *p = r->p;
 	size_t cap = 0;
+	struct memo *memo = calloc(1, sizeof *memo);
+	if (!memo)
+		return nomem(r);
 	for (size_t i = 0; i < p->nstacks; i++) {
 		for (uint32_t j = 0; j < p->stacks[i].depth; j++) {
 			uint64_t a = raddr_of(&p->stacks[i], j, r->leaf_ret);
+			if (memo_seen(memo, a))
+				continue;
 			int rc = fk_u64map_add(&r->index, a, (uint32_t)r->n, NULL);
-			if (rc < 0)
-				return nomem(r);
 			if (rc == 0)
 				continue;
-			if (r->n == cap) {
+			if (rc > 0 && r->n == cap) {
 				cap = cap ? cap * 2 : 1024;
 				uint64_t *nv = realloc(r->raddr, cap * sizeof *nv);
-				if (!nv)
-					return nomem(r);
-				r->raddr = nv;
+				if (nv)
+					r->raddr = nv;
+				else
+					rc = -1;
+			}
+			if (rc < 0) {
+				free(memo);
+				return nomem(r);
 			}
 			r->raddr[r->n++] = a;
 		}
 	}
+	free(memo);
 	/* Resolve in address order: modules are visited in turn, and
 	 * warnings come out in a deterministic order. */
 	if (r->n > 1)
@@ -456,11 +487,14 @@ static int store(struct run *r)
 	struct fk_u64map keys = { 0 };
 	struct keyed *v = NULL;
 	size_t n = 0, cap = 0;
-	int rc = 0;
+	struct memo *memo = calloc(1, sizeof *memo);
+	int rc = memo ? 0 : -1;
 	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct fk_stack *s = &p->stacks[i];
 		for (uint32_t j = 0; j < s->depth; j++) {
 			uint64_t key = fk_stack_key(s, j);
+			if (memo_seen(memo, key))
+				continue;
 			int added = fk_u64map_add(&keys, key, (uint32_t)n, NULL);
 			if (added == 0)
 				continue;
@@ -474,6 +508,7 @@ static int store(struct run *r)
 		}
 	}
 	free(dropped);
+	free(memo);
 	fk_u64map_release(&keys);
 	if (rc != 0) {
 		free(v);
