@@ -29,7 +29,8 @@ HPID=""
 cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-for f in "$HOOK" "$PROG" "$JE"; do
+SB=$B/scrape-bench
+for f in "$HOOK" "$PROG" "$JE" "$SB"; do
 	[ -e "$f" ] || { echo "bench/scrape.sh: missing $f (run make B=$B)" >&2; exit 1; }
 done
 [ "$TOTAL" -ge "$COUNT" ] && [ "$TOTAL" -ge 10 ] ||
@@ -71,7 +72,8 @@ rss0=$(rss)
 # conversion (the raw body is the dump as jemalloc wrote it).
 : >"$T/raw"
 i=0; while [ $i -lt 10 ]; do scrape "$U/internal/heap?format=raw" "$T/raw"; i=$((i + 1)); done
-stacks=$(curl -s --max-time 120 "$U/internal/heap?format=raw" | grep -c '^@')
+curl -s --max-time 120 -o "$T/dump.raw" "$U/internal/heap?format=raw"
+stacks=$(grep -c '^@' "$T/dump.raw")
 
 : >"$T/first"; : >"$T/warm"
 echo 5 >"/proc/$HPID/clear_refs"
@@ -110,3 +112,24 @@ awk -v a="$(awk '{ s += $1 } END { print s / NR }' "$T/warm")" \
 echo "host RSS: before scraping $rss0 KB, after 10 scrapes $rss10 KB, after $TOTAL scrapes $rssN KB ($((rssN - rss10)) KB more)"
 echo "scrape peak (VmHWM, reset just before): first $hwm1 KB, warm ${hwmw:-n/a} KB"
 echo "settings: $settings"
+
+# Our share alone, in one process with no jemalloc dump: the host's raw
+# dump (its modules are this machine's files), and two real programs'
+# dumps whose modules are on this machine (gcc's 33 MB cc1, python3.11).
+# bench (the rounds of scrape-bench): first round, then the warm ones.
+bench() {
+	"$SB" $1 "$2" "$3" >"$T/sb" || return 1
+	head -1 "$T/sb" | awk '{ printf "first %.1f ms cpu (%.1f wall)", $2, $3 }'
+	tail -n +2 "$T/sb" >"$T/sbw"
+	printf '; warm cpu %s; RSS after round 10 %s KB, after round %s %s KB\n' "$(stats "$T/sbw" 2)" \
+		"$(awk 'NR == 10 { print $4 }' "$T/sb")" "$3" "$(tail -1 "$T/sb" | awk '{ print $4 }')"
+}
+echo "# our share alone (bench/scrape_bench.c: parse, symbolize, encode; no dump, no HTTP)"
+echo "host's dump, cached:    $(bench "" "$T/dump.raw" "$COUNT")"
+echo "host's dump, uncached:  $(bench --no-cache "$T/dump.raw" 10)"
+for d in cc1 python3.11-live; do
+	f=fixtures/dumps/$d.prof
+	[ -e "$f" ] || continue
+	echo "$d ($(grep -c '^@' "$f") stacks), cached:   $(bench "" "$f" "$COUNT")"
+	echo "$d, uncached:            $(bench --no-cache "$f" 10)"
+done

@@ -59,3 +59,12 @@ OBJS += $(B)/test_symcache.o
 $(B)/test_symcache.o: CPPFLAGS += $(SYM_CFLAGS) $(ENC_CFLAGS) -Itests/unit -Iencode
 $(B)/test_symcache: $(B)/test_symcache.o $(B)/libfksym.a $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(ENC_LIBS) $(CORE_LDLIBS)
+
+# scrape-bench (bench/scrape.sh): a raw dump parsed, symbolized through
+# the module cache and encoded, round after round; not installed.
+units: $(B)/scrape-bench
+OBJS += $(B)/scrape_bench.o
+$(B)/scrape_bench.o: bench/scrape_bench.c | $(B)
+	$(CC) $(CPPFLAGS) $(SYM_CFLAGS) $(ENC_CFLAGS) $(INCS) -Iencode $(ALL_CFLAGS) -c -o $@ $<
+$(B)/scrape-bench: $(B)/scrape_bench.o $(B)/libfksym.a $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(ENC_LIBS) $(CORE_LDLIBS)
