@@ -52,6 +52,7 @@ struct enc {
 	Loc *locs;                     /* the Location messages, made at the end */
 	struct fk_u64map locaddr;      /* address -> newest location index */
 	struct fk_u64map lockey;       /* symbol key -> a location index of it */
+	struct locmemo *memo;          /* in front of lockey, or NULL */
 
 	Fun *funs;
 	struct fun_key *funkey;
@@ -188,6 +189,16 @@ static int same_sym(const struct fk_sym *x, const struct fk_sym *y)
 	return 1;
 }
 
+/* A direct-mapped memo of (key, address) -> Location id in front of
+ * lockey: stacks repeat the same frames, and a hit costs one compare
+ * instead of a hash-table probe. */
+#define LOCMEMO_SLOTS 1024
+
+struct locmemo {
+	uint64_t key, addr;
+	uint64_t id;                   /* 0: empty */
+};
+
 /* Returns the Location id of frame i of stack s, creating it, or 0. */
 static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 {
@@ -201,9 +212,21 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 		/* A frame's location depends on its address and its key
 		 * alone: the one found for them last time, without the
 		 * symbol search (one lookup a frame). */
-		ix = fk_u64map_get(&e->lockey, fk_stack_key(s, i));
-		if (ix != UINT32_MAX && e->lb[ix].addr == addr)
+		uint64_t key = fk_stack_key(s, i);
+		struct locmemo *mm;
+
+		if (!e->memo)
+			e->memo = calloc(LOCMEMO_SLOTS, sizeof *e->memo);
+		mm = e->memo ? &e->memo[(key ^ (key >> 10) ^ (key >> 20)) & (LOCMEMO_SLOTS - 1)]
+			: NULL;
+		if (mm && mm->id && mm->key == key && mm->addr == addr)
+			return mm->id;
+		ix = fk_u64map_get(&e->lockey, key);
+		if (ix != UINT32_MAX && e->lb[ix].addr == addr) {
+			if (mm)
+				*mm = (struct locmemo){ key, addr, (uint64_t)ix + 1 };
 			return ix + 1;
+		}
 		sym = fk_profile_sym(e->p, fk_stack_key(s, i));
 		if (sym && sym->nframes == 0)
 			sym = NULL;
@@ -596,6 +619,7 @@ static void enc_release(struct enc *e)
 	free(e->locs);
 	fk_u64map_release(&e->locaddr);
 	fk_u64map_release(&e->lockey);
+	free(e->memo);
 	free(e->funs);
 	free(e->funkey);
 	free(e->funnext);
