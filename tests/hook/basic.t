@@ -158,9 +158,9 @@ is "the library exports only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")
 like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib(/[a-z0-9_-]+)? -lflamekit-hook *$'
 check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
 
-# The same over a unix socket.
+# The same over a unix socket, with the module cache turned off.
 sock=$T/hook.sock
-start_host "unix:$sock"
+start_host "unix:$sock" FLAMEKIT_CACHE_MB=0
 check "unix socket created" wait_http --unix-socket "$sock" http://localhost/internal/heap/settings
 s=$(cu --unix-socket "$sock" http://localhost/internal/heap/settings)
 like "settings over a unix socket" "$s" '"enabled":false'
@@ -168,6 +168,12 @@ cu --unix-socket "$sock" -X POST -H 'X-Flamekit: 1' "http://localhost/internal/h
 host_cmd "grow 20" '^grown 20'
 "$B/jeprof-raw" "unix:$sock" >"$T/ufetched" 2>"$T/ujr.err"
 check "jeprof-raw unix:PATH fetches a dump" grep -q '^MAPPED_LIBRARIES:' "$T/ufetched"
+cu --unix-socket "$sock" http://localhost/internal/heap?format=folded >"$T/uf1"
+cu --unix-socket "$sock" http://localhost/internal/heap?format=folded >"$T/uf2"
+check "without the cache the profile still names hog_grow_cache" grep -q hog_grow_cache "$T/uf2"
+like "FLAMEKIT_CACHE_MB=0: no cache at all" \
+	"$(cu --unix-socket "$sock" http://localhost/internal/heap/settings)" \
+	'"cache_modules":0,"cache_bytes":0,"cache_hits":0,"cache_misses":0'
 check "host exits cleanly (unix)" stop_host
 check "the unix socket file is removed at exit" [ ! -e "$sock" ]
 "$B/jeprof-raw" "unix:$sock" >/dev/null 2>"$T/ujr.err"; st=$?
