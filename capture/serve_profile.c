@@ -178,6 +178,56 @@ void fk_serve_cache_stats(struct fk_symcache_stats *st)
 	fk_je_unlock();
 }
 
+/* The range "LO-HI " a maps line s[0..n) starts with; 0 or -1. */
+static int map_range(const char *s, size_t n, uint64_t *lo, uint64_t *hi)
+{
+	const char *dash = memchr(s, '-', n), *sp;
+
+	if (!dash)
+		return -1;
+	sp = memchr(dash, ' ', n - (size_t)(dash - s));
+	if (!sp || fk_parse_hex(s, (size_t)(dash - s), 0, lo) < 0 ||
+	    fk_parse_hex(dash + 1, (size_t)(sp - dash - 1), 0, hi) < 0)
+		return -1;
+	return 0;
+}
+
+/* Drops from the MAPPED_LIBRARIES of dump[0..*len) the mappings the module
+ * cache made itself (libelf's views of the files it keeps): no part of
+ * the program, and a reader of the dump elsewhere would take them for a
+ * segment that does not fit the file. */
+static void drop_own_maps(char *dump, size_t *len)
+{
+	static const char head[] = "\nMAPPED_LIBRARIES:\n";
+	char *m = cache ? memmem(dump, *len, head, sizeof head - 1) : NULL;
+	char *end = dump + *len, *w, *s;
+	uint64_t lo, hi;
+
+	if (!m)
+		return;
+	for (w = s = m + sizeof head - 1; s < end;) {
+		char *nl = memchr(s, '\n', (size_t)(end - s));
+		char *e = nl ? nl + 1 : end;
+
+		if (map_range(s, (size_t)(e - s), &lo, &hi) < 0 || !fk_symcache_owns(cache, lo, hi)) {
+			memmove(w, s, (size_t)(e - s));
+			w += e - s;
+		}
+		s = e;
+	}
+	*len = (size_t)(w - dump);
+}
+
+/* fk_je_dump, less the module cache's own mappings (under fk_je_lock). */
+static int take_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
+{
+	int rc = fk_je_dump(data, len, maplen, err);
+
+	if (rc == 0)
+		drop_own_maps(*data, len);
+	return rc;
+}
+
 /* Symbolizes p with the files its maps name (the live process's own) and
  * writes it in fmt. */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
@@ -240,7 +290,7 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 
 	*outmaplen = 0;
 	if (fmt == FK_OUT_RAW) {
-		/* Exactly as jemalloc wrote it. */
+		/* As jemalloc wrote it (less the cache's own mappings). */
 		*out = dump;
 		*outlen = dlen;
 		*outmaplen = dmaplen;
@@ -287,7 +337,7 @@ int fk_serve_produce(int fmt, const struct fk_serve_opts *o, char **out,
 	int rc;
 
 	fk_je_lock();
-	rc = fk_je_dump(&raw, &rlen, &rmap, err);
+	rc = take_dump(&raw, &rlen, &rmap, err);
 	if (rc == 0 && !fk_state_sampled() && !memmem(raw, rlen, "\n@", 2)) {
 		/* Nothing sampled since start or the last reset: say so rather
 		 * than serve an empty profile. */
@@ -319,7 +369,7 @@ void *fk_serve_delta_begin(struct fk_err *err)
 		return NULL;
 	}
 	fk_je_lock();
-	rc = fk_je_dump(&d->base, &d->blen, &d->bmaplen, err);
+	rc = take_dump(&d->base, &d->blen, &d->bmaplen, err);
 	fk_je_unlock();
 	if (rc < 0) {
 		free(d);
@@ -346,7 +396,7 @@ void fk_serve_delta_finish(void *ctx, struct fk_reply *r)
 
 	fk_err_init(&err, NULL);
 	fk_je_lock();
-	rc = fk_je_dump(&cur, &clen, &cmaplen, &err);
+	rc = take_dump(&cur, &clen, &cmaplen, &err);
 	if (rc == 0) {
 		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
 				    &r->body, &r->len, &err);

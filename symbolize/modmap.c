@@ -132,7 +132,7 @@ static int check_maps(const struct fk_smod *s, const struct fk_profile *p,
 				continue;
 			/* The module cache's own view of the file, in a dump of
 			 * the process that symbolizes (the hook). */
-			if (s->ctx->cache && fk_symcache_own(s->ctx->cache, m->start, m->limit))
+			if (s->ctx->own_map && s->ctx->own_map[i])
 				continue;
 			int exec = m->perms[2] == 'x';
 			if (pass == 0) {

@@ -585,6 +585,22 @@ static int set_debug_dirs(struct run *r)
 	return 0;
 }
 
+/* With a cache, the mappings of p that are the cache's own views of its
+ * modules' files (p is a dump of this very process). 0 or -1. */
+static int mark_own(struct run *r)
+{
+	const struct fk_profile *p = r->p;
+	if (!r->c.cache || p->nmaps == 0)
+		return 0;
+	r->c.own_map = calloc(p->nmaps, 1);
+	if (!r->c.own_map)
+		return -1;
+	for (size_t i = 0; i < p->nmaps; i++)
+		r->c.own_map[i] = p->maps[i].kind == FK_MAP_FILE &&
+				  fk_symcache_owns(r->c.cache, p->maps[i].start, p->maps[i].limit);
+	return 0;
+}
+
 int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 		 struct fk_err *err)
 {
@@ -609,7 +625,7 @@ int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 	int rc = -1;
 	if (set_debug_dirs(&r) != 0)
 		goto out;
-	if (fk_modmap_init(&r.c) != 0) {
+	if (fk_modmap_init(&r.c) != 0 || mark_own(&r) != 0) {
 		nomem(&r);
 		goto out;
 	}
@@ -624,6 +640,7 @@ out:
 	for (size_t i = 0; i < r.c.nmods; i++)
 		fk_smod_release(&r.c.mods[i]);
 	fk_modmap_release(&r.c);
+	free(r.c.own_map);
 	for (size_t i = 0; i < r.c.ndebug_dirs; i++)
 		free(r.c.debug_dirs[i]);
 	free(r.c.debug_dirs);

@@ -81,6 +81,11 @@ struct fk_symcache *fk_symcache_new(size_t budget_bytes);
  * be read). NULL is a no-op. */
 void fk_symcache_free(struct fk_symcache *c);
 
+/* True when [lo, hi), a mapping of this process, lies inside a file
+ * image libelf mapped for a module c holds: a view the cache made, not
+ * the loader (a dump of this process lists it under the module's path). */
+int fk_symcache_owns(const struct fk_symcache *c, uint64_t lo, uint64_t hi);
+
 /* Fills *st with c's figures. */
 void fk_symcache_stats(const struct fk_symcache *c, struct fk_symcache_stats *st);
 

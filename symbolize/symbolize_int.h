@@ -339,6 +339,9 @@ struct fk_symctx {
 	struct fk_u64map bypath;       /* interned path's address -> index in mods */
 	int elf_internals;             /* fk_zsect_internals(), read once */
 	struct fk_symcache *cache;     /* o->cache when usable, or NULL */
+	unsigned char *own_map;        /* per p->maps index, 1: a view of a file
+					  the cache made (fk_symcache_owns),
+					  no part of loading; or NULL */
 	size_t cache_names;            /* frames kept in the cache this call */
 };
 
@@ -404,10 +407,6 @@ const struct fk_symres *fk_symcache_get(const struct fk_smod *m, uint64_t addr);
 /* Keeps res (frames in the cache's arena and strings) for addr of m;
  * 0, or -1 when out of memory (then not kept). */
 int fk_symcache_put(struct fk_smod *m, uint64_t addr, const struct fk_symres *res);
-
-/* True when [lo, hi) lies inside a file image libelf mapped for a cached
- * module: a mapping of this process that the cache made, not the loader. */
-int fk_symcache_own(const struct fk_symcache *c, uint64_t lo, uint64_t hi);
 
 /* Ends a call: every module of ctx with an entry goes back to the cache
  * (usable ones) or is released (those found unusable during the call);

@@ -223,7 +223,7 @@ static void map_key(const struct fk_smod *m, uint64_t *ino, uint64_t *start)
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct fk_mapping *mp = &p->maps[i];
 		if (mp->path == m->path && mp->kind == FK_MAP_FILE &&
-		    !(m->ctx->cache && fk_symcache_own(m->ctx->cache, mp->start, mp->limit))) {
+		    !(m->ctx->own_map && m->ctx->own_map[i])) {
 			*ino = p->maps[i].inode;
 			*start = p->maps[i].start;
 			return;
@@ -297,7 +297,7 @@ static void note_own(struct fk_symcache_ent *e, const struct fk_smod *m)
 		add_own(e, dwarf_getelf(m->dw->dw));
 }
 
-int fk_symcache_own(const struct fk_symcache *c, uint64_t lo, uint64_t hi)
+int fk_symcache_owns(const struct fk_symcache *c, uint64_t lo, uint64_t hi)
 {
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t k = 0; k < c->v[i]->nown; k++)

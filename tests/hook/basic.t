@@ -91,6 +91,12 @@ like "dumps are counted" "$s" '"dumps_served":([3-9]|[1-9][0-9])[,}]'
 like "time since activation is reported" "$s" '"active_seconds":[0-9]'
 like "the module cache holds the modules" "$s" '"cache_modules":[1-9]'
 like "repeated requests reuse them" "$s" '"cache_hits":[1-9]'
+# The cache's own views of the files it keeps are no part of a dump: read
+# elsewhere, the dump's maps must still fit the files.
+cu "$U/internal/heap?format=raw" >"$T/cached.raw"
+"$B/symbolize" "$T/cached.raw" >"$T/cached.sym" 2>"$T/cached.err"
+check "a raw dump taken with the cache full symbolizes offline" grep -q hog_grow_cache "$T/cached.sym"
+check "with no module refused" [ ! -s "$T/cached.err" ]
 
 s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false")
 like "disable answers enabled false" "$s" '"enabled":false'
