@@ -200,6 +200,11 @@ unsigned fk_serve_windows(void);
 
 struct fk_profile;
 
+/* fk_je_dump less the module cache's own mappings (libelf's views of the
+ * files it keeps open), under fk_je_lock: every dump the hook serves or
+ * keeps is taken through it. */
+int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
+
 /* Symbolizes p (a profile made by the hook) and writes it in fmt (not
  * raw), as fk_serve_produce does: 0 with *out, *len (malloc'd: *maplen 0),
  * or -1 with err. */
@@ -263,6 +268,13 @@ void fk_snap_json(FILE *f);
 
 /* Frees every snapshot (the hook stops). */
 void fk_snap_release(void);
+
+/* The module cache of the conversions (symbolize.h): freed (with its
+ * modules' open files) by drop, made again by the next conversion; stats
+ * fills *st (zeros without a cache). Both take fk_je_lock. */
+struct fk_symcache_stats;
+void fk_serve_cache_drop(void);
+void fk_serve_cache_stats(struct fk_symcache_stats *st);
 
 /* Why a profile is not served when nothing can have been sampled and
  * jemalloc holds no sample. */
@@ -483,6 +495,13 @@ void fk_sig_atfork_child(void);
  * after that the thread is left to the exit (a conversion in progress is
  * not worth a hung host). */
 #define FK_HOOK_EXIT_WAIT 2.0
+/* Megabytes the module cache may hold by default (FLAMEKIT_CACHE_MB): a
+ * large C++ program's modules (libstdc++, a 100 MB binary with DWARF)
+ * take tens of megabytes once read; past this the least recently used go. */
+#define FK_HOOK_CACHE_MB 64
+/* The most FLAMEKIT_CACHE_MB accepts (1 TiB): larger is a typo; a bad
+ * value gives the default. */
+#define FK_HOOK_CACHE_MB_MAX (1024 * 1024)
 
 #define FK_HOOK_STR_(x) #x
 #define FK_HOOK_STR(x) FK_HOOK_STR_(x)

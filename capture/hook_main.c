@@ -237,6 +237,7 @@ void fk_hook_stop(void)
 		return;
 	/* Waits for the request in progress (every later one gets 503). */
 	fk_loop_end(lp, -1);
+	fk_serve_cache_drop();
 	pthread_mutex_lock(&st_lock);
 	remove_socket();
 	stopping--;

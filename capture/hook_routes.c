@@ -10,6 +10,7 @@
 
 #include "hook_int.h"
 #include "num.h"
+#include "symbolize.h"
 
 /* 503 with the sentence saying what to do when jemalloc cannot profile;
  * 0 when it can. */
@@ -85,6 +86,7 @@ static void settings_json(struct fk_reply *r)
 	int active = 0, lg = fk_je_lg_sample(), found;
 	double since = fk_state_active_since();
 	struct fk_je_copy cp;
+	struct fk_symcache_stats cs;
 	size_t ncopies = 0;
 	char idle[1024];
 	FILE *f;
@@ -129,6 +131,10 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"snapshot_budget\":%zu,"
 		"\"snapshot_seconds\":%g,", nsnap, snapbytes, fk_snap_budget, fk_snap_interval);
 	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
+	fk_serve_cache_stats(&cs);
+	fprintf(f, ",\"cache_modules\":%zu,\"cache_bytes\":%zu,\"cache_hits\":%llu,"
+		"\"cache_misses\":%llu", cs.modules, cs.bytes, (unsigned long long)cs.hits,
+		(unsigned long long)cs.misses);
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
 		json_str(f, why);
@@ -195,6 +201,9 @@ static void post_settings(const struct fk_request *rq, struct fk_reply *r)
 	}
 	fk_state_note_active(on, lg >= 0);
 	fk_state_save(on, lg);
+	/* Off for good, as far as the hook knows: the modules' files go. */
+	if (!on)
+		fk_serve_cache_drop();
 	settings_json(r);
 }
 

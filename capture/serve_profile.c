@@ -15,6 +15,7 @@
 #include "flame.h"
 #include "folded_enc.h"
 #include "hook_int.h"
+#include "num.h"
 #include "pprof_enc.h"
 #include "series_enc.h"
 #include "symbolize.h"
@@ -179,6 +180,91 @@ static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
 		po->note = NO_ACCUM;
 }
 
+/* What symbolizing learned about each module, kept between requests
+ * (under fk_je_lock, like every conversion): made on the first request
+ * with a budget of FLAMEKIT_CACHE_MB megabytes (0: no cache), freed by
+ * fk_serve_cache_drop. */
+static struct fk_symcache *cache;
+
+static struct fk_symcache *serve_cache(void)
+{
+	const char *env = getenv("FLAMEKIT_CACHE_MB");
+	uint64_t mb = FK_HOOK_CACHE_MB;
+	if (cache)
+		return cache;
+	if (env && (fk_parse_u64(env, strlen(env), &mb) < 0 || mb > FK_HOOK_CACHE_MB_MAX))
+		mb = FK_HOOK_CACHE_MB;
+	if (mb > 0)
+		cache = fk_symcache_new((size_t)mb << 20);
+	return cache;
+}
+
+void fk_serve_cache_drop(void)
+{
+	fk_je_lock();
+	fk_symcache_free(cache);
+	cache = NULL;
+	fk_je_unlock();
+}
+
+void fk_serve_cache_stats(struct fk_symcache_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	fk_je_lock();
+	if (cache)
+		fk_symcache_stats(cache, st);
+	fk_je_unlock();
+}
+
+/* The range "LO-HI " a maps line s[0..n) starts with; 0 or -1. */
+static int map_range(const char *s, size_t n, uint64_t *lo, uint64_t *hi)
+{
+	const char *dash = memchr(s, '-', n), *sp;
+
+	if (!dash)
+		return -1;
+	sp = memchr(dash, ' ', n - (size_t)(dash - s));
+	if (!sp || fk_parse_hex(s, (size_t)(dash - s), 0, lo) < 0 ||
+	    fk_parse_hex(dash + 1, (size_t)(sp - dash - 1), 0, hi) < 0)
+		return -1;
+	return 0;
+}
+
+/* Drops from the MAPPED_LIBRARIES of dump[0..*len) the mappings the module
+ * cache made itself (libelf's views of the files it keeps): no part of
+ * the program, and a reader of the dump elsewhere would take them for a
+ * segment that does not fit the file. */
+static void drop_own_maps(char *dump, size_t *len)
+{
+	static const char head[] = "\nMAPPED_LIBRARIES:\n";
+	char *m = cache ? memmem(dump, *len, head, sizeof head - 1) : NULL;
+	char *end = dump + *len, *w, *s;
+	uint64_t lo, hi;
+
+	if (!m)
+		return;
+	for (w = s = m + sizeof head - 1; s < end;) {
+		char *nl = memchr(s, '\n', (size_t)(end - s));
+		char *e = nl ? nl + 1 : end;
+
+		if (map_range(s, (size_t)(e - s), &lo, &hi) < 0 || !fk_symcache_owns(cache, lo, hi)) {
+			memmove(w, s, (size_t)(e - s));
+			w += e - s;
+		}
+		s = e;
+	}
+	*len = (size_t)(w - dump);
+}
+
+int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
+{
+	int rc = fk_je_dump(data, len, maplen, err);
+
+	if (rc == 0)
+		drop_own_maps(*data, len);
+	return rc;
+}
+
 /* Symbolizes p with the files its maps name (the live process's own) and
  * writes it in fmt; a pprof covers window seconds (0: a snapshot). */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
@@ -188,7 +274,8 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	struct membuf m;
 	int rc;
 
-	struct fk_symbolize_opts so = { .thread_start = unsampled_thread };
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread,
+					.cache = serve_cache() };
 
 	if (fk_symbolize(p, &so, err) < 0)
 		return -1;
@@ -225,7 +312,8 @@ int fk_serve_series(struct fk_profile *p, uint32_t ncols,
 		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
 		    size_t *len, struct fk_err *err)
 {
-	struct fk_symbolize_opts so = { .thread_start = unsampled_thread };
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread,
+					.cache = serve_cache() };
 	struct fk_series_enc *se;
 	struct membuf m;
 	int rc = 0;
@@ -290,7 +378,7 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 
 	*outmaplen = 0;
 	if (fmt == FK_OUT_RAW) {
-		/* Exactly as jemalloc wrote it. */
+		/* As jemalloc wrote it (less the cache's own mappings). */
 		*out = dump;
 		*outlen = dlen;
 		*outmaplen = dmaplen;
@@ -337,7 +425,7 @@ int fk_serve_produce(int fmt, const struct fk_serve_opts *o, char **out,
 	int rc;
 
 	fk_je_lock();
-	rc = fk_je_dump(&raw, &rlen, &rmap, err);
+	rc = fk_serve_dump(&raw, &rlen, &rmap, err);
 	if (rc == 0 && !fk_state_sampled() && !memmem(raw, rlen, "\n@", 2)) {
 		/* Nothing sampled since start or the last reset: say so rather
 		 * than serve an empty profile. */
@@ -377,7 +465,7 @@ void *fk_serve_delta_begin(const struct fk_serve_opts *o, struct fk_err *err)
 		d->has_o = 1;
 	}
 	fk_je_lock();
-	rc = fk_je_dump(&d->base, &d->blen, &d->bmaplen, err);
+	rc = fk_serve_dump(&d->base, &d->blen, &d->bmaplen, err);
 	d->start = fk_now();
 	fk_je_unlock();
 	if (rc < 0) {
@@ -407,7 +495,7 @@ void fk_serve_delta_finish(void *ctx, struct fk_reply *r)
 
 	fk_err_init(&err, NULL);
 	fk_je_lock();
-	rc = fk_je_dump(&cur, &clen, &cmaplen, &err);
+	rc = fk_serve_dump(&cur, &clen, &cmaplen, &err);
 	if (rc == 0) {
 		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
 				    d->has_o ? &d->o : NULL, fk_now() - d->start,

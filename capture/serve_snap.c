@@ -325,7 +325,7 @@ int fk_snap_take(const char *why, uint32_t *id, struct fk_err *err)
 	int rc;
 
 	fk_je_lock();
-	rc = fk_je_dump(&raw, &rlen, &rmap, err);
+	rc = fk_serve_dump(&raw, &rlen, &rmap, err);
 	if (rc == 0) {
 		struct fk_profile *p = fk_profile_new("snapshot");
 
@@ -566,7 +566,7 @@ int fk_snap_serve(uint32_t id, uint32_t base, int fmt, const struct fk_serve_opt
 	/* Lock order: the dump's, then the ring's, as fk_snap_take. */
 	fk_je_lock();
 	if (base && !id) {
-		rc = fk_je_dump(&raw, &rlen, &rmap, err);
+		rc = fk_serve_dump(&raw, &rlen, &rmap, err);
 		if (rc == 0 && !(live = fk_profile_new("heap")))
 			rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		if (rc == 0)

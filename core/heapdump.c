@@ -325,6 +325,25 @@ static int parse_addrs(struct reader *r, const char *s, const char *end,
 		s = skip_ws(s, end);
 		if (s >= end)
 			break;
+		/* The common case in one pass over the characters: "0x" and
+		 * at most 16 significant hex digits, then a blank or the end,
+		 * below the depth limit. Anything else takes the checks below. */
+		if (depth < FK_MAX_DEPTH && s[0] == '0' && end - s > 2 &&
+		    (s[1] == 'x' || s[1] == 'X')) {
+			const char *q = s + 2, *sig;
+			uint64_t v = 0;
+			unsigned d;
+
+			while (q < end && *q == '0')
+				q++;
+			for (sig = q; q < end && (d = hexval[(unsigned char)*q]) != 0; q++)
+				v = v << 4 | (d - 1);
+			if (q > s + 2 && q - sig <= 16 && (q == end || *q == ' ' || *q == '\t')) {
+				tmp[depth++] = v;
+				s = q;
+				continue;
+			}
+		}
 		for (t = s; t < end && *t != ' ' && *t != '\t'; t++)
 			;
 		/* One more, if it is the mark of a cut stack (as we write it). */

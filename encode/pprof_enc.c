@@ -52,6 +52,8 @@ struct enc {
 	size_t nlocs, caplocs;
 	Loc *locs;                     /* the Location messages, made at the end */
 	struct fk_u64map locaddr;      /* address -> newest location index */
+	struct fk_u64map lockey;       /* symbol key -> a location index of it */
+	struct locmemo *memo;          /* in front of lockey, or NULL */
 
 	Fun *funs;
 	struct fun_key *funkey;
@@ -200,6 +202,16 @@ static int same_sym(const struct fk_sym *x, const struct fk_sym *y)
 	return 1;
 }
 
+/* A direct-mapped memo of (key, address) -> Location id in front of
+ * lockey: stacks repeat the same frames, and a hit costs one compare
+ * instead of a hash-table probe. */
+#define LOCMEMO_SLOTS 1024
+
+struct locmemo {
+	uint64_t key, addr;
+	uint64_t id;                   /* 0: empty */
+};
+
 /* Returns the Location id of frame i of stack s, creating it, or 0. */
 static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 {
@@ -210,6 +222,24 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 	const struct fk_mapping *m;
 
 	if (e->p->symbolized) {
+		/* A frame's location depends on its address and its key
+		 * alone: the one found for them last time, without the
+		 * symbol search (one lookup a frame). */
+		uint64_t key = fk_stack_key(s, i);
+		struct locmemo *mm;
+
+		if (!e->memo)
+			e->memo = calloc(LOCMEMO_SLOTS, sizeof *e->memo);
+		mm = e->memo ? &e->memo[(key ^ (key >> 10) ^ (key >> 20)) & (LOCMEMO_SLOTS - 1)]
+			: NULL;
+		if (mm && mm->id && mm->key == key && mm->addr == addr)
+			return mm->id;
+		ix = fk_u64map_get(&e->lockey, key);
+		if (ix != UINT32_MAX && e->lb[ix].addr == addr) {
+			if (mm)
+				*mm = (struct locmemo){ key, addr, (uint64_t)ix + 1 };
+			return ix + 1;
+		}
 		sym = fk_profile_sym(e->p, fk_stack_key(s, i));
 		if (sym && sym->nframes == 0)
 			sym = NULL;
@@ -220,7 +250,12 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 		return head + 1;
 	for (ix = head; ix != UINT32_MAX; ix = e->lb[ix].next)
 		if (same_sym(e->lb[ix].sym, sym))
-			return ix + 1;
+			break;
+	if (ix != UINT32_MAX) {
+		if (fk_u64map_put(&e->lockey, fk_stack_key(s, i), ix) < 0)
+			return oom(e), 0;
+		return ix + 1;
+	}
 	if (e->nlocs >= UINT32_MAX - 1)
 		return fk_err_set(e->err, FK_ELIMIT, 0, "too many locations"), 0;
 	if (grow((void **)&e->lb, &e->caplocs, e->nlocs, sizeof *e->lb) < 0)
@@ -238,7 +273,8 @@ static uint64_t loc_id(struct enc *e, const struct fk_stack *s, uint32_t i)
 		l->map = (uint32_t)mi + 1;
 		e->mapsel[mi] = 1;
 	}
-	if (fk_u64map_put(&e->locaddr, addr, ix) < 0)
+	if (fk_u64map_put(&e->locaddr, addr, ix) < 0 ||
+	    (e->p->symbolized && fk_u64map_put(&e->lockey, fk_stack_key(s, i), ix) < 0))
 		return oom(e), 0;
 	return ix + 1;
 }
@@ -658,6 +694,8 @@ static void enc_release(struct enc *e)
 	free(e->lb);
 	free(e->locs);
 	fk_u64map_release(&e->locaddr);
+	fk_u64map_release(&e->lockey);
+	free(e->memo);
 	free(e->funs);
 	free(e->funkey);
 	free(e->funnext);
@@ -686,6 +724,7 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 	fk_u64map_init(&e.strptr);
 	fk_u64map_init(&e.strhash);
 	fk_u64map_init(&e.locaddr);
+	fk_u64map_init(&e.lockey);
 	fk_u64map_init(&e.funhash);
 	fk_enc_rounders_init(&e.rs, 4);
 	e.a = fk_arena_new();

@@ -2,7 +2,8 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
 SYM_SRC := span.c modmap.c smod.c elfsym.c symname.c dwfile.c dwunits.c \
-           dwinline.c ehframe.c debugfind.c zsect.c modpool.c symfind.c rootpath.c symbolize.c
+           dwinline.c ehframe.c debugfind.c zsect.c modpool.c symfind.c rootpath.c symcache.c \
+           symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
 LIBS    += $(B)/libfksym.a
@@ -50,3 +51,20 @@ $(B)/fuzz_symname: $(B)/fuzz_symname.o $(B)/symname.o
 # symbolize/ sees core/; its tool also cli/.
 $(call layer,$(SYM_OBJ),symbolize core)
 $(call layer,$(B)/symbolize_main.o,symbolize cli core)
+
+# test_symcache: the module cache, checked against the uncached path's
+# symbolized profile and pprof bytes (so it links the encoder too).
+UNIT += $(B)/test_symcache
+OBJS += $(B)/test_symcache.o
+$(B)/test_symcache.o: CPPFLAGS += $(SYM_CFLAGS) $(ENC_CFLAGS) -Itests/unit -Iencode
+$(B)/test_symcache: $(B)/test_symcache.o $(B)/libfksym.a $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(ENC_LIBS) $(CORE_LDLIBS)
+
+# scrape-bench (bench/scrape.sh): a raw dump parsed, symbolized through
+# the module cache and encoded, round after round; not installed.
+units: $(B)/scrape-bench
+OBJS += $(B)/scrape_bench.o
+$(B)/scrape_bench.o: bench/scrape_bench.c | $(B)
+	$(CC) $(CPPFLAGS) $(SYM_CFLAGS) $(ENC_CFLAGS) $(INCS) -Iencode $(ALL_CFLAGS) -c -o $@ $<
+$(B)/scrape-bench: $(B)/scrape_bench.o $(B)/libfksym.a $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYM_LDLIBS) $(ENC_LIBS) $(CORE_LDLIBS)

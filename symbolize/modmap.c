@@ -146,6 +146,10 @@ static int check_maps(const struct fk_smod *s, const struct fk_profile *p,
 			if (m->path != s->path || m->kind != FK_MAP_FILE ||
 			    strncmp(m->perms, "---", 3) == 0)
 				continue;
+			/* The module cache's own view of the file, in a dump of
+			 * the process that symbolizes (the hook). */
+			if (s->ctx->own_map && s->ctx->own_map[i])
+				continue;
 			int exec = m->perms[2] == 'x';
 			if (pass == 0) {
 				if (!exec || have)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "limits.h"
@@ -92,6 +93,26 @@ static int report(struct fk_smod *m, int fd, char *why, size_t n)
 	return 0;
 }
 
+int fk_smod_fileid(int fd, struct fk_fileid *id)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return -1;
+	id->dev = (uint64_t)st.st_dev;
+	id->ino = (uint64_t)st.st_ino;
+	id->size = (uint64_t)st.st_size;
+	id->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+	id->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+	return 0;
+}
+
+void fk_smod_rehome(struct fk_smod *m)
+{
+	void **ud;
+	if (m->mod && dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+		*ud = m;
+}
+
 int fk_smod_open(struct fk_smod *m, char *why, size_t n)
 {
 	m->state = FK_SMOD_BAD;
@@ -102,6 +123,9 @@ int fk_smod_open(struct fk_smod *m, char *why, size_t n)
 	int fd = fk_rootpath_open(m->ctx->o->sysroot, m->path, &m->file, why, n);
 	if (fd < 0)
 		return fd == -2 ? -2 : -1;
+	/* Without an identity the module is used, never cached. */
+	if (fk_smod_fileid(fd, &m->id) != 0)
+		memset(&m->id, 0, sizeof m->id);
 	int r = check_file(m, fd, why, n);
 	if (r != 0) {
 		close(fd);

@@ -14,12 +14,6 @@
 #include "strtab.h"
 #include "symbolize_int.h"
 
-struct res {
-	const struct fk_frame *frames;
-	uint32_t nframes;
-	unsigned placeholder : 1;
-	unsigned alloc : 1;
-};
 
 struct run {
 	struct fk_symctx c;
@@ -30,8 +24,13 @@ struct run {
 	uint64_t *raddr;               /* distinct resolve addresses, sorted */
 	struct fk_u64map index;        /* resolve address -> index in raddr */
 	struct fk_rawres *raw;         /* phase one's result per address */
-	struct res *res;
+	struct fk_symres *res;
 	size_t n;
+	/* Where frames and their strings are made: the profile's, or with a
+	 * cache, the cache's string table for all (equal strings must stay
+	 * equal pointers) and its arena for the frames of cached modules. */
+	struct fk_strtab *strs;
+	struct fk_arena *arena;
 };
 
 static int nomem(struct run *r)
@@ -43,19 +42,19 @@ static const char *intern(struct run *r, const char *s, size_t n)
 {
 	if (n > FK_MAX_NAME)
 		n = FK_MAX_NAME;
-	return fk_strtab_intern(r->p->strs, s, n);
+	return fk_strtab_intern(r->strs, s, n);
 }
 
 /* A one-frame placeholder "base+0xADDR": the ELF virtual address in a
  * module that was read, else the file offset; just "base" when off is
  * UINT64_MAX. */
-static int placeholder(struct run *r, struct res *out, const char *base,
+static int placeholder(struct run *r, struct fk_symres *out, const char *base,
 		       uint64_t off)
 {
 	char buf[512];
 	int n = off == UINT64_MAX ? snprintf(buf, sizeof buf, "%.400s", base)
 		: snprintf(buf, sizeof buf, "%.400s+0x%llx", base, (unsigned long long)off);
-	struct fk_frame *f = fk_arena_alloc(r->p->arena, sizeof *f);
+	struct fk_frame *f = fk_arena_alloc(r->arena, sizeof *f);
 	if (!f || n < 0)
 		return nomem(r);
 	f->name = f->sysname = intern(r, buf, (size_t)n);
@@ -101,11 +100,11 @@ static void report_debug(struct run *r, struct fk_smod *m)
 		r->o->warn(r->o->warn_ctx, m->path, m->debug_why);
 }
 
-static int from_dwarf(struct run *r, struct fk_rawres *raw, struct res *out)
+static int from_dwarf(struct run *r, struct fk_rawres *raw, struct fk_symres *out)
 {
 	struct fk_dwframe *dw = raw->dw;
 	int n = raw->n;
-	struct fk_frame *f = fk_arena_alloc(r->p->arena, (size_t)n * sizeof *f);
+	struct fk_frame *f = fk_arena_alloc(r->arena, (size_t)n * sizeof *f);
 	if (!f)
 		return nomem(r);
 	for (int i = 0; i < n; i++) {
@@ -133,9 +132,9 @@ static int from_dwarf(struct run *r, struct fk_rawres *raw, struct res *out)
 	return 0;
 }
 
-static int from_symbol(struct run *r, const struct fk_rawres *raw, struct res *out)
+static int from_symbol(struct run *r, const struct fk_rawres *raw, struct fk_symres *out)
 {
-	struct fk_frame *f = fk_arena_alloc(r->p->arena, sizeof *f);
+	struct fk_frame *f = fk_arena_alloc(r->arena, sizeof *f);
 	if (!f)
 		return nomem(r);
 	if (set_names(r, f, raw->sym) != 0)
@@ -157,7 +156,12 @@ static struct fk_smod *module_of(struct run *r, const struct fk_mapping *mp,
 	struct fk_smod *m = fk_modmap_module(&r->c, mp);
 	if (m && m->state == FK_SMOD_NEW) {
 		char why[512];
-		int rc = fk_smod_open(m, why, sizeof why);
+		int rc = r->c.cache ? fk_symcache_take(r->c.cache, m) : 0;
+		if (rc == 1)
+			return m;
+		rc = rc < 0 ? -2 : fk_smod_open(m, why, sizeof why);
+		if (rc == 0 && r->c.cache && fk_symcache_track(r->c.cache, m) != 0)
+			rc = -2;
 		if (rc == -2) {
 			*fail = nomem(r);
 			return NULL;
@@ -221,6 +225,8 @@ static int lookup(struct run *r)
 	for (size_t i = 0; i < r->n; i++) {
 		v[n].mod = module_addr(r, r->raddr[i], &v[n].addr);
 		v[n].out = &r->raw[i];
+		if (v[n].mod && v[n].mod->centry && fk_symcache_get(v[n].mod, v[n].addr))
+			continue;
 		if (v[n].mod)
 			n++;
 	}
@@ -231,7 +237,7 @@ static int lookup(struct run *r)
 
 /* Drops the allocator functions inlined into the program's function at
  * the leaf of out, or marks out an allocator frame by its outermost one. */
-static void trim_alloc(struct run *r, struct res *out)
+static void trim_alloc(struct run *r, struct fk_symres *out)
 {
 	const struct fk_frame *outer = &out->frames[out->nframes - 1];
 	if (fk_alloc_is_frame(NULL, outer->name, outer->sysname)) {
@@ -250,10 +256,14 @@ static void trim_alloc(struct run *r, struct res *out)
 	}
 }
 
+static int resolve_module(struct run *r, struct fk_smod *m, uint64_t addr,
+			  struct fk_rawres *raw, struct fk_symres *out);
+
 /* Phase two for an address in a file: interns what phase one found (or
- * looks it up now, when phase one could not). */
+ * looks it up now, when phase one could not), or takes the frames the
+ * cache kept for it. */
 static int resolve_file(struct run *r, const struct fk_mapping *mp,
-			uint64_t raddr, struct fk_rawres *raw, struct res *out)
+			uint64_t raddr, struct fk_rawres *raw, struct fk_symres *out)
 {
 	int fail = 0;
 	struct fk_smod *m = module_of(r, mp, &fail);
@@ -265,6 +275,27 @@ static int resolve_file(struct run *r, const struct fk_mapping *mp,
 	out->alloc = fk_alloc_is_frame(m->base, NULL, NULL) ? 1 : 0;
 	if (m->state < FK_SMOD_OPEN || fk_modmap_addr(m, off, &addr) != 0)
 		return placeholder(r, out, m->base, off);
+	if (m->centry) {
+		const struct fk_symres *hit = fk_symcache_get(m, addr);
+		report_debug(r, m);
+		if (hit) {
+			*out = *hit;
+			return 0;
+		}
+		r->arena = fk_symcache_arena(r->c.cache);
+	}
+	int rc = resolve_module(r, m, addr, raw, out);
+	r->arena = r->p->arena;
+	/* A frame not kept is made again next time. */
+	if (rc == 0 && m->centry)
+		fk_symcache_put(m, addr, out);
+	return rc;
+}
+
+/* Phase two for module address addr of usable module m. */
+static int resolve_module(struct run *r, struct fk_smod *m, uint64_t addr,
+			  struct fk_rawres *raw, struct fk_symres *out)
+{
 	if (raw->kind == FK_RAW_NONE && fk_smod_lookup(m, addr, raw) != 0)
 		return nomem(r);
 	report_debug(r, m);
@@ -291,7 +322,7 @@ static int resolve_file(struct run *r, const struct fk_mapping *mp,
 static int resolve(struct run *r, size_t i)
 {
 	uint64_t raddr = r->raddr[i];
-	struct res *out = &r->res[i];
+	struct fk_symres *out = &r->res[i];
 	memset(out, 0, sizeof *out);
 	const struct fk_mapping *mp = fk_profile_map_of(r->p, raddr);
 	/* Outside every mapping: code of a module unloaded before the dump
@@ -318,7 +349,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct res *res_of(const struct run *r, uint64_t raddr)
+static const struct fk_symres *res_of(const struct run *r, uint64_t raddr)
 {
 	uint32_t i;
 	return (i = fk_u64map_get(&r->index, raddr)) != UINT32_MAX ? &r->res[i] : NULL;
@@ -331,28 +362,59 @@ static uint64_t raddr_of(const struct fk_stack *s, uint32_t i, uint32_t dropped)
 	return i + dropped == 0 ? s->addrs[i] : s->addrs[i] - 1;
 }
 
+/* A direct-mapped memo of the keys already added to a map: stacks repeat
+ * the same few addresses frame after frame (a 16k-stack heap has 574k
+ * frames and a few hundred distinct addresses), and a hit costs one
+ * compare instead of a hash-table probe. */
+#define MEMO_SLOTS 1024
+
+struct memo {
+	uint64_t key[MEMO_SLOTS];
+	unsigned char used[MEMO_SLOTS];
+};
+
+/* True when k was seen (passed here) before; else remembers it. */
+static int memo_seen(struct memo *m, uint64_t k)
+{
+	size_t h = (size_t)((k ^ (k >> 10) ^ (k >> 20)) & (MEMO_SLOTS - 1));
+	if (m->used[h] && m->key[h] == k)
+		return 1;
+	m->used[h] = 1;
+	m->key[h] = k;
+	return 0;
+}
+
 static int collect(struct run *r)
 {
 	struct fk_profile *p = r->p;
 	size_t cap = 0;
+	struct memo *memo = calloc(1, sizeof *memo);
+	if (!memo)
+		return nomem(r);
 	for (size_t i = 0; i < p->nstacks; i++) {
 		for (uint32_t j = 0; j < p->stacks[i].depth; j++) {
 			uint64_t a = raddr_of(&p->stacks[i], j, r->leaf_ret);
+			if (memo_seen(memo, a))
+				continue;
 			int rc = fk_u64map_add(&r->index, a, (uint32_t)r->n, NULL);
-			if (rc < 0)
-				return nomem(r);
 			if (rc == 0)
 				continue;
-			if (r->n == cap) {
+			if (rc > 0 && r->n == cap) {
 				cap = cap ? cap * 2 : 1024;
 				uint64_t *nv = realloc(r->raddr, cap * sizeof *nv);
-				if (!nv)
-					return nomem(r);
-				r->raddr = nv;
+				if (nv)
+					r->raddr = nv;
+				else
+					rc = -1;
+			}
+			if (rc < 0) {
+				free(memo);
+				return nomem(r);
 			}
 			r->raddr[r->n++] = a;
 		}
 	}
+	free(memo);
 	/* Resolve in address order: modules are visited in turn, and
 	 * warnings come out in a deterministic order. */
 	if (r->n > 1)
@@ -377,7 +439,7 @@ static int collect(struct run *r)
 
 struct keyed {
 	uint64_t key;
-	const struct res *res;
+	const struct fk_symres *res;
 };
 
 static int cmp_keyed(const void *a, const void *b)
@@ -425,11 +487,14 @@ static int store(struct run *r)
 	struct fk_u64map keys = { 0 };
 	struct keyed *v = NULL;
 	size_t n = 0, cap = 0;
-	int rc = 0;
+	struct memo *memo = calloc(1, sizeof *memo);
+	int rc = memo ? 0 : -1;
 	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct fk_stack *s = &p->stacks[i];
 		for (uint32_t j = 0; j < s->depth; j++) {
 			uint64_t key = fk_stack_key(s, j);
+			if (memo_seen(memo, key))
+				continue;
 			int added = fk_u64map_add(&keys, key, (uint32_t)n, NULL);
 			if (added == 0)
 				continue;
@@ -443,6 +508,7 @@ static int store(struct run *r)
 		}
 	}
 	free(dropped);
+	free(memo);
 	fk_u64map_release(&keys);
 	if (rc != 0) {
 		free(v);
@@ -519,6 +585,22 @@ static int set_debug_dirs(struct run *r)
 	return 0;
 }
 
+/* With a cache, the mappings of p that are the cache's own views of its
+ * modules' files (p is a dump of this very process). 0 or -1. */
+static int mark_own(struct run *r)
+{
+	const struct fk_profile *p = r->p;
+	if (!r->c.cache || p->nmaps == 0)
+		return 0;
+	r->c.own_map = calloc(p->nmaps, 1);
+	if (!r->c.own_map)
+		return -1;
+	for (size_t i = 0; i < p->nmaps; i++)
+		r->c.own_map[i] = p->maps[i].kind == FK_MAP_FILE &&
+				  fk_symcache_owns(r->c.cache, p->maps[i].start, p->maps[i].limit);
+	return 0;
+}
+
 int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 		 struct fk_err *err)
 {
@@ -531,13 +613,19 @@ int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 	r.c.p = p;
 	r.c.o = r.o;
 	r.c.elf_internals = fk_zsect_internals();
+	r.strs = p->strs;
+	r.arena = p->arena;
+	if (r.o->cache && fk_symcache_begin(r.o->cache, r.o) == 0) {
+		r.c.cache = r.o->cache;
+		r.strs = fk_symcache_strs(r.c.cache);
+	}
 	/* A profile symbolized before with its allocator frames dropped has
 	 * return addresses as leaves. */
 	r.leaf_ret = p->symbolized && !p->allocator_frames_kept;
 	int rc = -1;
 	if (set_debug_dirs(&r) != 0)
 		goto out;
-	if (fk_modmap_init(&r.c) != 0) {
+	if (fk_modmap_init(&r.c) != 0 || mark_own(&r) != 0) {
 		nomem(&r);
 		goto out;
 	}
@@ -547,9 +635,12 @@ int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 	p->allocator_frames_kept = r.o->keep_allocator_frames ? 1 : 0;
 	rc = 0;
 out:
+	if (r.c.cache)
+		fk_symcache_end(r.c.cache, &r.c);
 	for (size_t i = 0; i < r.c.nmods; i++)
 		fk_smod_release(&r.c.mods[i]);
 	fk_modmap_release(&r.c);
+	free(r.c.own_map);
 	for (size_t i = 0; i < r.c.ndebug_dirs; i++)
 		free(r.c.debug_dirs[i]);
 	free(r.c.debug_dirs);

@@ -253,6 +253,15 @@ enum fk_smod_state {
 					* debug files reported (symbolize.c) */
 };
 
+/* The identity of a file opened, from fstat: a file replaced on disk (a
+ * new inode, or rewritten in place) differs in one of these. */
+struct fk_fileid {
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec;
+};
+
+struct fk_symcache_ent;
+
 struct fk_smod {
 	const char *path;              /* interned, as in the maps */
 	const char *base;              /* short name for "base+0x..." */
@@ -271,6 +280,8 @@ struct fk_smod {
 	struct fk_dwline *dw_opened;   /* FK_SMOD_LISTED to _TABLED, or NULL */
 	struct fk_dwline *dw;          /* from FK_SMOD_READY, or NULL */
 	void *cfi;                     /* unwind table, built on first use */
+	struct fk_fileid id;           /* of the file opened (FK_SMOD_OPEN on) */
+	struct fk_symcache_ent *centry; /* its cache entry during a call, or NULL */
 };
 
 /* What a module gives for an address before any name is interned: the
@@ -289,6 +300,12 @@ struct fk_rawres {
 	uint32_t line;
 	uint64_t start;                /* START: module address */
 };
+
+/* Fills *id from descriptor fd; 0 or -1. */
+int fk_smod_fileid(int fd, struct fk_fileid *id);
+
+/* Sets libdwfl's user data of usable m's module to m (after m moved). */
+void fk_smod_rehome(struct fk_smod *m);
 
 /* Opens m (FK_SMOD_NEW) once: checks its ELF against the dump's mappings
  * and any known build-id, reports it to libdwfl. Returns 0 (FK_SMOD_OPEN),
@@ -321,6 +338,11 @@ struct fk_symctx {
 	size_t nmods;
 	struct fk_u64map bypath;       /* interned path's address -> index in mods */
 	int elf_internals;             /* fk_zsect_internals(), read once */
+	struct fk_symcache *cache;     /* o->cache when usable, or NULL */
+	unsigned char *own_map;        /* per p->maps index, 1: a view of a file
+					  the cache made (fk_symcache_owns),
+					  no part of loading; or NULL */
+	size_t cache_names;            /* frames kept in the cache this call */
 };
 
 /* Creates one module per distinct file path of p's maps. 0 or -1 (ENOMEM). */
@@ -347,6 +369,49 @@ int fk_modmap_addr(const struct fk_smod *m, uint64_t fileoff, uint64_t *addr);
 
 /* Frees the module list of c (its modules released first, fk_smod_release). */
 void fk_modmap_release(struct fk_symctx *c);
+
+/* ---- symcache.c: modules and resolved frames kept between calls ---- */
+
+/* What one address resolves to, before it is stored per key. */
+struct fk_symres {
+	const struct fk_frame *frames;
+	uint32_t nframes;
+	unsigned placeholder : 1;
+	unsigned alloc : 1;              /* an allocator function's frame */
+};
+
+/* Starts a call with options o: empties c when they differ from the last
+ * call's, drops the resolved frames when they hold too much (so frames
+ * and strings handed out by the last call may be freed here). 0, or -1
+ * when out of memory (c is then empty and still usable). */
+int fk_symcache_begin(struct fk_symcache *c, const struct fk_symbolize_opts *o);
+
+/* The string table and arena frames of cached modules are made in. */
+struct fk_strtab *fk_symcache_strs(struct fk_symcache *c);
+struct fk_arena *fk_symcache_arena(struct fk_symcache *c);
+
+/* Gives m (FK_SMOD_NEW, of context m->ctx) the module an entry holds when
+ * it matches m's path, file and mappings in m->ctx->p, and returns 1 (m is
+ * then usable, m->centry set); 0 when none matches (a stale one is
+ * dropped), -1 when out of memory. */
+int fk_symcache_take(struct fk_symcache *c, struct fk_smod *m);
+
+/* Makes an entry for m, just opened (usable), to receive it at the end of
+ * the call; 0, or -1 when out of memory (m then goes uncached). */
+int fk_symcache_track(struct fk_symcache *c, struct fk_smod *m);
+
+/* The frames cached for module address addr of m (m->centry set), or
+ * NULL. */
+const struct fk_symres *fk_symcache_get(const struct fk_smod *m, uint64_t addr);
+
+/* Keeps res (frames in the cache's arena and strings) for addr of m;
+ * 0, or -1 when out of memory (then not kept). */
+int fk_symcache_put(struct fk_smod *m, uint64_t addr, const struct fk_symres *res);
+
+/* Ends a call: every module of ctx with an entry goes back to the cache
+ * (usable ones) or is released (those found unusable during the call);
+ * their slots in ctx are emptied. Then evicts down to the budget. */
+void fk_symcache_end(struct fk_symcache *c, struct fk_symctx *ctx);
 
 /* ---- modpool.c: looks addresses up on a few threads ---- */
 

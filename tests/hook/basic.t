@@ -89,12 +89,21 @@ like "jeprof-raw says the server's sentence" "$(cat "$T/jr.err")" "HTTP 400: unk
 s=$(cu "$U/internal/heap/settings")
 like "dumps are counted" "$s" '"dumps_served":([3-9]|[1-9][0-9])[,}]'
 like "time since activation is reported" "$s" '"active_seconds":[0-9]'
+like "the module cache holds the modules" "$s" '"cache_modules":[1-9]'
+like "repeated requests reuse them" "$s" '"cache_hits":[1-9]'
+# The cache's own views of the files it keeps are no part of a dump: read
+# elsewhere, the dump's maps must still fit the files.
+cu "$U/internal/heap?format=raw" >"$T/cached.raw"
+"$B/symbolize" "$T/cached.raw" >"$T/cached.sym" 2>"$T/cached.err"
+check "a raw dump taken with the cache full symbolizes offline" grep -q hog_grow_cache "$T/cached.sym"
+check "with no module refused" [ ! -s "$T/cached.err" ]
 
 s=$(cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false")
 like "disable answers enabled false" "$s" '"enabled":false'
 s=$(cu "$U/internal/heap/settings")
 like "settings says false after disable" "$s" '"enabled":false'
 like "no activation time once disabled" "$s" '"active_seconds":null'
+like "disabling frees the module cache" "$s" '"cache_modules":0,"cache_bytes":0,'
 # Stop, then look: what was sampled stays served, and stops growing.
 cu "$U/internal/heap?format=raw" >"$T/off1"
 is "heap after disable is 200 (stop, then look)" "$(code)" 200
@@ -155,9 +164,9 @@ is "the library exports only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")
 like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib(/[a-z0-9_-]+)? -lflamekit-hook *$'
 check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
 
-# The same over a unix socket.
+# The same over a unix socket, with the module cache turned off.
 sock=$T/hook.sock
-start_host "unix:$sock"
+start_host "unix:$sock" FLAMEKIT_CACHE_MB=0
 check "unix socket created" wait_http --unix-socket "$sock" http://localhost/internal/heap/settings
 s=$(cu --unix-socket "$sock" http://localhost/internal/heap/settings)
 like "settings over a unix socket" "$s" '"enabled":false'
@@ -165,6 +174,12 @@ cu --unix-socket "$sock" -X POST -H 'X-Flamekit: 1' "http://localhost/internal/h
 host_cmd "grow 20" '^grown 20'
 "$B/jeprof-raw" "unix:$sock" >"$T/ufetched" 2>"$T/ujr.err"
 check "jeprof-raw unix:PATH fetches a dump" grep -q '^MAPPED_LIBRARIES:' "$T/ufetched"
+cu --unix-socket "$sock" http://localhost/internal/heap?format=folded >"$T/uf1"
+cu --unix-socket "$sock" http://localhost/internal/heap?format=folded >"$T/uf2"
+check "without the cache the profile still names hog_grow_cache" grep -q hog_grow_cache "$T/uf2"
+like "FLAMEKIT_CACHE_MB=0: no cache at all" \
+	"$(cu --unix-socket "$sock" http://localhost/internal/heap/settings)" \
+	'"cache_modules":0,"cache_bytes":0,"cache_hits":0,"cache_misses":0'
 check "host exits cleanly (unix)" stop_host
 check "the unix socket file is removed at exit" [ ! -e "$sock" ]
 "$B/jeprof-raw" "unix:$sock" >/dev/null 2>"$T/ujr.err"; st=$?
