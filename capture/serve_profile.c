@@ -322,12 +322,7 @@ int fk_serve_series(struct fk_profile *p, uint32_t ncols,
 		return fk_err_set(err, FK_EUNSUPP, 0, "a timeline is a flame page or folded");
 	if (fk_symbolize(p, &so, err) < 0 || !(se = fk_series_enc_new(ncols, err)))
 		return -1;
-	for (uint32_t k = 0; k < ncols && rc == 0; k++) {
-		struct fk_snapmeta meta;
-
-		set(ctx, k, p, &meta);
-		rc = fk_series_enc_add(se, k, p, &meta, err);
-	}
+	rc = fk_series_enc_add_all(se, p, set, ctx, err);
 	if (rc == 0 && (rc = mb_open(&m, err)) == 0) {
 		rc = fk_series_enc_write(se, m.f, err);
 		rc = mb_close(&m, rc, out, len, err);

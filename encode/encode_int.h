@@ -105,6 +105,16 @@ int fk_foldacc_endv(struct fk_foldacc *acc, const int64_t *values, struct fk_err
  * write error. */
 int fk_foldacc_write(struct fk_foldacc *acc, FILE *out, struct fk_err *err);
 
+/* Adds to acc (made with ncols columns) every stack of p once, its value
+ * in column k what fk_folded_write gives it (unbiased in-use bytes,
+ * rounded alike) after set(ctx, k, p) has given p's stacks the counts of
+ * snapshot k: a series folded in one naming pass. Stacks with no value in
+ * any column are left out. Returns 0, or -1 with err. */
+struct fk_profile;
+int fk_folded_series(struct fk_profile *p, uint32_t ncols,
+		     void (*set)(void *ctx, uint32_t k, struct fk_profile *p), void *ctx,
+		     struct fk_foldacc *acc, struct fk_err *err);
+
 /* The frame of a sample or stack that has no frames at all (a bare "@"
  * line in a dump, a pprof sample without locations). */
 #define FK_ENC_NO_STACK "[no stack]"

@@ -6,6 +6,7 @@
 #include "encode_int.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t pick(const struct fk_profile *p, const struct fk_folded_opts *o,
@@ -199,6 +200,58 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	if (rc == 0)
 		rc = fk_foldacc_write(acc, out, err);
 	fk_foldacc_free(acc);
+	fk_enc_rounders_release(&rs);
+	fk_namecache_release(&cache);
+	return rc;
+}
+
+int fk_folded_series(struct fk_profile *p, uint32_t ncols,
+		     void (*set)(void *ctx, uint32_t k, struct fk_profile *p), void *ctx,
+		     struct fk_foldacc *acc, struct fk_err *err)
+{
+	struct fk_enc_rounders rs;
+	struct fk_namecache cache;
+	size_t n = p->nstacks;
+	int64_t *v;
+	int rc = 0;
+
+	if (ncols == 0 || n > SIZE_MAX / ncols / sizeof *v ||
+	    !(v = calloc(n ? n * ncols : 1, sizeof *v)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	fk_enc_rounders_init(&rs, ncols);
+	fk_namecache_init(&cache);
+	/* Column by column, the values fk_folded_write gives each snapshot:
+	 * the same rounders per leaf function, visited in stack order. */
+	for (uint32_t k = 0; k < ncols && rc == 0; k++) {
+		set(ctx, k, p);
+		for (size_t i = 0; i < n; i++) {
+			const struct fk_stack *st = &p->stacks[i];
+			struct fk_enc_rounder *r;
+
+			if (st->c.objs == 0 && st->c.bytes == 0)
+				continue;
+			if (!(r = fk_enc_rounders_of(&rs, p, st))) {
+				rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+				break;
+			}
+			v[i * ncols + k] = fk_enc_round_next(&r[k], fk_unbias(p, &st->c).bytes);
+		}
+	}
+	/* Then each stack named once, with its value in every snapshot. */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const int64_t *row = &v[i * ncols];
+		uint32_t k = 0;
+
+		while (k < ncols && row[k] == 0)
+			k++;
+		if (k == ncols)
+			continue;
+		fk_foldacc_begin(acc);
+		rc = add_frames(p, acc, &cache, &p->stacks[i], err);
+		if (rc == 0)
+			rc = fk_foldacc_endv(acc, row, err);
+	}
+	free(v);
 	fk_enc_rounders_release(&rs);
 	fk_namecache_release(&cache);
 	return rc;

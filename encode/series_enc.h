@@ -36,6 +36,16 @@ int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_pro
 int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *text,
 			     size_t len, const struct fk_snapmeta *m, struct fk_err *err);
 
+/* Adds every snapshot at once from one profile p whose stacks are those
+ * of all snapshots: for each k, set() gives p's stacks the counts of
+ * snapshot k (and its period) and fills its metadata m. The same output
+ * as fk_series_enc_add of each snapshot's own profile, with each stack
+ * named once rather than once a snapshot. Returns 0, or -1 with err. */
+int fk_series_enc_add_all(struct fk_series_enc *s, struct fk_profile *p,
+			  void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+				      struct fk_snapmeta *m),
+			  void *ctx, struct fk_err *err);
+
 /* Writes the series: the header lines, then every stack with its value in
  * each snapshot, sorted bytewise. Every column must have been added.
  * Returns 0, or -1 with err. */

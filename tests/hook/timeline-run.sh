@@ -28,6 +28,8 @@ for cmd in "grow 16" "grow 16" "grow 16" "spike 96" unspike "grow 16" "grow 16" 
 	i=0; while [ "$(grep -c '^ok$' "$dir/answers")" -lt $n ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	c -X POST -H 'X-Flamekit: 1' http://localhost/internal/heap/snapshot >/dev/null
 done
+# Sampling off: no snapshot comes between the three fetches (stop, then look).
+c -X POST -H 'X-Flamekit: 1' "http://localhost/internal/heap/settings?enabled=false" >/dev/null
 c -o "$dir/timeline.svg" http://localhost/internal/heap/timeline
 c -o "$dir/timeline.folded" "http://localhost/internal/heap/timeline?format=folded"
 c -o "$dir/timeline.json" "http://localhost/internal/heap/timeline?format=json"

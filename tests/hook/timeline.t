@@ -29,14 +29,14 @@ port=$(free_port)
 U=http://127.0.0.1:$port
 rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/host.out; : >"$HOST_OUT"
 mkdir -p "$T/dumps"
-env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=1 \
+env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0 \
 	MALLOC_CONF="prof:true,prof_active:false,prof_accum:true,lg_prof_sample:12,prof_prefix:$T/dumps/series,lg_prof_interval:20" \
 	"$B/series-prog" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
 HOST_PID=$!; PIDS="$PIDS $HOST_PID"
 exec 3>"$T/in"
 check "host serves" wait_http "$U/internal/heap/settings"
 s=$(cu "$U/internal/heap/settings")
-is "settings: interval 1 s from FLAMEKIT_SNAPSHOT_S" "$(jfield "$s" snapshot_seconds)" 1
+is "settings: no interval snapshots with FLAMEKIT_SNAPSHOT_S=0" "$(jfield "$s" snapshot_seconds)" 0
 is "settings: the default budget, 64 MiB" "$(jfield "$s" snapshot_budget)" 67108864
 is "settings: no snapshot while sampling is off" "$(jfield "$s" snapshots)" 0
 cu "$U/internal/heap/timeline" >/dev/null
@@ -46,17 +46,14 @@ is "POST snapshot without the header is refused" "$(code)" 403
 cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=true" >/dev/null
 is "sampling on" "$(code)" 200
 
-# Interval snapshots come by themselves: wait for two (an event, capped).
-i=0
-while [ "$(jq_py 'len(s)')" -lt 2 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-check "interval snapshots are taken ($(jq_py 'len(s)'))" [ "$(jq_py 'sum(1 for x in s if x["why"] == "interval")')" -ge 2 ]
 check "grow the cache 1 MiB" step "grow 16"
 check "snapshot on request" snap
 check "grow the cache 1 MiB more" step "grow 16"
 check "snapshot on request" snap
 first=$(jq_py 's[0]["id"]')
 check "spike: 6 MiB in spike_alloc" step "spike 96"
-# The hook's thread sees stats.allocated pass its maximum by 10 %.
+# The hook's thread sees stats.allocated pass its maximum by 10 % (no
+# interval snapshot here to take the spike first).
 i=0
 while [ "$(jq_py 'sum(1 for x in s if x["why"] == "peak" and x["sampled_bytes"] > 6000000)')" -lt 1 ] && [ $i -lt 300 ]; do
 	sleep 0.1; i=$((i + 1))
@@ -151,22 +148,33 @@ is "offline: the growth's top site is grow_cache, as the hook's" "$(sed -n 2p "$
 port=$(free_port)
 U=http://127.0.0.1:$port
 rm -f "$T/in"; mkfifo "$T/in"; : >"$HOST_OUT"; nok=0
-env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0 FLAMEKIT_SNAPSHOT_MB=1 \
+env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0.5 FLAMEKIT_SNAPSHOT_MB=1 \
 	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
 	"$B/hook-bench-prog" stacks 9 <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
 HOST_PID=$!; PIDS="$PIDS $HOST_PID"
 exec 3>"$T/in"
 check "a host with 512 stacks serves" wait_http "$U/internal/heap/settings"
+# Interval snapshots come by themselves: wait for two (an event, capped).
+i=0
+while [ "$(jq_py 'len(s)')" -lt 2 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+is "settings: interval 0.5 s from FLAMEKIT_SNAPSHOT_S" "$(jfield "$(cu "$U/internal/heap/settings")" snapshot_seconds)" 0.5
+check "interval snapshots are taken by themselves ($(jq_py 'len(s)'))" \
+	[ "$(jq_py 'sum(1 for x in s if x["why"] == "interval")')" -ge 2 ]
 k=0
 while [ $k -lt 150 ]; do snap || break; k=$((k + 1)); done
 is "150 snapshots requested" "$k" 150
+# Interval snapshots stop with sampling: the newest is then the last asked.
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false" >/dev/null
+snap
+newest=$(jq_py 's[-1]["id"]')
 s=$(cu "$U/internal/heap/settings")
 check "the ring stays within its 1 MiB ($(jfield "$s" snapshot_bytes) bytes)" [ "$(jfield "$s" snapshot_bytes)" -le 1048576 ]
 check "it thinned ($(jfield "$s" snapshots) left)" [ "$(jfield "$s" snapshots)" -lt 150 ]
 is "the first snapshot is kept" "$(jq_py 's[0]["id"]')" 1
-is "the newest is kept" "$(jq_py 's[-1]["id"]')" 150
+is "the newest is kept" "$(jq_py 's[-1]["id"]')" "$newest"
+check "ids went past 150 (interval snapshots among them)" [ "$newest" -gt 151 ]
 curl -s --max-time 60 "$U/internal/heap/timeline" >"$T/thin.svg"
-check "the timeline of the thinned ring is served ($(head -c 200 "$T/thin.svg"))" xmllint --noout "$T/thin.svg"
+check "the timeline of the thinned ring is served" xmllint --noout "$T/thin.svg"
 exec 3>&-
 
 echo "1..$tn"

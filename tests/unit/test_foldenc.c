@@ -14,6 +14,7 @@
 #include "series_enc.h"
 #include "symprof.h"
 #include "t.h"
+#include "input.h"
 
 static const char sym_text[] =
 	"--- symbol\n"
@@ -249,8 +250,87 @@ static void test_series_enc(void)
 	fk_series_enc_free(s);
 }
 
+/* Snapshot k of the series test: every stack's counts times k + 1, the
+ * third stack absent from snapshot 1, and the period varying. */
+static void scale_counts(struct fk_profile *p, const struct fk_counts *orig, uint32_t k)
+{
+	for (size_t i = 0; i < p->nstacks; i++) {
+		p->stacks[i].c = orig[i];
+		p->stacks[i].c.objs *= k + 1;
+		p->stacks[i].c.bytes *= k + 1;
+		if (k == 1 && i == 2)
+			p->stacks[i].c.objs = p->stacks[i].c.bytes = 0;
+	}
+	p->period = k == 2 ? 512 : 4096;
+}
+
+struct all_test {
+	const struct fk_counts *orig;
+};
+
+static void all_set(void *ctx, uint32_t k, struct fk_profile *p, struct fk_snapmeta *m)
+{
+	const struct all_test *t = ctx;
+	char id[8];
+
+	scale_counts(p, t->orig, k);
+	snprintf(id, sizeof id, "s%u", k);
+	fk_series_meta_init(m, id);
+}
+
+static char *series_text(struct fk_series_enc *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *ms = open_memstream(&text, &len);
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	if (fk_series_enc_write(s, ms, &err) < 0)
+		printf("# series write failed: %s\n", err.msg);
+	fclose(ms);
+	return text;
+}
+
+/* fk_series_enc_add_all gives what adding each snapshot's own profile
+ * gives: the same names, values and rounding. */
+static void test_series_all(void)
+{
+	struct fk_profile *p = fk_profile_new("t");
+	struct fk_counts orig[8];
+	struct fk_series_enc *one, *all;
+	struct fk_err err;
+	struct all_test t = { orig };
+
+	fk_err_init(&err, "t");
+	if (!p || fk_profile_parse(p, sym_text, strlen(sym_text), &err) < 0 || p->nstacks > 8) {
+		T_OK(0, "the series test profile parses (%s)", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < p->nstacks; i++)
+		orig[i] = p->stacks[i].c;
+	one = fk_series_enc_new(3, &err);
+	all = fk_series_enc_new(3, &err);
+	for (uint32_t k = 0; one && k < 3; k++) {
+		struct fk_snapmeta m;
+
+		all_set(&t, k, p, &m);
+		T_OK(fk_series_enc_add(one, k, p, &m, &err) == 0, "snapshot %u on its own", k);
+	}
+	T_OK(all && fk_series_enc_add_all(all, p, all_set, &t, &err) == 0, "all at once (%s)", err.msg);
+	char *a = one ? series_text(one) : NULL, *b = all ? series_text(all) : NULL;
+	T_OK(a && b && strcmp(a, b) == 0 && strstr(a, "main;f_outer;f_leaf 8256 16512 3268"),
+	     "all at once equals one by one:\n%s---\n%s", a ? a : "", b ? b : "");
+	free(a);
+	free(b);
+	fk_series_enc_free(one);
+	fk_series_enc_free(all);
+	fk_profile_free(p);
+}
+
 int main(void)
 {
+	test_series_all();
 	test_acc();
 	test_to_folded();
 	test_dump_seq();
