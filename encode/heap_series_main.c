@@ -14,6 +14,10 @@
 #include "series_enc.h"
 #include "symbolize.h"
 
+/* What the module cache may hold while a series is read: the modules of a
+ * large program and its libraries with their DWARF indexes. */
+#define SERIES_CACHE_BYTES ((size_t)512 << 20)
+
 static const char usage_text[] =
 	"usage: heap-series [--sysroot DIR] [--debug-dir DIR]... [--keep-order]\n"
 	"                   [--mtime] [-o FILE] DUMP...\n"
@@ -128,16 +132,17 @@ int main(int argc, char **argv)
 	fk_err_init(&err, NULL);
 	if (!(s = fk_series_enc_new((uint32_t)nd, &err)))
 		fk_die_err(&err);
+	/* One module cache for the series: a module is opened and its names
+	 * are resolved once, however many dumps map it (each dump's maps are
+	 * still checked against the file). A profile's names live in the
+	 * cache until the next call, by when they are in the series. */
+	so.cache = fk_symcache_new(SERIES_CACHE_BYTES);
 	for (i = 0; i < nd; i++) {
 		struct fk_profile *p = fk_cli_load(d[i].path);
 		struct fk_snapmeta m;
 		char id[32];
 
 		fk_err_init(&err, p->source);
-		/* Each dump with its own maps, its modules opened again for
-		 * each: symbolize's module cache (fk_symcache, in the works),
-		 * set once in so before this loop, is all it takes to share
-		 * them. */
 		if (!p->symbolized && fk_symbolize(p, &so, &err) < 0)
 			fk_die_err(&err);
 		snprintf(id, sizeof id, "%llu", (unsigned long long)d[i].seq);
@@ -156,6 +161,7 @@ int main(int argc, char **argv)
 	fk_err_init(&err, NULL);
 	fk_cli_commit_out(&out, fk_series_enc_write(s, out.fp, &err), &err);
 	fk_series_enc_free(s);
+	fk_symcache_free(so.cache);
 	for (i = 0; i < warned.n; i++)
 		free(warned.mods[i]);
 	free(warned.mods);
