@@ -157,13 +157,14 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->nodes = fk_big_alloc(t->capnodes * sizeof *t->nodes);
 	t->ctabmask = 2047;
 	t->ctab = calloc(t->ctabmask + 1, sizeof *t->ctab);
-	t->cappath = 64;
+	t->cappath = t->capscan = 64;
 	t->path = malloc(t->cappath * sizeof *t->path);
-	t->fend = malloc(t->cappath * sizeof *t->fend);
-	t->fhash = malloc(t->cappath * sizeof *t->fhash);
+	t->fend = malloc(t->capscan * sizeof *t->fend);
+	t->fhash = malloc(t->capscan * sizeof *t->fhash);
+	t->nid = malloc(t->capscan * sizeof *t->nid);
 	t->strs = fk_arena_new();
 	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend ||
-	    !t->fhash) {
+	    !t->fhash || !t->nid) {
 		fk_tree_release(t);
 		return oom(err);
 	}
@@ -190,6 +191,7 @@ void fk_tree_release(struct fk_tree *t)
 	free(t->path);
 	free(t->fend);
 	free(t->fhash);
+	free(t->nid);
 	free(t->uses);
 	memset(t, 0, sizeof *t);
 }
@@ -391,17 +393,14 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 	return id;
 }
 
-static int grow_path(struct fk_tree *t)
+/* The names side's per-frame arrays, doubled. */
+static int grow_scan(struct fk_tree *t)
 {
-	size_t cap = t->cappath * 2;
-	uint32_t *p = realloc(t->path, cap * sizeof *p);
-	size_t *e;
+	size_t cap = t->capscan * 2;
+	size_t *e = realloc(t->fend, cap * sizeof *e);
 	uint64_t *hs;
+	uint32_t *ids;
 
-	if (!p)
-		return -1;
-	t->path = p;
-	e = realloc(t->fend, cap * sizeof *e);
 	if (!e)
 		return -1;
 	t->fend = e;
@@ -409,7 +408,11 @@ static int grow_path(struct fk_tree *t)
 	if (!hs)
 		return -1;
 	t->fhash = hs;
-	t->cappath = cap;
+	ids = realloc(t->nid, cap * sizeof *ids);
+	if (!ids)
+		return -1;
+	t->nid = ids;
+	t->capscan = cap;
 	return 0;
 }
 
@@ -475,42 +478,47 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 	return 0;
 }
 
-int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
-		     int base, uint64_t lineno, struct fk_err *err)
+int fk_tree_scan(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		 uint64_t lineno, size_t *firstp, size_t *endp, struct fk_err *err)
 {
 	size_t depth = 0, pos = 0, first, d;
-	uint32_t cur = 0;
 
-	if (v < 0)
+	if (v < 0) {
+		t->prev = NULL;
 		return fk_err_set(err, FK_ESYNTAX, lineno, "negative value '%lld'",
 				  (long long)v);
+	}
 	if (t->reverse) {
 		/* Frames leaf first: walk the line backwards. */
-		size_t endp = n;
+		size_t stop = n;
+		t->prev = NULL;
 		for (;;) {
-			size_t b = endp;
+			size_t b = stop;
 			uint32_t nm;
 			while (b > 0 && s[b - 1] != ';')
 				b--;
-			if (++depth > FK_MAX_DEPTH_ANY)
+			if (depth >= FK_MAX_DEPTH_ANY)
 				return fk_err_set(err, FK_ELIMIT, lineno,
 						  "more than %d frames", FK_MAX_DEPTH_ANY);
-			nm = intern(t, s + b, endp - b, hash_bytes(s + b, endp - b));
-			if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
+			if (depth == t->capscan && grow_scan(t) < 0)
 				return oom(err);
+			nm = intern(t, s + b, stop - b, hash_bytes(s + b, stop - b));
+			if (nm == UINT32_MAX)
+				return oom(err);
+			t->nid[depth++] = nm;
 			if (b == 0)
 				break;
-			endp = b - 1;
+			stop = b - 1;
 		}
-		t->prev = NULL;
-		return add_value(t, cur, v, base, lineno, err);
+		*firstp = 0;
+		*endp = depth;
+		return 0;
 	}
 	if (t->prev) {
 		size_t m = n < t->prevlen ? n : t->prevlen;
 		size_t c = common_prefix(s, t->prev, m);
 		while (depth < t->prevdepth && t->fend[depth] <= c &&
 		       (t->fend[depth] == n || s[t->fend[depth]] == ';')) {
-			cur = t->path[depth];
 			pos = t->fend[depth] + 1;
 			depth++;
 		}
@@ -526,7 +534,7 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 			return fk_err_set(err, FK_ELIMIT, lineno,
 					  "more than %d frames", FK_MAX_DEPTH_ANY);
 		}
-		if (d == t->cappath && grow_path(t) < 0) {
+		if (d == t->capscan && grow_scan(t) < 0) {
 			t->prev = NULL;
 			return oom(err);
 		}
@@ -548,17 +556,50 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 	for (depth = first; depth < d; depth++) {
 		uint32_t nm = intern(t, s + pos, t->fend[depth] - pos, t->fhash[depth]);
 
-		if (nm == UINT32_MAX || !(cur = child(t, cur, nm))) {
+		if (nm == UINT32_MAX) {
 			t->prev = NULL;
 			return oom(err);
 		}
-		t->path[depth] = cur;
+		t->nid[depth] = nm;
 		pos = t->fend[depth] + 1;
 	}
 	t->prev = s;
 	t->prevlen = n;
-	t->prevdepth = depth;
+	t->prevdepth = d;
+	*firstp = first;
+	*endp = d;
+	return 0;
+}
+
+int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k,
+		  int64_t v, int base, uint64_t lineno, struct fk_err *err)
+{
+	uint32_t cur = first ? t->path[first - 1] : 0;
+	size_t j;
+
+	while (first + k > t->cappath) {
+		uint32_t *p = realloc(t->path, t->cappath * 2 * sizeof *p);
+		if (!p)
+			return oom(err);
+		t->path = p;
+		t->cappath *= 2;
+	}
+	for (j = 0; j < k; j++) {
+		if (!(cur = child(t, cur, ids[j])))
+			return oom(err);
+		t->path[first + j] = cur;
+	}
 	return add_value(t, cur, v, base, lineno, err);
+}
+
+int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		     int base, uint64_t lineno, struct fk_err *err)
+{
+	size_t first, end;
+
+	if (fk_tree_scan(t, s, n, v, lineno, &first, &end, err) < 0)
+		return -1;
+	return fk_tree_place(t, first, t->nid + first, end - first, v, base, lineno, err);
 }
 
 int fk_tree_add_frames(struct fk_tree *t, const char *const *names,

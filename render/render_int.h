@@ -46,15 +46,36 @@ struct fk_centry {
 	uint32_t parent, name, id;
 };
 
-/* The merged tree of all stacks added. */
+/* The merged tree of all stacks added. Its fields come in two sides: the
+ * names side (the name table and the scan of the previous line), which
+ * fk_tree_scan uses, and the nodes side, which fk_tree_place uses. While a
+ * file is read on a second thread (flame.c), that thread owns the names
+ * side and the caller the nodes side, so the two are kept a cache line
+ * apart (a line written by one and read by the other moves between the
+ * cores at every write). */
 struct fk_tree {
+	/* ---- the names side ---- */
 	struct fk_arena *strs;         /* the names' bytes */
 	struct fk_fname *names;
 	uint32_t nnames, capnames;
 	struct fk_nentry *ntab;        /* name hash table */
 	uint32_t ntabmask;
-	uint32_t *uses;                /* nodes of each name (after finish) */
+	int flamechart, reverse;
 
+	/* The previous line's frames, to skip re-looking-up a shared prefix
+	 * (sorted folded input shares most of each line with the last).
+	 * prev is borrowed from the caller: reset it when the buffer goes. */
+	const char *prev;
+	size_t prevlen, prevdepth;
+	size_t *fend;                  /* end offset of each frame of prev */
+	uint64_t *fhash;               /* hash of each new frame of a line */
+	uint32_t *nid;                 /* name id of each new frame of a line */
+	size_t capscan;
+
+	char apart[64];
+
+	/* ---- the nodes side ---- */
+	uint32_t *uses;                /* nodes of each name (after finish) */
 	struct fk_fnode *nodes;
 	uint32_t nnodes, capnodes;
 	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty;
@@ -79,18 +100,10 @@ struct fk_tree {
 	int64_t *xself;
 	size_t capx;                   /* nodes xself has room for */
 	int64_t xgrand[FK_MAX_COLUMNS];
-	int flamechart, reverse;
 	int threads;                   /* finish may rank names on a second thread */
 	enum fk_flame_sort sort;
 
-	/* The previous line's frames, to skip re-looking-up a shared prefix
-	 * (sorted folded input shares most of each line with the last).
-	 * prev is borrowed from the caller: reset it when the buffer goes. */
-	const char *prev;
-	size_t prevlen, prevdepth;
-	uint32_t *path;                /* node of each frame of prev */
-	size_t *fend;                  /* end offset of each frame of prev */
-	uint64_t *fhash;               /* hash of each new frame of a line */
+	uint32_t *path;                /* node of each frame of the last line placed */
 	size_t cappath;
 };
 
@@ -106,6 +119,21 @@ void fk_tree_release(struct fk_tree *t);
  * with err at lineno. */
 int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		     int base, uint64_t lineno, struct fk_err *err);
+
+/* fk_tree_add_line in two halves, which may run on two threads (the
+ * names side and the nodes side of struct fk_tree), called in the same
+ * order for the same lines. fk_tree_scan checks v, finds the line's frames
+ * and interns the names of those not shared with the previous line
+ * scanned: their ids are t->nid[*first .. *end). 0, or -1 with err at
+ * lineno (and t->prev reset). */
+int fk_tree_scan(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		 uint64_t lineno, size_t *first, size_t *end, struct fk_err *err);
+
+/* Adds to the tree the line whose first `first` frames are those of the
+ * last line placed and whose next k frames are named ids[0..k), with
+ * value v (>= 0) as fk_tree_add_line does. 0, or -1 with err at lineno. */
+int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k,
+		  int64_t v, int base, uint64_t lineno, struct fk_err *err);
 
 /* Same for frames given as separate strings (copied). */
 int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
