@@ -155,6 +155,11 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	 * for its first 65536 nodes (the kernel aligns the mapping). */
 	t->capnodes = FK_HUGE_PAGE / sizeof *t->nodes;
 	t->nodes = fk_big_alloc(t->capnodes * sizeof *t->nodes);
+	t->manybits = calloc(t->capnodes / 64, sizeof *t->manybits);
+	t->capuses = 1024;
+	t->uses = calloc(t->capuses, sizeof *t->uses);
+	t->capseveral = 1024;
+	t->several = malloc(t->capseveral * sizeof *t->several);
 	t->ctabmask = 2047;
 	t->ctab = calloc(t->ctabmask + 1, sizeof *t->ctab);
 	t->cappath = t->capscan = 64;
@@ -164,7 +169,7 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->nid = malloc(t->capscan * sizeof *t->nid);
 	t->strs = fk_arena_new();
 	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend ||
-	    !t->fhash || !t->nid) {
+	    !t->fhash || !t->nid || !t->manybits || !t->uses || !t->several) {
 		fk_tree_release(t);
 		return oom(err);
 	}
@@ -173,6 +178,7 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->nnames = 1;
 	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
 	t->nnodes = 1;
+	t->uses[0] = 1;
 	return 0;
 }
 
@@ -193,6 +199,8 @@ void fk_tree_release(struct fk_tree *t)
 	free(t->fhash);
 	free(t->nid);
 	free(t->uses);
+	free(t->manybits);
+	free(t->several);
 	memset(t, 0, sizeof *t);
 }
 
@@ -276,13 +284,18 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 	return id;
 }
 
-/* While the tree is built, a node's total counts its children. A node
- * with at most FEW_KIDS children is searched by its child list; only the
- * children of wider nodes go into the child table. Most nodes of a heap
- * profile have one child, so most lookups and inserts then touch no table
- * at all (perf on bench/gen-synth.py's input: the table's cache misses and
- * page faults were a third of render-flame's time). */
+/* A node with at most FEW_KIDS children is searched by its child list;
+ * only the children of wider nodes go into the child table (and the node
+ * into manybits). Most nodes of a heap profile have one child, so most
+ * lookups and inserts then touch no table at all (perf on
+ * bench/gen-synth.py's input: the table's cache misses and page faults
+ * were a third of render-flame's time). */
 #define FEW_KIDS 4
+
+static int many(const struct fk_tree *t, uint32_t n)
+{
+	return (int)(t->manybits[n >> 6] >> (n & 63)) & 1;
+}
 
 /* Doubles the child table. Its entries hold their keys, so only the old
  * table is read, not the node array (perf: walking all the nodes on every
@@ -311,12 +324,16 @@ static int rehash_children(struct fk_tree *t)
 	return 0;
 }
 
+/* What finishing would otherwise walk every node for is kept as nodes
+ * are made (on the thread placing lines, which waits for the reader
+ * anyway): each name's uses and the nodes with several children. */
 static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 {
 	struct fk_fnode *nd;
-	uint32_t id;
+	uint32_t id, old;
 
 	if (t->nnodes == t->capnodes) {
+		uint64_t *mb;
 		if (t->capnodes > UINT32_MAX / 4)
 			return 0;
 		nd = fk_big_resize(t->nodes, (size_t)t->capnodes * sizeof *nd,
@@ -324,8 +341,34 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 		if (!nd)
 			return 0;
 		t->nodes = nd;
+		mb = realloc(t->manybits, (size_t)t->capnodes * 2 / 64 * sizeof *mb);
+		if (!mb)
+			return 0;
+		memset(mb + t->capnodes / 64, 0, (size_t)t->capnodes / 64 * sizeof *mb);
+		t->manybits = mb;
 		t->capnodes *= 2;
 	}
+	if (name >= t->capuses) {
+		uint32_t cap = t->capuses * 2 > name ? t->capuses * 2 : name + 1;
+		uint32_t *u = realloc(t->uses, (size_t)cap * sizeof *u);
+		if (!u)
+			return 0;
+		memset(u + t->capuses, 0, (size_t)(cap - t->capuses) * sizeof *u);
+		t->uses = u;
+		t->capuses = cap;
+	}
+	old = t->nodes[parent].child;
+	if (old && !t->nodes[old].next) {
+		if (t->nseveral == t->capseveral) {
+			uint32_t *sv = realloc(t->several, (size_t)t->capseveral * 2 * sizeof *sv);
+			if (!sv)
+				return 0;
+			t->several = sv;
+			t->capseveral *= 2;
+		}
+		t->several[t->nseveral++] = parent;
+	}
+	t->uses[name]++;
 	id = t->nnodes++;
 	nd = &t->nodes[id];
 	nd->name = name;
@@ -333,10 +376,9 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 	nd->child = 0;
 	/* Newest first while building: the head is the last one added, which
 	 * is what a flame chart merges with. */
-	nd->next = t->nodes[parent].child;
+	nd->next = old;
 	nd->self = nd->total = 0;
 	t->nodes[parent].child = id;
-	t->nodes[parent].total++;
 	return id;
 }
 
@@ -368,18 +410,20 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 		return id;
 	if (t->flamechart)
 		return new_node(t, parent, name);
-	if (t->nodes[parent].total <= FEW_KIDS) {
-		uint32_t c;
-		for (c = id ? t->nodes[id].next : 0; c; c = t->nodes[c].next)
+	if (!many(t, parent)) {
+		uint32_t c, k = id != 0;
+		for (c = id ? t->nodes[id].next : 0; c; c = t->nodes[c].next, k++)
 			if (t->nodes[c].name == name)
 				return c;
 		if (!(id = new_node(t, parent, name)))
 			return 0;
 		/* The parent just became wide: its children go into the table. */
-		if (t->nodes[parent].total == FEW_KIDS + 1)
+		if (k + 1 == FEW_KIDS + 1) {
+			t->manybits[parent >> 6] |= (uint64_t)1 << (parent & 63);
 			for (c = id; c; c = t->nodes[c].next)
 				if (ctab_put(t, parent, t->nodes[c].name, c) < 0)
 					return 0;
+		}
 		return id;
 	}
 	h = hash_pair(parent, name) & t->ctabmask;
@@ -589,7 +633,16 @@ int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k
 			return oom(err);
 		t->path[first + j] = cur;
 	}
-	return add_value(t, cur, v, base, lineno, err);
+	if (add_value(t, cur, v, base, lineno, err) < 0)
+		return -1;
+	/* The new profile's totals, summed here rather than up the whole
+	 * tree when finishing (a walk of every node on one thread). */
+	if (!base) {
+		t->nodes[0].total += v;
+		for (j = 0; j < first + k; j++)
+			t->nodes[t->path[j]].total += v;
+	}
+	return 0;
 }
 
 int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
@@ -627,5 +680,11 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 		if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
 			return oom(err);
 	}
-	return add_value(t, cur, v, base, 0, err);
+	if (add_value(t, cur, v, base, 0, err) < 0)
+		return -1;
+	for (; !base && cur; cur = t->nodes[cur].parent)
+		t->nodes[cur].total += v;
+	if (!base)
+		t->nodes[0].total += v;
+	return 0;
 }

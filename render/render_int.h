@@ -75,9 +75,13 @@ struct fk_tree {
 	char apart[64];
 
 	/* ---- the nodes side ---- */
-	uint32_t *uses;                /* nodes of each name (after finish) */
-	struct fk_fnode *nodes;
+	uint32_t *uses;                /* nodes of each name */
+	uint32_t capuses;
+	struct fk_fnode *nodes;        /* totals are summed as lines are added */
 	uint32_t nnodes, capnodes;
+	uint64_t *manybits;            /* nodes whose children are in ctab */
+	uint32_t *several;             /* nodes with two children or more */
+	uint32_t nseveral, capseveral;
 	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty;
 	                                  only children of nodes with many (layout.c) */
 	uint32_t ctabmask, nctab;

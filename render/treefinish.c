@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Finishing the merged stack tree (layout.c builds it): totals summed up
- * the tree, a diff's base columns, names ranked in byte order once (on a
- * second thread when allowed), and every node's children put in order. */
+/* Finishing the merged stack tree (layout.c builds it, summing the new
+ * profile's totals): a diff's base columns summed up the tree, names
+ * ranked in byte order once (on a second thread when allowed), and every
+ * node's children put in order. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,8 +220,8 @@ static int order_children(struct fk_tree *t, uint32_t i, uint32_t **tmp, size_t 
 
 int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 {
-	uint32_t i, w, n = t->nnodes, nwide = 0;
-	uint32_t *tmp = NULL, *wide;
+	uint32_t i, w, n = t->nnodes;
+	uint32_t *tmp = NULL;
 	size_t tcap = 0;
 	struct rank_job rj = { t, 0 };
 	pthread_t th;
@@ -235,38 +236,28 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 
 	if (t->has_base && diff_columns(t, n) < 0)
 		return oom(err);
-	/* While building, a node's total counted its children: note the
-	 * nodes with several (the only ones whose children need ordering) and
-	 * each name's uses before the totals replace the counts. */
-	wide = malloc((size_t)n * sizeof *wide);
-	free(t->uses);
-	/* A small array of its own: the counting is random access. */
-	t->uses = calloc(t->nnames, sizeof *t->uses);
-	if (!wide || !t->uses) {
-		free(wide);
-		return oom(err);
+	/* Names no node uses (from lines skipped after their names were
+	 * read) have no count yet. */
+	if (t->capuses < t->nnames) {
+		uint32_t *u = realloc(t->uses, (size_t)t->nnames * sizeof *u);
+		if (!u)
+			return oom(err);
+		memset(u + t->capuses, 0, (size_t)(t->nnames - t->capuses) * sizeof *u);
+		t->uses = u;
+		t->capuses = t->nnames;
 	}
+	/* The new profile's totals were summed as lines were added; a diff's
+	 * base and visible totals are summed up the tree here. */
 	threaded = t->threads && pthread_create(&th, NULL, rank_thread, &rj) == 0;
-	for (i = 0; i < n; i++) {
-		if (t->nodes[i].total >= 2)
-			wide[nwide++] = i;
-		t->uses[t->nodes[i].name]++;
-		t->nodes[i].total = t->nodes[i].self;
-	}
-	for (i = n - 1; i > 0; i--) {
+	for (i = n - 1; t->has_base && i > 0; i--) {
 		uint32_t p = t->nodes[i].parent;
-		t->nodes[p].total += t->nodes[i].total;
-		if (t->has_base) {
-			t->btotal[p] += t->btotal[i];
-			/* New and base totals fit; their mix may not. */
-			if (__builtin_add_overflow(t->vtotal[p], t->vtotal[i],
-						   &t->vtotal[p])) {
-				if (threaded)
-					pthread_join(th, NULL);
-				free(wide);
-				return fk_err_set(err, FK_ELIMIT, 0, "total exceeds %lld",
-						  (long long)INT64_MAX);
-			}
+		t->btotal[p] += t->btotal[i];
+		/* New and base totals fit; their mix may not. */
+		if (__builtin_add_overflow(t->vtotal[p], t->vtotal[i], &t->vtotal[p])) {
+			if (threaded)
+				pthread_join(th, NULL);
+			return fk_err_set(err, FK_ELIMIT, 0, "total exceeds %lld",
+					  (long long)INT64_MAX);
 		}
 	}
 
@@ -275,19 +266,15 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 		pthread_join(th, NULL);
 	else
 		rj.rc = rank_names(t);
-	if (rj.rc < 0) {
-		free(wide);
+	if (rj.rc < 0)
 		return oom(err);
-	}
 	sort_tree = t;
-	for (w = 0; w < nwide; w++) {
-		if (order_children(t, wide[w], &tmp, &tcap) < 0) {
+	for (w = 0; w < t->nseveral; w++) {
+		if (order_children(t, t->several[w], &tmp, &tcap) < 0) {
 			free(tmp);
-			free(wide);
 			return oom(err);
 		}
 	}
 	free(tmp);
-	free(wide);
 	return 0;
 }
