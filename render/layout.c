@@ -139,6 +139,9 @@ static uint64_t hash_pair(uint32_t a, uint32_t b)
 	return h ^ (h >> 31);
 }
 
+/* Words of a bitmap of n bits. */
+#define BITWORDS(n) (((size_t)(n) + 63) / 64)
+
 static int oom(struct fk_err *err)
 {
 	return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
@@ -155,7 +158,7 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	 * for its first 65536 nodes (the kernel aligns the mapping). */
 	t->capnodes = FK_HUGE_PAGE / sizeof *t->nodes;
 	t->nodes = fk_big_alloc(t->capnodes * sizeof *t->nodes);
-	t->manybits = calloc(t->capnodes / 64, sizeof *t->manybits);
+	t->manybits = calloc(BITWORDS(t->capnodes), sizeof *t->manybits);
 	t->capuses = 1024;
 	t->uses = calloc(t->capuses, sizeof *t->uses);
 	t->capseveral = 1024;
@@ -341,10 +344,11 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 		if (!nd)
 			return 0;
 		t->nodes = nd;
-		mb = realloc(t->manybits, (size_t)t->capnodes * 2 / 64 * sizeof *mb);
+		mb = realloc(t->manybits, BITWORDS((size_t)t->capnodes * 2) * sizeof *mb);
 		if (!mb)
 			return 0;
-		memset(mb + t->capnodes / 64, 0, (size_t)t->capnodes / 64 * sizeof *mb);
+		memset(mb + BITWORDS(t->capnodes), 0,
+		       (BITWORDS((size_t)t->capnodes * 2) - BITWORDS(t->capnodes)) * sizeof *mb);
 		t->manybits = mb;
 		t->capnodes *= 2;
 	}
