@@ -167,12 +167,13 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->ctab = calloc(t->ctabmask + 1, sizeof *t->ctab);
 	t->cappath = t->capscan = 64;
 	t->path = malloc(t->cappath * sizeof *t->path);
+	t->pacc = calloc(t->cappath, sizeof *t->pacc);
 	t->fend = malloc(t->capscan * sizeof *t->fend);
 	t->fhash = malloc(t->capscan * sizeof *t->fhash);
 	t->nid = malloc(t->capscan * sizeof *t->nid);
 	t->strs = fk_arena_new();
 	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend ||
-	    !t->fhash || !t->nid || !t->manybits || !t->uses || !t->several) {
+	    !t->fhash || !t->nid || !t->pacc || !t->manybits || !t->uses || !t->several) {
 		fk_tree_release(t);
 		return oom(err);
 	}
@@ -198,6 +199,7 @@ void fk_tree_release(struct fk_tree *t)
 	free(t->vself);
 	free(t->vtotal);
 	free(t->path);
+	free(t->pacc);
 	free(t->fend);
 	free(t->fhash);
 	free(t->nid);
@@ -619,6 +621,26 @@ int fk_tree_scan(struct fk_tree *t, const char *s, size_t n, int64_t v,
 	return 0;
 }
 
+/* The totals of the nodes of the last line placed from depth d on get
+ * what was added below them, each passing it to its parent: a node's
+ * total is summed once it leaves the path, not at every line (the lines
+ * of bench/render.sh's input share 30 frames with the one before). */
+static void close_path(struct fk_tree *t, size_t d)
+{
+	while (t->plen > d) {
+		size_t k = --t->plen;
+		t->nodes[t->path[k]].total += t->pacc[k];
+		if (k)
+			t->pacc[k - 1] += t->pacc[k];
+		t->pacc[k] = 0;
+	}
+}
+
+void fk_tree_close(struct fk_tree *t)
+{
+	close_path(t, 0);
+}
+
 int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k,
 		  int64_t v, int base, uint64_t lineno, struct fk_err *err)
 {
@@ -627,24 +649,32 @@ int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k
 
 	while (first + k > t->cappath) {
 		uint32_t *p = realloc(t->path, t->cappath * 2 * sizeof *p);
+		int64_t *a;
 		if (!p)
 			return oom(err);
 		t->path = p;
+		if (!(a = realloc(t->pacc, t->cappath * 2 * sizeof *a)))
+			return oom(err);
+		memset(a + t->cappath, 0, t->cappath * sizeof *a);
+		t->pacc = a;
 		t->cappath *= 2;
 	}
+	/* The frames after the shared ones leave the path. */
+	close_path(t, first);
 	for (j = 0; j < k; j++) {
 		if (!(cur = child(t, cur, ids[j])))
 			return oom(err);
 		t->path[first + j] = cur;
 	}
+	t->plen = first + k;
 	if (add_value(t, cur, v, base, lineno, err) < 0)
 		return -1;
-	/* The new profile's totals, summed here rather than up the whole
-	 * tree when finishing (a walk of every node on one thread). */
-	if (!base) {
+	/* The new profile's totals: the root's now, the others' when their
+	 * node leaves the path (close_path), not summed up the whole tree
+	 * when finishing (a walk of every node on one thread). */
+	if (!base && t->plen) {
 		t->nodes[0].total += v;
-		for (j = 0; j < first + k; j++)
-			t->nodes[t->path[j]].total += v;
+		t->pacc[t->plen - 1] += v;
 	}
 	return 0;
 }

@@ -108,7 +108,8 @@ struct fk_tree {
 	enum fk_flame_sort sort;
 
 	uint32_t *path;                /* node of each frame of the last line placed */
-	size_t cappath;
+	int64_t *pacc;                 /* value not yet in the total of path[d] */
+	size_t cappath, plen;
 };
 
 /* Sets up an empty tree with its root. Returns 0 or -1 with err. */
@@ -138,6 +139,10 @@ int fk_tree_scan(struct fk_tree *t, const char *s, size_t n, int64_t v,
  * value v (>= 0) as fk_tree_add_line does. 0, or -1 with err at lineno. */
 int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k,
 		  int64_t v, int base, uint64_t lineno, struct fk_err *err);
+
+/* Puts in the totals what fk_tree_place still holds back (fk_tree_finish
+ * does it; before, the totals of the last line's frames lag). */
+void fk_tree_close(struct fk_tree *t);
 
 /* Same for frames given as separate strings (copied). */
 int fk_tree_add_frames(struct fk_tree *t, const char *const *names,

@@ -282,6 +282,7 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 	pthread_t th;
 	int threaded, rc;
 
+	fk_tree_close(t);
 	/* The lookup tables are done with: their memory serves what follows
 	 * (fewer fresh pages to fault in). */
 	free(t->ctab);
