@@ -104,7 +104,8 @@ struct fk_tree {
 	int64_t *xself;
 	size_t capx;                   /* nodes xself has room for */
 	int64_t xgrand[FK_MAX_COLUMNS];
-	int threads;                   /* finish may rank names on a second thread */
+	int threads;                   /* finish may rank names and order children
+	                                  on a second thread */
 	enum fk_flame_sort sort;
 
 	uint32_t *path;                /* node of each frame of the last line placed */
