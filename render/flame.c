@@ -2,8 +2,10 @@
 /* The flame graph entry points (flame.h): collect folded stacks into the
  * merged tree, then lay out and write the SVG page. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "folded.h"
@@ -169,6 +171,63 @@ void fk_flame_free(struct fk_flame *f)
 	free(f);
 }
 
+/* The values of line l: the first column in *vp, the others in xv, and
+ * in *lenp the length of the stack text without them. 0, or -1 with err. */
+static int line_values(const struct fk_flame *f, const struct fk_folded_line *l,
+		       size_t *lenp, int64_t *vp, int64_t *xv, struct fk_err *err)
+{
+	size_t len = l->len;
+	int64_t v = l->value;
+	uint32_t c;
+
+	*lenp = len;
+	*vp = v;
+	if (f->t.ncols <= 1)
+		return 0;
+	/* Multi-column: the reader took the last value; the others end the
+	 * stack text, separated by blanks. */
+	c = f->t.ncols - 1;
+	xv[c - 1] = v;
+	if (v < 0)
+		return fk_err_set(err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
+				  (long long)v);
+	while (c-- > 0) {
+		size_t e = len, s;
+		while (e > 0 && (l->stack[e - 1] == ' ' || l->stack[e - 1] == '\t'))
+			e--;
+		s = e;
+		while (s > 0 && l->stack[s - 1] != ' ' && l->stack[s - 1] != '\t')
+			s--;
+		if (s == 0 || fk_parse_i64(l->stack + s, e - s, c ? &xv[c - 1] : &v) < 0)
+			return fk_err_set(err, FK_ESYNTAX, l->lineno,
+					  "expected %u values on the line", f->t.ncols);
+		if ((c ? xv[c - 1] : v) < 0)
+			/* Before the tree makes the line's frames. */
+			return fk_err_set(err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
+					  (long long)(c ? xv[c - 1] : v));
+		len = s;
+	}
+	while (len > 0 && (l->stack[len - 1] == ' ' || l->stack[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return fk_err_set(err, FK_ESYNTAX, l->lineno, "empty stack");
+	*lenp = len;
+	*vp = v;
+	return 0;
+}
+
+/* A bad line (a syntax error) is told about and skipped with --skip-bad:
+ * whether rc, err is that case (then err is told and reset). */
+static int skipped(const struct fk_flame *f, int rc, struct fk_err *err)
+{
+	if (rc == 0 || err->code != FK_ESYNTAX || !f->o.skip_bad)
+		return 0;
+	if (f->o.warn)
+		f->o.warn(f->o.warn_ctx, err);
+	fk_err_init(err, err->path);
+	return 1;
+}
+
 struct addctx {
 	struct fk_flame *f;
 	int base;
@@ -179,59 +238,17 @@ static int add_one(void *ctx, const struct fk_folded_line *l)
 {
 	struct addctx *a = ctx;
 	struct fk_flame *f = a->f;
-	size_t len = l->len;
-	int64_t v = l->value;
-	int rc = 0;
+	size_t len;
+	int64_t v;
+	int rc = line_values(f, l, &len, &v, f->xv, a->err);
 
-	/* Multi-column: the reader took the last value; the others end the
-	 * stack text, separated by blanks. */
-	if (f->t.ncols > 1) {
-		uint32_t c = f->t.ncols - 1;
-		f->xv[c - 1] = v;
-		if (v < 0) {
-			rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
-					(long long)v);
-			c = 0;
-		}
-		while (c-- > 0) {
-			size_t e = len, s;
-			while (e > 0 && (l->stack[e - 1] == ' ' || l->stack[e - 1] == '\t'))
-				e--;
-			s = e;
-			while (s > 0 && l->stack[s - 1] != ' ' && l->stack[s - 1] != '\t')
-				s--;
-			if (s == 0 || fk_parse_i64(l->stack + s, e - s, c ? &f->xv[c - 1] : &v) < 0) {
-				rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno,
-						"expected %u values on the line", f->t.ncols);
-				break;
-			}
-			if ((c ? f->xv[c - 1] : v) < 0) {
-				/* Before the tree makes the line's frames. */
-				rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "negative value '%lld'",
-						(long long)(c ? f->xv[c - 1] : v));
-				break;
-			}
-			len = s;
-		}
-		while (rc == 0 && len > 0 && (l->stack[len - 1] == ' ' || l->stack[len - 1] == '\t'))
-			len--;
-		if (rc == 0 && len == 0)
-			rc = fk_err_set(a->err, FK_ESYNTAX, l->lineno, "empty stack");
-	}
 	if (rc == 0) {
 		f->t.xv = f->t.ncols > 1 ? f->xv : NULL;
 		rc = fk_tree_add_line(&f->t, l->stack, len, v, a->base, l->lineno, a->err);
 		f->t.xv = NULL;
 	}
-
 	/* A bad value (negative) is a bad line like any other. */
-	if (rc < 0 && a->err->code == FK_ESYNTAX && a->f->o.skip_bad) {
-		if (a->f->o.warn)
-			a->f->o.warn(a->f->o.warn_ctx, a->err);
-		fk_err_init(a->err, a->err->path);
-		return 0;
-	}
-	return rc;
+	return skipped(f, rc, a->err) ? 0 : rc;
 }
 
 static void bad_one(void *ctx, const struct fk_err *e)
@@ -264,16 +281,19 @@ int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
 	return rc;
 }
 
-int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
+/* Reads fd to its end in pieces (so memory does not grow with the input's
+ * size) and calls fn for each line, fn_bad for each malformed one, as
+ * fk_folded_each_from does. 0 or -1 with err. */
+static int read_fd(struct fk_flame *f, int fd, int base,
+		   int (*fn)(void *ctx, const struct fk_folded_line *l),
+		   void (*fn_bad)(void *ctx, const struct fk_err *e), void *ctx,
+		   struct fk_err *err)
 {
-	struct addctx a = { f, base, err };
 	size_t cap = 1 << 20, have = 0, done, total = 0;
 	uint64_t lineno = 0;
 	char *buf;
 	int rc = -1, eof = 0, first = 1;
 
-	if (f->finished)
-		return fk_err_set(err, FK_EUNSUPP, 0, "graph already written");
 	if (!(buf = malloc(cap)))
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	while (!eof) {
@@ -337,8 +357,8 @@ int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
 			}
 		}
 		f->t.prev = NULL;
-		if (fk_folded_each_from(buf, done, &lineno, f->o.skip_bad, add_one,
-					bad_one, &a, err) < 0)
+		if (fk_folded_each_from(buf, done, &lineno, f->o.skip_bad, fn, fn_bad, ctx,
+					err) < 0)
 			goto out;
 		f->t.prev = NULL;
 		memmove(buf, buf + done, have - done);
@@ -349,6 +369,265 @@ out:
 	f->t.prev = NULL;
 	free(buf);
 	return rc;
+}
+
+/* A file read on a second thread (fk_flame_opts.threads): the reader
+ * reads, splits and scans the lines (fk_tree_scan, the names side of the
+ * tree) while the caller places them (fk_tree_place, the nodes side), in
+ * the same order, so the tree is the one a single thread makes, byte for
+ * byte. Lines go over in a ring of blocks of records: a line is its first
+ * shared frame, its new frames' count, line number and values, then its
+ * new frames' name ids; a warning is RD_WARN and an index into the block's
+ * errors, told by the caller in line order. (perf on bench/gen-synth.py's
+ * input: reading and scanning are half of building the tree.) */
+#define RD_BLOCKS 8
+#define RD_WORDS 16384
+#define RD_WARN UINT32_MAX
+#define RD_HEAD 6
+
+_Static_assert(RD_WORDS >= RD_HEAD + 2 * FK_MAX_COLUMNS + FK_MAX_DEPTH_ANY,
+	       "a block holds the longest line");
+
+struct rd_block {
+	uint32_t w[RD_WORDS];
+	size_t n;
+	struct fk_err *errs;           /* the warnings of the block's lines */
+	size_t nerr, caperr;
+	int full;                      /* the reader is done with it, the caller not */
+	int last;                      /* the reader's last: it stopped after it */
+	int failed;                    /* ... with its error rd.err */
+};
+
+struct rd {
+	struct fk_flame *f;
+	int fd, base;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct rd_block *b;
+	unsigned wi;                   /* the block the reader fills */
+	int stop;                      /* the caller failed: stop reading */
+	int nomem;
+	struct fk_err err;             /* the reader's */
+	int64_t xv[FK_MAX_COLUMNS];
+};
+
+/* Hands the filled block over and takes the next one when it is free.
+ * -1 when the caller said stop. */
+static int rd_send(struct rd *r, int last)
+{
+	struct rd_block *b;
+	int stop;
+
+	pthread_mutex_lock(&r->mu);
+	r->b[r->wi].full = 1;
+	r->b[r->wi].last = last;
+	pthread_cond_broadcast(&r->cv);
+	r->wi = (r->wi + 1) % RD_BLOCKS;
+	b = &r->b[r->wi];
+	while (!last && b->full && !r->stop)
+		pthread_cond_wait(&r->cv, &r->mu);
+	stop = r->stop;
+	pthread_mutex_unlock(&r->mu);
+	if (last || stop)
+		return -1;
+	/* Free: the reader's now. */
+	b->n = 0;
+	b->nerr = 0;
+	return 0;
+}
+
+/* Room for n more words in the block being filled. */
+static int rd_room(struct rd *r, size_t n)
+{
+	if (r->b[r->wi].n + n <= RD_WORDS)
+		return 0;
+	return rd_send(r, 0);
+}
+
+static int rd_warn(struct rd *r, const struct fk_err *e)
+{
+	struct rd_block *b;
+
+	if (rd_room(r, 2) < 0)
+		return -1;
+	b = &r->b[r->wi];
+	if (b->nerr == b->caperr) {
+		size_t cap = b->caperr ? b->caperr * 2 : 16;
+		struct fk_err *p = realloc(b->errs, cap * sizeof *p);
+		if (!p) {
+			r->nomem = 1;
+			return -1;
+		}
+		b->errs = p;
+		b->caperr = cap;
+	}
+	b->errs[b->nerr] = *e;
+	b->w[b->n++] = RD_WARN;
+	b->w[b->n++] = (uint32_t)b->nerr++;
+	return 0;
+}
+
+static void rd_bad(void *ctx, const struct fk_err *e)
+{
+	rd_warn(ctx, e);
+}
+
+static int rd_line(void *ctx, const struct fk_folded_line *l)
+{
+	struct rd *r = ctx;
+	struct fk_flame *f = r->f;
+	size_t len, first, end, nx = f->t.ncols > 1 ? f->t.ncols - 1 : 0, c;
+	int64_t v;
+	uint32_t *w;
+	int rc;
+
+	if (r->nomem)
+		return fk_err_set(&r->err, FK_ENOMEM, 0, "out of memory");
+	rc = line_values(f, l, &len, &v, r->xv, &r->err);
+	if (rc == 0)
+		rc = fk_tree_scan(&f->t, l->stack, len, v, l->lineno, &first, &end, &r->err);
+	if (rc < 0) {
+		if (r->err.code != FK_ESYNTAX || !f->o.skip_bad)
+			return -1;
+		if (rd_warn(r, &r->err) < 0)
+			return -1;
+		fk_err_init(&r->err, r->err.path);
+		return 0;
+	}
+	if (rd_room(r, RD_HEAD + 2 * nx + (end - first)) < 0)
+		return -1;
+	w = r->b[r->wi].w + r->b[r->wi].n;
+	w[0] = (uint32_t)first;
+	w[1] = (uint32_t)(end - first);
+	memcpy(w + 2, &l->lineno, 8);
+	memcpy(w + 4, &v, 8);
+	for (c = 0; c < nx; c++)
+		memcpy(w + RD_HEAD + 2 * c, &r->xv[c], 8);
+	memcpy(w + RD_HEAD + 2 * nx, f->t.nid + first, (end - first) * sizeof *w);
+	r->b[r->wi].n += RD_HEAD + 2 * nx + (end - first);
+	return 0;
+}
+
+static void *rd_main(void *arg)
+{
+	struct rd *r = arg;
+	int rc = read_fd(r->f, r->fd, r->base, rd_line, rd_bad, r, &r->err);
+
+	if (rc < 0 && r->nomem)
+		fk_err_set(&r->err, FK_ENOMEM, 0, "out of memory");
+	r->b[r->wi].failed = rc < 0;
+	rd_send(r, 1);
+	return NULL;
+}
+
+/* Places the lines of block b, tells its warnings. 0 or -1 with err. */
+static int rd_place(struct fk_flame *f, const struct rd_block *b, int base,
+		    struct fk_err *err)
+{
+	size_t i = 0, nx = f->t.ncols > 1 ? f->t.ncols - 1 : 0, c, k;
+	int64_t xv[FK_MAX_COLUMNS], v;
+	uint64_t lineno;
+	int rc;
+
+	while (i < b->n) {
+		const uint32_t *w = b->w + i;
+		if (w[0] == RD_WARN) {
+			if (f->o.warn)
+				f->o.warn(f->o.warn_ctx, &b->errs[w[1]]);
+			i += 2;
+			continue;
+		}
+		k = w[1];
+		memcpy(&lineno, w + 2, 8);
+		memcpy(&v, w + 4, 8);
+		for (c = 0; c < nx; c++)
+			memcpy(&xv[c], w + RD_HEAD + 2 * c, 8);
+		f->t.xv = nx ? xv : NULL;
+		rc = fk_tree_place(&f->t, w[0], w + RD_HEAD + 2 * nx, k, v, base, lineno, err);
+		f->t.xv = NULL;
+		if (rc < 0 && !skipped(f, rc, err))
+			return -1;
+		i += RD_HEAD + 2 * nx + k;
+	}
+	return 0;
+}
+
+/* fk_flame_add_fd with a reader thread. 1 when no thread could start
+ * (nothing done), else 0 or -1 with err. */
+static int add_fd_threaded(struct fk_flame *f, int fd, int base, struct fk_err *err)
+{
+	struct rd *r = calloc(1, sizeof *r);
+	pthread_t th;
+	unsigned ri = 0, i;
+	int rc = 0, last = 0;
+
+	if (!r || !(r->b = malloc(RD_BLOCKS * sizeof *r->b))) {
+		free(r);
+		return 1;
+	}
+	for (i = 0; i < RD_BLOCKS; i++) {
+		r->b[i].n = r->b[i].nerr = r->b[i].caperr = 0;
+		r->b[i].errs = NULL;
+		r->b[i].full = r->b[i].last = r->b[i].failed = 0;
+	}
+	r->f = f;
+	r->fd = fd;
+	r->base = base;
+	fk_err_init(&r->err, err->path);
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	if (pthread_create(&th, NULL, rd_main, r) != 0) {
+		rc = 1;
+		goto out;
+	}
+	while (!last) {
+		struct rd_block *b = &r->b[ri];
+
+		pthread_mutex_lock(&r->mu);
+		while (!b->full)
+			pthread_cond_wait(&r->cv, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+		rc = rd_place(f, b, base, err);
+		if (rc == 0 && b->failed) {
+			*err = r->err;
+			rc = -1;
+		}
+		last = b->last;
+		pthread_mutex_lock(&r->mu);
+		b->full = 0;
+		if (rc < 0)
+			r->stop = last = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		ri = (ri + 1) % RD_BLOCKS;
+	}
+	pthread_join(th, NULL);
+out:
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	for (i = 0; i < RD_BLOCKS; i++)
+		free(r->b[i].errs);
+	free(r->b);
+	free(r);
+	f->t.prev = NULL;
+	return rc;
+}
+
+int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err)
+{
+	struct addctx a = { f, base, err };
+	struct stat st;
+
+	if (f->finished)
+		return fk_err_set(err, FK_EUNSUPP, 0, "graph already written");
+	/* A regular file only: a pipe may block the reader after the caller
+	 * failed, and the caller waits for it. */
+	if (f->o.threads && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		int rc = add_fd_threaded(f, fd, base, err);
+		if (rc <= 0)
+			return rc;
+	}
+	return read_fd(f, fd, base, add_one, bad_one, &a, err);
 }
 
 int fk_flame_add_stack(struct fk_flame *f, const char *const *names,

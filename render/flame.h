@@ -39,7 +39,8 @@ struct fk_flame_opts {
 	unsigned negate : 1;           /* differential: swap the grew/shrank colours */
 	unsigned normalize : 1;        /* differential: scale the base to the new total */
 	unsigned skip_bad : 1;         /* bad lines are warned about and skipped */
-	unsigned threads : 1;          /* may start a second thread to write the page
+	unsigned threads : 1;          /* may start second threads to read a file,
+	                                  finish the tree and write the page
 	                                  (render-flame; not the hook, whose threads
 	                                  must not be sampled by jemalloc) */
 	/* Told about each skipped line when skip_bad (may be NULL). */
@@ -67,7 +68,8 @@ int fk_flame_add_folded(struct fk_flame *f, const char *data, size_t len,
 			int base, struct fk_err *err);
 
 /* The same, reading the open file descriptor fd to its end in pieces (so
- * memory does not grow with the input's size). fd is not closed. */
+ * memory does not grow with the input's size); a regular file is read on
+ * a second thread when the options allow threads. fd is not closed. */
 int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err);
 
 /* Adds one stack of n frames, root first (names[i] of lens[i] bytes,

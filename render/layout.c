@@ -139,6 +139,9 @@ static uint64_t hash_pair(uint32_t a, uint32_t b)
 	return h ^ (h >> 31);
 }
 
+/* Words of a bitmap of n bits. */
+#define BITWORDS(n) (((size_t)(n) + 63) / 64)
+
 static int oom(struct fk_err *err)
 {
 	return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
@@ -155,15 +158,22 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	 * for its first 65536 nodes (the kernel aligns the mapping). */
 	t->capnodes = FK_HUGE_PAGE / sizeof *t->nodes;
 	t->nodes = fk_big_alloc(t->capnodes * sizeof *t->nodes);
+	t->manybits = calloc(BITWORDS(t->capnodes), sizeof *t->manybits);
+	t->capuses = 1024;
+	t->uses = calloc(t->capuses, sizeof *t->uses);
+	t->capseveral = 1024;
+	t->several = malloc(t->capseveral * sizeof *t->several);
 	t->ctabmask = 2047;
 	t->ctab = calloc(t->ctabmask + 1, sizeof *t->ctab);
-	t->cappath = 64;
+	t->cappath = t->capscan = 64;
 	t->path = malloc(t->cappath * sizeof *t->path);
-	t->fend = malloc(t->cappath * sizeof *t->fend);
-	t->fhash = malloc(t->cappath * sizeof *t->fhash);
+	t->pacc = calloc(t->cappath, sizeof *t->pacc);
+	t->fend = malloc(t->capscan * sizeof *t->fend);
+	t->fhash = malloc(t->capscan * sizeof *t->fhash);
+	t->nid = malloc(t->capscan * sizeof *t->nid);
 	t->strs = fk_arena_new();
 	if (!t->strs || !t->names || !t->ntab || !t->nodes || !t->ctab || !t->path || !t->fend ||
-	    !t->fhash) {
+	    !t->fhash || !t->nid || !t->pacc || !t->manybits || !t->uses || !t->several) {
 		fk_tree_release(t);
 		return oom(err);
 	}
@@ -172,6 +182,7 @@ int fk_tree_init(struct fk_tree *t, struct fk_err *err)
 	t->nnames = 1;
 	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
 	t->nnodes = 1;
+	t->uses[0] = 1;
 	return 0;
 }
 
@@ -188,9 +199,13 @@ void fk_tree_release(struct fk_tree *t)
 	free(t->vself);
 	free(t->vtotal);
 	free(t->path);
+	free(t->pacc);
 	free(t->fend);
 	free(t->fhash);
+	free(t->nid);
 	free(t->uses);
+	free(t->manybits);
+	free(t->several);
 	memset(t, 0, sizeof *t);
 }
 
@@ -274,13 +289,18 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 	return id;
 }
 
-/* While the tree is built, a node's total counts its children. A node
- * with at most FEW_KIDS children is searched by its child list; only the
- * children of wider nodes go into the child table. Most nodes of a heap
- * profile have one child, so most lookups and inserts then touch no table
- * at all (perf on bench/gen-synth.py's input: the table's cache misses and
- * page faults were a third of render-flame's time). */
+/* A node with at most FEW_KIDS children is searched by its child list;
+ * only the children of wider nodes go into the child table (and the node
+ * into manybits). Most nodes of a heap profile have one child, so most
+ * lookups and inserts then touch no table at all (perf on
+ * bench/gen-synth.py's input: the table's cache misses and page faults
+ * were a third of render-flame's time). */
 #define FEW_KIDS 4
+
+static int many(const struct fk_tree *t, uint32_t n)
+{
+	return (int)(t->manybits[n >> 6] >> (n & 63)) & 1;
+}
 
 /* Doubles the child table. Its entries hold their keys, so only the old
  * table is read, not the node array (perf: walking all the nodes on every
@@ -309,12 +329,16 @@ static int rehash_children(struct fk_tree *t)
 	return 0;
 }
 
+/* What finishing would otherwise walk every node for is kept as nodes
+ * are made (on the thread placing lines, which waits for the reader
+ * anyway): each name's uses and the nodes with several children. */
 static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 {
 	struct fk_fnode *nd;
-	uint32_t id;
+	uint32_t id, old;
 
 	if (t->nnodes == t->capnodes) {
+		uint64_t *mb;
 		if (t->capnodes > UINT32_MAX / 4)
 			return 0;
 		nd = fk_big_resize(t->nodes, (size_t)t->capnodes * sizeof *nd,
@@ -322,8 +346,35 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 		if (!nd)
 			return 0;
 		t->nodes = nd;
+		mb = realloc(t->manybits, BITWORDS((size_t)t->capnodes * 2) * sizeof *mb);
+		if (!mb)
+			return 0;
+		memset(mb + BITWORDS(t->capnodes), 0,
+		       (BITWORDS((size_t)t->capnodes * 2) - BITWORDS(t->capnodes)) * sizeof *mb);
+		t->manybits = mb;
 		t->capnodes *= 2;
 	}
+	if (name >= t->capuses) {
+		uint32_t cap = t->capuses * 2 > name ? t->capuses * 2 : name + 1;
+		uint32_t *u = realloc(t->uses, (size_t)cap * sizeof *u);
+		if (!u)
+			return 0;
+		memset(u + t->capuses, 0, (size_t)(cap - t->capuses) * sizeof *u);
+		t->uses = u;
+		t->capuses = cap;
+	}
+	old = t->nodes[parent].child;
+	if (old && !t->nodes[old].next) {
+		if (t->nseveral == t->capseveral) {
+			uint32_t *sv = realloc(t->several, (size_t)t->capseveral * 2 * sizeof *sv);
+			if (!sv)
+				return 0;
+			t->several = sv;
+			t->capseveral *= 2;
+		}
+		t->several[t->nseveral++] = parent;
+	}
+	t->uses[name]++;
 	id = t->nnodes++;
 	nd = &t->nodes[id];
 	nd->name = name;
@@ -331,10 +382,9 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 	nd->child = 0;
 	/* Newest first while building: the head is the last one added, which
 	 * is what a flame chart merges with. */
-	nd->next = t->nodes[parent].child;
+	nd->next = old;
 	nd->self = nd->total = 0;
 	t->nodes[parent].child = id;
-	t->nodes[parent].total++;
 	return id;
 }
 
@@ -366,18 +416,20 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 		return id;
 	if (t->flamechart)
 		return new_node(t, parent, name);
-	if (t->nodes[parent].total <= FEW_KIDS) {
-		uint32_t c;
-		for (c = id ? t->nodes[id].next : 0; c; c = t->nodes[c].next)
+	if (!many(t, parent)) {
+		uint32_t c, k = id != 0;
+		for (c = id ? t->nodes[id].next : 0; c; c = t->nodes[c].next, k++)
 			if (t->nodes[c].name == name)
 				return c;
 		if (!(id = new_node(t, parent, name)))
 			return 0;
 		/* The parent just became wide: its children go into the table. */
-		if (t->nodes[parent].total == FEW_KIDS + 1)
+		if (k + 1 == FEW_KIDS + 1) {
+			t->manybits[parent >> 6] |= (uint64_t)1 << (parent & 63);
 			for (c = id; c; c = t->nodes[c].next)
 				if (ctab_put(t, parent, t->nodes[c].name, c) < 0)
 					return 0;
+		}
 		return id;
 	}
 	h = hash_pair(parent, name) & t->ctabmask;
@@ -391,17 +443,14 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 	return id;
 }
 
-static int grow_path(struct fk_tree *t)
+/* The names side's per-frame arrays, doubled. */
+static int grow_scan(struct fk_tree *t)
 {
-	size_t cap = t->cappath * 2;
-	uint32_t *p = realloc(t->path, cap * sizeof *p);
-	size_t *e;
+	size_t cap = t->capscan * 2;
+	size_t *e = realloc(t->fend, cap * sizeof *e);
 	uint64_t *hs;
+	uint32_t *ids;
 
-	if (!p)
-		return -1;
-	t->path = p;
-	e = realloc(t->fend, cap * sizeof *e);
 	if (!e)
 		return -1;
 	t->fend = e;
@@ -409,7 +458,11 @@ static int grow_path(struct fk_tree *t)
 	if (!hs)
 		return -1;
 	t->fhash = hs;
-	t->cappath = cap;
+	ids = realloc(t->nid, cap * sizeof *ids);
+	if (!ids)
+		return -1;
+	t->nid = ids;
+	t->capscan = cap;
 	return 0;
 }
 
@@ -475,42 +528,47 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 	return 0;
 }
 
-int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
-		     int base, uint64_t lineno, struct fk_err *err)
+int fk_tree_scan(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		 uint64_t lineno, size_t *firstp, size_t *endp, struct fk_err *err)
 {
 	size_t depth = 0, pos = 0, first, d;
-	uint32_t cur = 0;
 
-	if (v < 0)
+	if (v < 0) {
+		t->prev = NULL;
 		return fk_err_set(err, FK_ESYNTAX, lineno, "negative value '%lld'",
 				  (long long)v);
+	}
 	if (t->reverse) {
 		/* Frames leaf first: walk the line backwards. */
-		size_t endp = n;
+		size_t stop = n;
+		t->prev = NULL;
 		for (;;) {
-			size_t b = endp;
+			size_t b = stop;
 			uint32_t nm;
 			while (b > 0 && s[b - 1] != ';')
 				b--;
-			if (++depth > FK_MAX_DEPTH_ANY)
+			if (depth >= FK_MAX_DEPTH_ANY)
 				return fk_err_set(err, FK_ELIMIT, lineno,
 						  "more than %d frames", FK_MAX_DEPTH_ANY);
-			nm = intern(t, s + b, endp - b, hash_bytes(s + b, endp - b));
-			if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
+			if (depth == t->capscan && grow_scan(t) < 0)
 				return oom(err);
+			nm = intern(t, s + b, stop - b, hash_bytes(s + b, stop - b));
+			if (nm == UINT32_MAX)
+				return oom(err);
+			t->nid[depth++] = nm;
 			if (b == 0)
 				break;
-			endp = b - 1;
+			stop = b - 1;
 		}
-		t->prev = NULL;
-		return add_value(t, cur, v, base, lineno, err);
+		*firstp = 0;
+		*endp = depth;
+		return 0;
 	}
 	if (t->prev) {
 		size_t m = n < t->prevlen ? n : t->prevlen;
 		size_t c = common_prefix(s, t->prev, m);
 		while (depth < t->prevdepth && t->fend[depth] <= c &&
 		       (t->fend[depth] == n || s[t->fend[depth]] == ';')) {
-			cur = t->path[depth];
 			pos = t->fend[depth] + 1;
 			depth++;
 		}
@@ -526,7 +584,7 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 			return fk_err_set(err, FK_ELIMIT, lineno,
 					  "more than %d frames", FK_MAX_DEPTH_ANY);
 		}
-		if (d == t->cappath && grow_path(t) < 0) {
+		if (d == t->capscan && grow_scan(t) < 0) {
 			t->prev = NULL;
 			return oom(err);
 		}
@@ -548,17 +606,87 @@ int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 	for (depth = first; depth < d; depth++) {
 		uint32_t nm = intern(t, s + pos, t->fend[depth] - pos, t->fhash[depth]);
 
-		if (nm == UINT32_MAX || !(cur = child(t, cur, nm))) {
+		if (nm == UINT32_MAX) {
 			t->prev = NULL;
 			return oom(err);
 		}
-		t->path[depth] = cur;
+		t->nid[depth] = nm;
 		pos = t->fend[depth] + 1;
 	}
 	t->prev = s;
 	t->prevlen = n;
-	t->prevdepth = depth;
-	return add_value(t, cur, v, base, lineno, err);
+	t->prevdepth = d;
+	*firstp = first;
+	*endp = d;
+	return 0;
+}
+
+/* The totals of the nodes of the last line placed from depth d on get
+ * what was added below them, each passing it to its parent: a node's
+ * total is summed once it leaves the path, not at every line (the lines
+ * of bench/render.sh's input share 30 frames with the one before). */
+static void close_path(struct fk_tree *t, size_t d)
+{
+	while (t->plen > d) {
+		size_t k = --t->plen;
+		t->nodes[t->path[k]].total += t->pacc[k];
+		if (k)
+			t->pacc[k - 1] += t->pacc[k];
+		t->pacc[k] = 0;
+	}
+}
+
+void fk_tree_close(struct fk_tree *t)
+{
+	close_path(t, 0);
+}
+
+int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k,
+		  int64_t v, int base, uint64_t lineno, struct fk_err *err)
+{
+	uint32_t cur = first ? t->path[first - 1] : 0;
+	size_t j;
+
+	while (first + k > t->cappath) {
+		uint32_t *p = realloc(t->path, t->cappath * 2 * sizeof *p);
+		int64_t *a;
+		if (!p)
+			return oom(err);
+		t->path = p;
+		if (!(a = realloc(t->pacc, t->cappath * 2 * sizeof *a)))
+			return oom(err);
+		memset(a + t->cappath, 0, t->cappath * sizeof *a);
+		t->pacc = a;
+		t->cappath *= 2;
+	}
+	/* The frames after the shared ones leave the path. */
+	close_path(t, first);
+	for (j = 0; j < k; j++) {
+		if (!(cur = child(t, cur, ids[j])))
+			return oom(err);
+		t->path[first + j] = cur;
+	}
+	t->plen = first + k;
+	if (add_value(t, cur, v, base, lineno, err) < 0)
+		return -1;
+	/* The new profile's totals: the root's now, the others' when their
+	 * node leaves the path (close_path), not summed up the whole tree
+	 * when finishing (a walk of every node on one thread). */
+	if (!base && t->plen) {
+		t->nodes[0].total += v;
+		t->pacc[t->plen - 1] += v;
+	}
+	return 0;
+}
+
+int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		     int base, uint64_t lineno, struct fk_err *err)
+{
+	size_t first, end;
+
+	if (fk_tree_scan(t, s, n, v, lineno, &first, &end, err) < 0)
+		return -1;
+	return fk_tree_place(t, first, t->nid + first, end - first, v, base, lineno, err);
 }
 
 int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
@@ -586,5 +714,11 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 		if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
 			return oom(err);
 	}
-	return add_value(t, cur, v, base, 0, err);
+	if (add_value(t, cur, v, base, 0, err) < 0)
+		return -1;
+	for (; !base && cur; cur = t->nodes[cur].parent)
+		t->nodes[cur].total += v;
+	if (!base)
+		t->nodes[0].total += v;
+	return 0;
 }

@@ -47,17 +47,42 @@ struct fk_centry {
 	uint32_t parent, name, id;
 };
 
-/* The merged tree of all stacks added. */
+/* The merged tree of all stacks added. Its fields come in two sides: the
+ * names side (the name table and the scan of the previous line), which
+ * fk_tree_scan uses, and the nodes side, which fk_tree_place uses. While a
+ * file is read on a second thread (flame.c), that thread owns the names
+ * side and the caller the nodes side, so the two are kept a cache line
+ * apart (a line written by one and read by the other moves between the
+ * cores at every write). */
 struct fk_tree {
+	/* ---- the names side ---- */
 	struct fk_arena *strs;         /* the names' bytes */
 	struct fk_fname *names;
 	uint32_t nnames, capnames;
 	struct fk_nentry *ntab;        /* name hash table */
 	uint32_t ntabmask;
-	uint32_t *uses;                /* nodes of each name (after finish) */
+	int flamechart, reverse;
 
-	struct fk_fnode *nodes;
+	/* The previous line's frames, to skip re-looking-up a shared prefix
+	 * (sorted folded input shares most of each line with the last).
+	 * prev is borrowed from the caller: reset it when the buffer goes. */
+	const char *prev;
+	size_t prevlen, prevdepth;
+	size_t *fend;                  /* end offset of each frame of prev */
+	uint64_t *fhash;               /* hash of each new frame of a line */
+	uint32_t *nid;                 /* name id of each new frame of a line */
+	size_t capscan;
+
+	char apart[64];
+
+	/* ---- the nodes side ---- */
+	uint32_t *uses;                /* nodes of each name */
+	uint32_t capuses;
+	struct fk_fnode *nodes;        /* totals are summed as lines are added */
 	uint32_t nnodes, capnodes;
+	uint64_t *manybits;            /* nodes whose children are in ctab */
+	uint32_t *several;             /* nodes with two children or more */
+	uint32_t nseveral, capseveral;
 	struct fk_centry *ctab;        /* (parent, name) -> node id, id 0 = empty;
 	                                  only children of nodes with many (layout.c) */
 	uint32_t ctabmask, nctab;
@@ -80,19 +105,13 @@ struct fk_tree {
 	int64_t *xself;
 	size_t capx;                   /* nodes xself has room for */
 	int64_t xgrand[FK_MAX_COLUMNS];
-	int flamechart, reverse;
-	int threads;                   /* finish may rank names on a second thread */
+	int threads;                   /* finish may rank names and order children
+	                                  on a second thread */
 	enum fk_flame_sort sort;
 
-	/* The previous line's frames, to skip re-looking-up a shared prefix
-	 * (sorted folded input shares most of each line with the last).
-	 * prev is borrowed from the caller: reset it when the buffer goes. */
-	const char *prev;
-	size_t prevlen, prevdepth;
-	uint32_t *path;                /* node of each frame of prev */
-	size_t *fend;                  /* end offset of each frame of prev */
-	uint64_t *fhash;               /* hash of each new frame of a line */
-	size_t cappath;
+	uint32_t *path;                /* node of each frame of the last line placed */
+	int64_t *pacc;                 /* value not yet in the total of path[d] */
+	size_t cappath, plen;
 
 	const struct fk_series *series; /* a series input's snapshots, or NULL */
 };
@@ -109,6 +128,25 @@ void fk_tree_release(struct fk_tree *t);
  * with err at lineno. */
 int fk_tree_add_line(struct fk_tree *t, const char *s, size_t n, int64_t v,
 		     int base, uint64_t lineno, struct fk_err *err);
+
+/* fk_tree_add_line in two halves, which may run on two threads (the
+ * names side and the nodes side of struct fk_tree), called in the same
+ * order for the same lines. fk_tree_scan checks v, finds the line's frames
+ * and interns the names of those not shared with the previous line
+ * scanned: their ids are t->nid[*first .. *end). 0, or -1 with err at
+ * lineno (and t->prev reset). */
+int fk_tree_scan(struct fk_tree *t, const char *s, size_t n, int64_t v,
+		 uint64_t lineno, size_t *first, size_t *end, struct fk_err *err);
+
+/* Adds to the tree the line whose first `first` frames are those of the
+ * last line placed and whose next k frames are named ids[0..k), with
+ * value v (>= 0) as fk_tree_add_line does. 0, or -1 with err at lineno. */
+int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k,
+		  int64_t v, int base, uint64_t lineno, struct fk_err *err);
+
+/* Puts in the totals what fk_tree_place still holds back (fk_tree_finish
+ * does it; before, the totals of the last line's frames lag). */
+void fk_tree_close(struct fk_tree *t);
 
 /* Same for frames given as separate strings (copied). */
 int fk_tree_add_frames(struct fk_tree *t, const char *const *names,

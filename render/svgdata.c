@@ -249,33 +249,39 @@ int fk_emit_table_out(xmlTextWriterPtr w, const struct fk_buf *b)
 }
 
 /* Orders the page's name table by use, most used first, so the commonest
- * names get the shortest indices in the frame table; ties in byte order.
- * The order is one number a name (uses, then rank, with the name's id),
- * so the sort compares integers only. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
+ * names get the shortest indices in the frame table; ties in byte order:
+ * the names in byte order, then sorted stably by use with a radix sort of
+ * four 8-bit digits (qsort of 64-bit keys through a pointer was 2.5 % of
+ * the time on bench/gen-synth.py's input). */
 int fk_emit_names(struct fk_emit *e)
 {
 	const struct fk_tree *t = e->t;
 	size_t nn = t->nnames ? t->nnames : 1;
-	uint64_t *ord = malloc(nn * sizeof *ord);
-	uint32_t *byrank = malloc(nn * sizeof *byrank), i;
+	uint32_t *ids = malloc(nn * 2 * sizeof *ids), *tmp, i, d;
 	int rc = -1;
 
-	if (!ord || !byrank)
-		goto out;
-	for (i = 0; i < t->nnames; i++) {
-		byrank[t->names[i].rank] = i;
-		ord[i] = (uint64_t)(UINT32_MAX - t->uses[i]) << 32 | t->names[i].rank;
+	if (!ids)
+		return -1;
+	tmp = ids + nn;
+	for (i = 0; i < t->nnames; i++)
+		ids[t->names[i].rank] = i;
+	for (d = 0; d < 32; d += 8) {
+		size_t cnt[257] = { 0 };
+		uint32_t *sw;
+		for (i = 0; i < t->nnames; i++)
+			cnt[((UINT32_MAX - t->uses[ids[i]]) >> d & 255) + 1]++;
+		if (cnt[1] == t->nnames)
+			continue;       /* one digit for all: stays in order */
+		for (i = 1; i < 257; i++)
+			cnt[i] += cnt[i - 1];
+		for (i = 0; i < t->nnames; i++)
+			tmp[cnt[(UINT32_MAX - t->uses[ids[i]]) >> d & 255]++] = ids[i];
+		sw = ids;
+		ids = tmp;
+		tmp = sw;
 	}
-	qsort(ord, t->nnames, sizeof *ord, cmp_u64);
 	for (i = 0; i < t->nnames; i++) {
-		uint32_t id = byrank[(uint32_t)ord[i]];
+		uint32_t id = ids[i];
 		uint32_t k = add_name(e, t->names[id].s, t->names[id].len, 1);
 		if (k == NO_NODE)
 			goto out;
@@ -284,7 +290,6 @@ int fk_emit_names(struct fk_emit *e)
 	e->nreal = e->nnames;
 	rc = 0;
 out:
-	free(ord);
-	free(byrank);
+	free(ids < tmp ? ids : tmp);
 	return rc;
 }

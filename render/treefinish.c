@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Finishing the merged stack tree (layout.c builds it): totals summed up
- * the tree, a diff's base columns, names ranked in byte order once (on a
- * second thread when allowed), and every node's children put in order. */
+/* Finishing the merged stack tree (layout.c builds it, summing the new
+ * profile's totals): a diff's base columns summed up the tree, names
+ * ranked in byte order once (on a second thread when allowed), and every
+ * node's children put in order. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,41 +84,63 @@ static void sort_nkeys(const struct fk_fname *names, struct nkey *a,
 		memcpy(a, src, n * sizeof *a);
 }
 
-/* Ranks the names in byte order. Returns 0 or -1 when out of memory. */
-static int rank_names(struct fk_tree *t)
+/* Names are ranked in byte order in two halves, sorted on two threads
+ * when allowed (fk_tree.threads) and merged. */
+struct sort_job {
+	const struct fk_fname *names;
+	struct nkey *k, *tmp;
+	size_t n;
+};
+
+static void *sort_thread(void *arg)
+{
+	struct sort_job *j = arg;
+
+	sort_nkeys(j->names, j->k, j->tmp, j->n);
+	return NULL;
+}
+
+/* The keys of all names, and the second half sorting (on a thread when
+ * *threaded); rank_end finishes. 0, or -1 when out of memory. */
+static int rank_start(struct fk_tree *t, struct sort_job *j, pthread_t *th, int *threaded)
 {
 	struct nkey *k = malloc((size_t)t->nnames * 2 * sizeof *k);
-	uint32_t i, j;
+	uint32_t i, c;
+	size_t h = t->nnames / 2;
 
+	*threaded = 0;
 	if (!k)
 		return -1;
 	for (i = 0; i < t->nnames; i++) {
 		const unsigned char *s = (const unsigned char *)t->names[i].s;
 		k[i] = (struct nkey){ { 0, 0 }, i };
-		for (j = 0; j < 16 && j < t->names[i].len; j++)
-			k[i].pre[j >> 3] |= (uint64_t)s[j] << (56 - 8 * (j & 7));
+		for (c = 0; c < 16 && c < t->names[i].len; c++)
+			k[i].pre[c >> 3] |= (uint64_t)s[c] << (56 - 8 * (c & 7));
 	}
-	sort_nkeys(t->names, k, k + t->nnames, t->nnames);
-	for (i = 0; i < t->nnames; i++)
-		t->names[k[i].id].rank = i;
-	free(k);
+	*j = (struct sort_job){ t->names, k + h, k + t->nnames + h, t->nnames - h };
+	*threaded = t->threads && pthread_create(th, NULL, sort_thread, j) == 0;
 	return 0;
 }
 
-/* Names ranked on a second thread (fk_tree.threads) while the totals are
- * summed: that reads and writes only the nodes and the use counts, this
- * only the names. */
-struct rank_job {
-	struct fk_tree *t;
-	int rc;
-};
-
-static void *rank_thread(void *arg)
+/* Sorts the first half, waits for the second and merges them into the
+ * ranks. */
+static void rank_end(struct fk_tree *t, struct sort_job *j, pthread_t th, int threaded)
 {
-	struct rank_job *j = arg;
+	struct nkey *k = j->k - (t->nnames - j->n), *x, *xe, *y, *ye;
+	uint32_t r = 0;
 
-	j->rc = rank_names(j->t);
-	return NULL;
+	sort_nkeys(t->names, k, k + t->nnames, (size_t)(j->k - k));
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		sort_thread(j);
+	for (x = k, xe = j->k, y = j->k, ye = k + t->nnames; x < xe || y < ye;) {
+		if (y == ye || (x < xe && nkey_less(t->names, x, y)))
+			t->names[(x++)->id].rank = r++;
+		else
+			t->names[(y++)->id].rank = r++;
+	}
+	free(k);
 }
 
 /* Whether sibling a goes before sibling b: heavier first when sorting by
@@ -217,15 +240,49 @@ static int order_children(struct fk_tree *t, uint32_t i, uint32_t **tmp, size_t 
 	return 0;
 }
 
+/* Orders the children of several[0..n), using *tmp (capacity *cap) as
+ * scratch. 0, or -1 when out of memory. */
+static int order_list(struct fk_tree *t, const uint32_t *several, uint32_t n,
+		      uint32_t **tmp, size_t *cap)
+{
+	uint32_t w;
+
+	for (w = 0; w < n; w++)
+		if (order_children(t, several[w], tmp, cap) < 0)
+			return -1;
+	return 0;
+}
+
+/* The second half of the nodes with several children ordered on a
+ * second thread (their lists are disjoint). */
+struct order_job {
+	struct fk_tree *t;
+	const uint32_t *several;
+	uint32_t n;
+	uint32_t *tmp;
+	size_t cap;
+	int rc;
+};
+
+static void *order_thread(void *arg)
+{
+	struct order_job *j = arg;
+
+	j->rc = order_list(j->t, j->several, j->n, &j->tmp, &j->cap);
+	return NULL;
+}
+
 int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 {
-	uint32_t i, w, n = t->nnodes, nwide = 0;
-	uint32_t *tmp = NULL, *wide;
+	uint32_t i, n = t->nnodes, h;
+	uint32_t *tmp = NULL;
 	size_t tcap = 0;
-	struct rank_job rj = { t, 0 };
+	struct sort_job sj;
+	struct order_job oj;
 	pthread_t th;
-	int threaded;
+	int threaded, rc;
 
+	fk_tree_close(t);
 	/* The lookup tables are done with: their memory serves what follows
 	 * (fewer fresh pages to fault in). */
 	free(t->ctab);
@@ -235,59 +292,43 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 
 	if (t->has_base && diff_columns(t, n) < 0)
 		return oom(err);
-	/* While building, a node's total counted its children: note the
-	 * nodes with several (the only ones whose children need ordering) and
-	 * each name's uses before the totals replace the counts. */
-	wide = malloc((size_t)n * sizeof *wide);
-	free(t->uses);
-	/* A small array of its own: the counting is random access. */
-	t->uses = calloc(t->nnames, sizeof *t->uses);
-	if (!wide || !t->uses) {
-		free(wide);
+	/* Names no node uses (from lines skipped after their names were
+	 * read) have no count yet. */
+	if (t->capuses < t->nnames) {
+		uint32_t *u = realloc(t->uses, (size_t)t->nnames * sizeof *u);
+		if (!u)
+			return oom(err);
+		memset(u + t->capuses, 0, (size_t)(t->nnames - t->capuses) * sizeof *u);
+		t->uses = u;
+		t->capuses = t->nnames;
+	}
+	/* Rank names in byte order once (children then sort by integers),
+	 * half of them on a second thread while a diff's base and visible
+	 * totals are summed up the tree (the new profile's were summed as
+	 * lines were added): that reads and writes only the nodes' values,
+	 * ranking only the names. */
+	if (rank_start(t, &sj, &th, &threaded) < 0)
 		return oom(err);
-	}
-	threaded = t->threads && pthread_create(&th, NULL, rank_thread, &rj) == 0;
-	for (i = 0; i < n; i++) {
-		if (t->nodes[i].total >= 2)
-			wide[nwide++] = i;
-		t->uses[t->nodes[i].name]++;
-		t->nodes[i].total = t->nodes[i].self;
-	}
-	for (i = n - 1; i > 0; i--) {
+	for (i = n - 1; t->has_base && i > 0; i--) {
 		uint32_t p = t->nodes[i].parent;
-		t->nodes[p].total += t->nodes[i].total;
-		if (t->has_base) {
-			t->btotal[p] += t->btotal[i];
-			/* New and base totals fit; their mix may not. */
-			if (__builtin_add_overflow(t->vtotal[p], t->vtotal[i],
-						   &t->vtotal[p])) {
-				if (threaded)
-					pthread_join(th, NULL);
-				free(wide);
-				return fk_err_set(err, FK_ELIMIT, 0, "total exceeds %lld",
-						  (long long)INT64_MAX);
-			}
+		t->btotal[p] += t->btotal[i];
+		/* New and base totals fit; their mix may not. */
+		if (__builtin_add_overflow(t->vtotal[p], t->vtotal[i], &t->vtotal[p])) {
+			rank_end(t, &sj, th, threaded);
+			return fk_err_set(err, FK_ELIMIT, 0, "total exceeds %lld",
+					  (long long)INT64_MAX);
 		}
 	}
+	rank_end(t, &sj, th, threaded);
 
-	/* Rank names in byte order once; children then sort by integers. */
+	sort_tree = t;
+	h = t->nseveral / 2;
+	oj = (struct order_job){ t, t->several + h, t->nseveral - h, NULL, 0, 0 };
+	threaded = t->threads && pthread_create(&th, NULL, order_thread, &oj) == 0;
+	rc = order_list(t, t->several, threaded ? h : t->nseveral, &tmp, &tcap);
 	if (threaded)
 		pthread_join(th, NULL);
-	else
-		rj.rc = rank_names(t);
-	if (rj.rc < 0) {
-		free(wide);
-		return oom(err);
-	}
-	sort_tree = t;
-	for (w = 0; w < nwide; w++) {
-		if (order_children(t, wide[w], &tmp, &tcap) < 0) {
-			free(tmp);
-			free(wide);
-			return oom(err);
-		}
-	}
 	free(tmp);
-	free(wide);
-	return 0;
+	free(oj.tmp);
+	return rc < 0 || oj.rc < 0 ? oom(err) : 0;
 }

@@ -3,6 +3,7 @@
  * (render/text.c), and the in-process entry point (render/flame.c). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "render_int.h"
 #include "t.h"
@@ -66,6 +67,93 @@ static int render(const char *in, const struct fk_flame_opts *o, char **out, siz
 	rc = fk_flame_render(in, strlen(in), NULL, 0, o, fp, &err);
 	fclose(fp);
 	return rc;
+}
+
+/* Warnings told by a graph, one "line N: message" a line. */
+static void warn_to(void *ctx, const struct fk_err *e)
+{
+	fprintf(ctx, "line %llu: %s\n", (unsigned long long)e->line, e->msg);
+}
+
+/* Renders the file fd with o (threads or not) into *out (malloc'd, *len
+ * bytes), the warnings into *warns; returns add_fd's result, err its error. */
+static int render_fd(int fd, struct fk_flame_opts o, int threads, char **out, size_t *len,
+		     char **warns, struct fk_err *err)
+{
+	size_t wlen;
+	FILE *wf = open_memstream(warns, &wlen), *fp = open_memstream(out, len);
+	struct fk_flame *fl;
+	int rc = -1;
+
+	o.threads = threads;
+	o.warn = warn_to;
+	o.warn_ctx = wf;
+	fk_err_init(err, "tmp");
+	lseek(fd, 0, SEEK_SET);
+	if ((fl = fk_flame_new(&o, err)) != NULL) {
+		rc = fk_flame_add_fd(fl, fd, 0, err);
+		if (rc == 0)
+			rc = fk_flame_write(fl, fp, err);
+		fk_flame_free(fl);
+	}
+	fclose(fp);
+	fclose(wf);
+	return rc;
+}
+
+/* A file read on a second thread gives the very page, warnings and
+ * errors of one read on one thread: text of many record blocks, with bad
+ * lines, long lines, shared prefixes and new names throughout. */
+static void test_threaded_read(void)
+{
+	FILE *tf = tmpfile();
+	struct fk_flame_opts o;
+	struct fk_err e0, e1;
+	char *o0 = NULL, *o1 = NULL, *w0 = NULL, *w1 = NULL;
+	size_t n0 = 0, n1 = 0;
+	unsigned i, j, x = 12345;
+	int r0, r1;
+
+	fk_flame_opts_init(&o);
+	o.skip_bad = 1;
+	for (i = 0; i < 60000; i++) {
+		x = x * 1103515245u + 12345u;
+		fprintf(tf, "main;loop_%u;mid_%u", x >> 28, (x >> 20) % 50);
+		for (j = 0; j < 3 + (x >> 8) % 9; j++)
+			fprintf(tf, ";fn_%u", (x >> j) % (i + 7));
+		if (i % 7919 == 0)
+			for (j = 0; j < 3000; j++)
+				fprintf(tf, ";deep_%u", j);
+		if (i % 997 == 0)
+			fputs(" -3\n", tf);               /* negative: skipped */
+		else if (i % 1499 == 0)
+			fputs(" 1.5\n", tf);              /* malformed: skipped */
+		else
+			fprintf(tf, " %u\n", 1 + (x >> 12) % 1000);
+	}
+	fflush(tf);
+	r0 = render_fd(fileno(tf), o, 0, &o0, &n0, &w0, &e0);
+	r1 = render_fd(fileno(tf), o, 1, &o1, &n1, &w1, &e1);
+	T_OK(r0 == 0 && r1 == 0 && n0 > 1000000, "60000 lines render both ways (%zu bytes)", n0);
+	T_OK(n0 == n1 && memcmp(o0, o1, n0) == 0, "threaded reading: the same page");
+	T_OK(strcmp(w0, w1) == 0 && strstr(w0, "line 59821: negative value") != NULL,
+	     "threaded reading: the same warnings in the same order (%zu bytes)", strlen(w1));
+	free(o0), free(o1), free(w0), free(w1);
+	fclose(tf);
+
+	/* An error the placing side finds (the total) comes before a bad line
+	 * after it, and no warning about that line is told. */
+	tf = tmpfile();
+	fputs("a;b 1\nbad\na;c 9223372036854775000\na;d 9223372036854775000\nworse\n", tf);
+	fflush(tf);
+	r0 = render_fd(fileno(tf), o, 0, &o0, &n0, &w0, &e0);
+	r1 = render_fd(fileno(tf), o, 1, &o1, &n1, &w1, &e1);
+	T_OK(r0 == -1 && r1 == -1 && e0.line == 4 && e1.line == 4 && strcmp(e0.msg, e1.msg) == 0,
+	     "threaded reading: the total's error at its line (%s)", e1.msg);
+	T_OK(strcmp(w0, w1) == 0 && strstr(w1, "line 2:") && !strstr(w1, "line 5:"),
+	     "threaded reading: only the warnings before the error ('%s')", w1);
+	free(o0), free(o1), free(w0), free(w1);
+	fclose(tf);
 }
 
 int main(void)
@@ -398,6 +486,7 @@ int main(void)
 		fk_flame_free(fl);
 		fclose(tf);
 	}
+	test_threaded_read();
 	o.colors = "nope";
 	T_OK(fk_flame_new(&o, &err) == NULL, "unknown palette refused");
 	return T_DONE();
