@@ -64,7 +64,7 @@ static int build(struct lim *l, const struct ranked *order)
 	l->ndepth = malloc((total + 1) * sizeof *l->ndepth);
 	l->stamp = calloc(total + 1, sizeof *l->stamp);
 	if (!l->path || !l->pathoff || !l->nrank || !l->nend || !l->ndepth || !l->stamp ||
-	    total >= UINT32_MAX)
+	    total >= UINT32_MAX || fk_u64map_reserve(&child, total) < 0)
 		goto out;
 	l->nnodes = 1;
 	l->nrank[0] = 0;
