@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "u64map.h"
 
 typedef Perftools__Profiles__Sample Smp;
 
@@ -47,63 +48,93 @@ static int by_weight(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Builds the trie in rank order, so that a node's rank is its first. */
+/* Root-first order of two samples' stacks (location ids), for qsort_r. */
+static int by_stack(const void *a, const void *b, void *ctx)
+{
+	const Smp *v = ctx, *x = &v[*(const uint32_t *)a], *y = &v[*(const uint32_t *)b];
+	size_t i = x->n_location_id, j = y->n_location_id;
+
+	while (i > 0 && j > 0) {
+		uint64_t p = x->location_id[--i], q = y->location_id[--j];
+
+		if (p != q)
+			return p < q ? -1 : 1;
+	}
+	return i > 0 ? 1 : j > 0 ? -1 : 0;
+}
+
+/* Builds the trie without a hash map: with the stacks sorted root first,
+ * the samples that share a prefix are neighbours, so each sample reuses
+ * the nodes of the common prefix with the one before and creates the
+ * rest. A node's rank is the best of the samples through it. */
 static int build(struct lim *l, const struct ranked *order)
 {
-	struct fk_u64map child;
 	size_t total = 0, k = 0;
+	uint32_t *sorted = malloc((l->n ? l->n : 1) * sizeof *sorted);
 	int rc = -1;
 
 	for (size_t i = 0; i < l->n; i++)
 		total += l->s[i].n_location_id;
-	fk_u64map_init(&child);
 	l->path = malloc((total ? total : 1) * sizeof *l->path);
 	l->pathoff = malloc((l->n + 1) * sizeof *l->pathoff);
 	l->nrank = malloc((total + 1) * sizeof *l->nrank);
 	l->nend = malloc((total + 1) * sizeof *l->nend);
 	l->ndepth = malloc((total + 1) * sizeof *l->ndepth);
 	l->stamp = calloc(total + 1, sizeof *l->stamp);
-	if (!l->path || !l->pathoff || !l->nrank || !l->nend || !l->ndepth || !l->stamp ||
-	    total >= UINT32_MAX || fk_u64map_reserve(&child, total) < 0)
+	if (!sorted || !l->path || !l->pathoff || !l->nrank || !l->nend || !l->ndepth ||
+	    !l->stamp || total >= UINT32_MAX)
 		goto out;
 	l->nnodes = 1;
 	l->nrank[0] = 0;
 	l->nend[0] = UINT32_MAX;
 	l->ndepth[0] = 0;
-	/* Paths are stored in sample order; filled in rank order. */
+	for (size_t r = 0; r < l->n; r++)
+		l->rank[order[r].i] = (uint32_t)r;
+	/* Paths are stored in sample order, root first. */
 	for (size_t i = 0; i < l->n; i++) {
 		l->pathoff[i] = (uint32_t)k;
 		k += l->s[i].n_location_id;
+		sorted[i] = (uint32_t)i;
 	}
 	l->pathoff[l->n] = (uint32_t)k;
-	for (size_t r = 0; r < l->n; r++) {
-		size_t i = order[r].i;
+	qsort_r(sorted, l->n, sizeof *sorted, by_stack, l->s);
+	const Smp *prev = NULL;
+	const uint32_t *ppath = NULL;
+	for (size_t t = 0; t < l->n; t++) {
+		size_t i = sorted[t];
 		const Smp *s = &l->s[i];
-		uint32_t node = 0, *p = l->path + l->pathoff[i];
+		uint32_t r = l->rank[i], *p = l->path + l->pathoff[i], node = 0;
+		size_t d = s->n_location_id, lcp = 0;
 
-		l->rank[i] = (uint32_t)r;
-		for (size_t j = s->n_location_id; j-- > 0;) {
-			uint64_t key = ((uint64_t)node << 32) | (s->location_id[j] & 0xffffffffu);
-			uint32_t c;
-			int added = fk_u64map_add(&child, key, (uint32_t)l->nnodes, &c);
+		/* The prefix shared with the previous stack in this order. */
+		if (prev)
+			while (lcp < d && lcp < prev->n_location_id &&
+			       s->location_id[d - 1 - lcp] ==
+			       prev->location_id[prev->n_location_id - 1 - lcp])
+				lcp++;
+		for (size_t j = 0; j < d; j++) {
+			if (j < lcp) {
+				node = ppath[j];
+				if (r < l->nrank[node])
+					l->nrank[node] = r;
+			} else {
+				uint32_t c = (uint32_t)l->nnodes++;
 
-			if (added < 0)
-				goto out;
-			if (added) {
-				c = (uint32_t)l->nnodes++;
-				l->nrank[c] = (uint32_t)r;
+				l->nrank[c] = r;
 				l->nend[c] = UINT32_MAX;
 				l->ndepth[c] = l->ndepth[node] + 1;
+				node = c;
 			}
-			node = c;
-			*p++ = node;
+			p[j] = node;
 		}
-		if (l->nend[node] == UINT32_MAX)
-			l->nend[node] = (uint32_t)r;
+		if (r < l->nend[node])
+			l->nend[node] = r;
+		prev = s;
+		ppath = p;
 	}
 	rc = 0;
 out:
-	fk_u64map_release(&child);
+	free(sorted);
 	return rc;
 }
 
