@@ -170,7 +170,7 @@ start_host "unix:$sock" FLAMEKIT_CACHE_MB=0
 check "unix socket created" wait_http --unix-socket "$sock" http://localhost/internal/heap/settings
 s=$(cu --unix-socket "$sock" http://localhost/internal/heap/settings)
 like "settings over a unix socket" "$s" '"enabled":false'
-cu --unix-socket "$sock" -X POST -H 'X-Flamekit: 1' "http://localhost/internal/heap/settings?enabled=true" >/dev/null
+cu --unix-socket "$sock" -X POST -H 'X-Flamekit: 1' "http://localhost/internal/heap/settings?enabled=true&lg_sample=12" >/dev/null
 host_cmd "grow 20" '^grown 20'
 "$B/jeprof-raw" "unix:$sock" >"$T/ufetched" 2>"$T/ujr.err"
 check "jeprof-raw unix:PATH fetches a dump" grep -q '^MAPPED_LIBRARIES:' "$T/ufetched"
