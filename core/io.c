@@ -121,6 +121,16 @@ int fk_out_open(struct fk_out *out, const char *path, struct fk_err *err)
 		out->fp = stdout;
 		return 0;
 	}
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* Renaming over a device would replace it with a file. */
+		out->fp = fopen(path, "w");
+		if (!out->fp)
+			return fk_err_set(err, FK_EIO, 0, "cannot open output: %s", strerror(errno));
+		out->direct = 1;
+		return 0;
+	}
 	out->path = strdup(path);
 	out->tmp = malloc(strlen(path) + 16);
 	if (!out->path || !out->tmp) {
@@ -160,6 +170,8 @@ int fk_out_commit(struct fk_out *out, struct fk_err *err)
 		if (!bad && rename(out->tmp, out->path) != 0)
 			bad = 1;
 	} else {
+		if (out->direct)
+			bad |= fclose(out->fp) != 0;
 		out->fp = NULL;
 	}
 	if (bad) {
@@ -176,7 +188,7 @@ int fk_out_commit(struct fk_out *out, struct fk_err *err)
 
 void fk_out_abort(struct fk_out *out)
 {
-	if (out->fp && out->tmp)
+	if (out->fp && (out->tmp || out->direct))
 		fclose(out->fp);
 	out->fp = NULL;
 	if (out->tmp)

@@ -25,9 +25,12 @@ struct fk_out {
 	FILE *fp;
 	char *path;                    /* NULL for stdout */
 	char *tmp;
+	int direct;                    /* a device or FIFO, written in place */
 };
 
-/* Opens out for path (NULL or "-" = stdout). Returns 0 or -1 with err. */
+/* Opens out for path (NULL or "-" = stdout): a regular file is written
+ * beside and renamed over at commit; a device or FIFO (/dev/null) is
+ * written in place, never replaced. Returns 0 or -1 with err. */
 int fk_out_open(struct fk_out *out, const char *path, struct fk_err *err);
 
 /* Flushes and checks for write errors, then renames the temporary file into

@@ -49,4 +49,14 @@ for tool in to-pprof from-pprof to-folded; do
 			grep -q -- \"Fl -\${o#--}\" man/$tool.1 || { echo \"# \$o missing\"; exit 1; }
 		done"
 done
+# -o onto a device writes into it, never renames a file over it (as root,
+# renaming over /dev/null replaced the machine's /dev/null with a file).
+mkfifo "$tmp/fifo"
+( cat "$tmp/fifo" >"$tmp/fromfifo" ) &
+to-pprof -o "$tmp/fifo" fixtures/dumps/fk-basic.prof 2>/dev/null
+wait
+t "-o onto a FIFO writes into it" [ -p "$tmp/fifo" ] && [ -s "$tmp/fromfifo" ]
+t "and the FIFO is still a FIFO" [ -p "$tmp/fifo" ]
+to-pprof -o /dev/null fixtures/dumps/fk-basic.prof
+t "-o /dev/null leaves a character device" [ -c /dev/null ]
 echo "1..$n"
