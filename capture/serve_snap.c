@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arena.h"
 #include "diff.h"
 #include "hook_int.h"
 #include "input.h"

@@ -84,4 +84,18 @@ function done() {
 	process.exit(failed ? 1 : 0);
 }
 
-module.exports = { ok, launch, render, done, parseFolded, contrast };
+// The timeline page's selection, and a mouse drag on its chart from
+// snapshot a to snapshot b (through window.fk.timeline).
+const tlSelection = (page) => page.evaluate(() => window.fk.timeline.selection());
+async function tlDrag(page, a, b) {
+	const xa = await page.evaluate((k) => window.fk.timeline.x(k), a);
+	const xb = await page.evaluate((k) => window.fk.timeline.x(k), b);
+	const y = await page.evaluate(() => window.fk.timeline.y());
+	await page.mouse.move(xa, y);
+	await page.mouse.down();
+	await page.mouse.move((xa + xb) / 2, y, { steps: 3 });
+	await page.mouse.move(xb, y, { steps: 3 });
+	await page.mouse.up();
+}
+
+module.exports = { ok, launch, render, done, parseFolded, contrast, tlSelection, tlDrag };

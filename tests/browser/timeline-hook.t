@@ -13,22 +13,12 @@ const fs = require("fs");
 const os = require("os");
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { ok, launch, done } = require("./lib.js");
+const { ok, launch, done, tlSelection, tlDrag } = require("./lib.js");
 
 const top = path.resolve(__dirname, "../..");
 const B = path.resolve(top, process.env.B || "build");
 
-async function drag(page, a, b) {
-	const xa = await page.evaluate((k) => window.fk.timeline.x(k), a);
-	const xb = await page.evaluate((k) => window.fk.timeline.x(k), b);
-	const y = await page.evaluate(() => window.fk.timeline.y());
-	await page.mouse.move(xa, y);
-	await page.mouse.down();
-	await page.mouse.move((xa + xb) / 2, y, { steps: 3 });
-	await page.mouse.move(xb, y, { steps: 3 });
-	await page.mouse.up();
-}
-const sel = (page) => page.evaluate(() => window.fk.timeline.selection());
+const sel = tlSelection, drag = tlDrag;
 
 (async () => {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-tlhook-"));
