@@ -4,8 +4,14 @@
  * clone suffixes removed, Rust (v0 and legacy) and Itanium C++ ABI names
  * demangled by libiberty, the demangler of binutils and gdb: its callback
  * forms neither allocate nor exit, and need no libstdc++ in the processes
- * the hook is preloaded into. */
+ * the hook is preloaded into. A name whose output would pass FK_MAX_NAME
+ * bytes is abandoned there: back-references let a short mangled name stand
+ * for an output exponential in its length, and libiberty would go on
+ * walking it (a 200-byte Rust name took minutes), so the callback jumps
+ * out of the demangler. That is safe because both demanglers keep their
+ * state on the stack and allocate nothing. */
 #include <ctype.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,25 +107,33 @@ size_t fk_symname_rust_legacylen(const char *raw, size_t len)
 	return i + 1;
 }
 
-/* The demangler's output, gathered up to FK_MAX_NAME bytes. */
+/* The demangler's output, gathered up to FK_MAX_NAME bytes; past them, or
+ * out of memory, gather leaves the demangler through stop. */
 struct dem {
 	char *buf;
 	size_t len, cap;
-	int failed;
+	jmp_buf stop;
 };
 
 static void gather(const char *s, size_t n, void *opaque)
 {
 	struct dem *d = opaque;
 
-	if (d->failed)
-		return;
-	if (n > FK_MAX_NAME - d->len) {
-		d->failed = 1;
-		return;
-	}
-	if (fk_append(&d->buf, &d->len, &d->cap, s, n) < 0)
-		d->failed = 1;
+	if (n > FK_MAX_NAME - d->len ||
+	    fk_append(&d->buf, &d->len, &d->cap, s, n) < 0)
+		longjmp(d->stop, 1);
+}
+
+/* Runs one demangler on m into d; 0 when it fails or is stopped. */
+static int run(int rust, const char *m, struct dem *d)
+{
+	free(d->buf);
+	d->buf = NULL;
+	d->len = d->cap = 0;
+	if (setjmp(d->stop))
+		return 0;
+	return rust ? rust_demangle_callback(m, DMGL_PARAMS | DMGL_ANSI, gather, d)
+		    : cplus_demangle_v3_callback(m, DMGL_PARAMS | DMGL_ANSI, gather, d);
 }
 
 char *fk_symname_demangle(const char *raw, size_t len)
@@ -140,14 +154,7 @@ char *fk_symname_demangle(const char *raw, size_t len)
 	memcpy(tmp, raw, len);
 	tmp[len] = '\0';
 	const char *m = tmp[1] == '_' ? tmp + 1 : tmp;
-	ok = rust_demangle_callback(m, DMGL_PARAMS | DMGL_ANSI, gather, &d) && !d.failed;
-	if (!ok) {
-		free(d.buf);
-		memset(&d, 0, sizeof d);
-		ok = m[1] == 'Z' &&
-		     cplus_demangle_v3_callback(m, DMGL_PARAMS | DMGL_ANSI, gather, &d) &&
-		     !d.failed;
-	}
+	ok = run(1, m, &d) || (m[1] == 'Z' && run(0, m, &d));
 	free(tmp);
 	if (!ok || !d.buf || d.len == 0) {
 		free(d.buf);

@@ -38,6 +38,74 @@ static void test_names(void)
 	T_OK(fk_symname_demangle("_Zjunk", 6) == NULL, "bad mangling gives NULL");
 }
 
+/* Appends n's base-62 back-reference form ("_" for 0, else n-1 then "_"),
+ * as Rust's v0 mangling writes positions. */
+static size_t put_b62(char *out, unsigned n)
+{
+	static const char digits[] =
+		"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char rev[16];
+	size_t k = 0, len = 0;
+
+	if (n-- > 0)
+		do {
+			rev[k++] = digits[n % 62];
+			n /= 62;
+		} while (n);
+	while (k)
+		out[len++] = rev[--k];
+	out[len++] = '_';
+	return len;
+}
+
+/* A v0 Rust name a::<T0, T1, ...> whose T0 is ((), ()) and each further
+ * tuple is two back-references to the one before: its output doubles with
+ * each level. */
+static char *doubling_name(int levels)
+{
+	char *s = malloc(32 + (size_t)levels * 16);
+	size_t len = 0, prev;
+
+	len += (size_t)sprintf(s, "_RIC1a");
+	prev = len - 2; /* positions count from after "_R" */
+	len += (size_t)sprintf(s + len, "TuuE");
+	for (int i = 0; i < levels; i++) {
+		size_t here = len - 2;
+		s[len++] = 'T';
+		for (int k = 0; k < 2; k++) {
+			s[len++] = 'B';
+			len += put_b62(s + len, (unsigned)prev);
+		}
+		s[len++] = 'E';
+		prev = here;
+	}
+	s[len++] = 'E';
+	s[len] = '\0';
+	return s;
+}
+
+/* Back-references can make a short name stand for an output exponential in
+ * its length: demangling stops at FK_MAX_NAME bytes instead of walking all
+ * of it (40 levels are 2^40 tuples; this took minutes before). */
+static void test_doubling_names(void)
+{
+	char *raw = doubling_name(3);
+	char *d = fk_symname_demangle(raw, strlen(raw));
+	T_EQ_STR(d, "a::<((), ()), (((), ()), ((), ())), "
+		    "((((), ()), ((), ())), (((), ()), ((), ()))), "
+		    "(((((), ()), ((), ())), (((), ()), ((), ()))), "
+		    "((((), ()), ((), ())), (((), ()), ((), ()))))>",
+		 "three doubling levels demangled in full");
+	free(d);
+	free(raw);
+	raw = doubling_name(40);
+	T_OK(strlen(raw) < 400, "the 40-level name is short");
+	d = fk_symname_demangle(raw, strlen(raw));
+	T_OK(d == NULL, "a name whose output passes FK_MAX_NAME gives NULL");
+	free(d);
+	free(raw);
+}
+
 static void test_alloc_rules(void)
 {
 	T_OK(fk_alloc_is_frame("libjemalloc.so.2", "whatever", NULL), "by jemalloc module");
@@ -208,6 +276,7 @@ static void test_self(void)
 int main(void)
 {
 	test_names();
+	test_doubling_names();
 	test_alloc_rules();
 	test_self();
 	return T_DONE();
