@@ -274,6 +274,15 @@
 		clearTimeout(rsTimer);
 		rsTimer = setTimeout(draw, 50);
 	});
+	// The header's height can change after a draw (a legend or a column
+	// name that wraps, a font that arrives late): lay out again, so that
+	// nothing lies under it. The details panel has a fixed height, so
+	// hovering never moves the frames.
+	if (window.ResizeObserver)
+		new ResizeObserver(function () {
+			if (Wpx && Math.ceil(hdr.getBoundingClientRect().height) + 4 !== HH)
+				draw();
+		}).observe(hdr);
 
 	// ---- start --------------------------------------------------------
 	// Indices in the URL are those of its sort order: reorder first.

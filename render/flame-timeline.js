@@ -22,7 +22,9 @@
 			TL = null;
 	}
 	var tl = { a: -1, b: 0 }, tlg = null, tlfo = null, tlDiv = null, tlHeap = [], tlN = TL ? TL.length : 0;
-	var TLCH = 200, TLM = { l: 78, r: 16, t: 24, b: 30 };
+	// The chart: its height (the legend's rows, the plot, the x axis) and
+	// margins; tlChart sets the top margin and TLCH from the legend.
+	var TLPH = 146, TLM = { l: 78, r: 16, t: 24, b: 30 }, TLCH = TLM.t + TLPH + TLM.b;
 	// The lines drawn, in the order of "Where is my RSS": key, label, colour.
 	var TLLINES = [["rss", "RSS", "#c0392b"], ["mapped", "mapped", "#8d6e63"], ["resident", "resident", "#7b3fa0"],
 		["active", "active", "#e67e22"], ["allocated", "allocated", "#2e8b3e"], ["heap", "sampled heap", "#1f5fa8"]];
@@ -292,7 +294,31 @@
 	function tlChart() {
 		var lines = TLLINES.filter(function (L) {
 			return tlHas(L[0]);
-		}), maxv = 0, k, y0 = TLM.t, ph = TLCH - TLM.t - TLM.b;
+		}), maxv = 0, k;
+		tlg.textContent = "";
+		var bg = el(NS, "rect", { class: "tlbg", x: 0, y: 0, width: Wpx, height: TLCH }, tlg);
+		// The legend, with units, in as many rows as the width needs; the
+		// plot keeps its height below them.
+		var lx = TLM.l, ly = 14;
+		lines.forEach(function (L) {
+			var sw = el(NS, "rect", { x: lx, y: ly - 7, width: 12, height: 4, fill: L[2] }, tlg);
+			var tx = el(NS, "text", { class: "tlax", x: lx + 16, y: ly }, tlg);
+			tx.textContent = L[1] + " (bytes)";
+			var w = 16 + (tx.getComputedTextLength ? tx.getComputedTextLength() : 7.2 * (L[1].length + 8)) + 14;
+			if (lx > TLM.l && lx + w > Wpx - TLM.r) {
+				lx = TLM.l;
+				ly += 15;
+				sw.setAttribute("x", lx);
+				sw.setAttribute("y", ly - 7);
+				tx.setAttribute("x", lx + 16);
+				tx.setAttribute("y", ly);
+			}
+			lx += w;
+		});
+		TLM.t = ly + 10;
+		TLCH = TLM.t + TLPH + TLM.b;
+		bg.setAttribute("height", TLCH);
+		var y0 = TLM.t, ph = TLPH;
 		lines.forEach(function (L) {
 			for (k = 0; k < tlN; k++) {
 				var v = tlValue(k, L[0]);
@@ -308,18 +334,23 @@
 		function Y(v) {
 			return y0 + ph - ph * v / ymax;
 		}
-		tlg.textContent = "";
-		el(NS, "rect", { class: "tlbg", x: 0, y: 0, width: Wpx, height: TLCH }, tlg);
 		for (var t = 0; t <= ymax + 0.5; t += step) {
 			el(NS, "line", { class: "tlgrid", x1: TLM.l, x2: Wpx - TLM.r, y1: Y(t).toFixed(1), y2: Y(t).toFixed(1) }, tlg);
 			el(NS, "text", { class: "tlax", x: TLM.l - 6, y: (Y(t) + 4).toFixed(1), "text-anchor": "end" }, tlg).textContent = tlFmt(t);
 		}
 		// The x axis: seconds when every snapshot has a time, else the
 		// snapshots' ids in their order.
-		var every = Math.max(1, Math.ceil(tlN / Math.max(1, (Wpx - TLM.l - TLM.r) / 60)));
+		// A label is left out where it would touch the one before (close
+		// snapshots on a time axis, many of them on a narrow one).
+		var every = Math.max(1, Math.ceil(tlN / Math.max(1, (Wpx - TLM.l - TLM.r) / 60))), lastEnd = -1e9;
 		for (k = 0; k < tlN; k += every) {
-			el(NS, "text", { class: "tlax", x: tlX(k).toFixed(1), y: TLCH - TLM.b + 14, "text-anchor": "middle" }, tlg).textContent =
-				tlTimed ? (TL[k].time - TL[0].time).toFixed(1) : TL[k].id;
+			var lab = el(NS, "text", { class: "tlax", x: tlX(k).toFixed(1), y: TLCH - TLM.b + 14, "text-anchor": "middle" }, tlg);
+			lab.textContent = tlTimed ? (TL[k].time - TL[0].time).toFixed(1) : TL[k].id;
+			var half = (lab.getComputedTextLength ? lab.getComputedTextLength() : 7 * lab.textContent.length) / 2;
+			if (tlX(k) - half < lastEnd + 6)
+				tlg.removeChild(lab);
+			else
+				lastEnd = tlX(k) + half;
 		}
 		el(NS, "text", { class: "tlax", x: Wpx - TLM.r, y: TLCH - 4, "text-anchor": "end" }, tlg).textContent =
 			tlTimed ? "time (s since the first snapshot)" : "snapshot (sequence number; the dumps carry no time)";
@@ -343,14 +374,6 @@
 		for (k = 0; k < tlN; k++)
 			el(NS, "circle", { class: "tlpt", cx: tlX(k).toFixed(1), cy: Y(tlHeap[k]).toFixed(1), r: 3, "data-k": k,
 				fill: TLLINES[5][2] }, tlg);
-		// The legend, with units.
-		var lx = TLM.l;
-		lines.forEach(function (L) {
-			el(NS, "rect", { x: lx, y: 7, width: 12, height: 4, fill: L[2] }, tlg);
-			var tx = el(NS, "text", { class: "tlax", x: lx + 16, y: 14 }, tlg);
-			tx.textContent = L[1] + " (bytes)";
-			lx += 16 + 7.2 * (L[1].length + 8) + 10;
-		});
 		tlBand = el(NS, "rect", { class: "tlrange", id: "tlband", x: 0, y: y0, width: 1, height: ph, display: "none" }, tlg);
 		// The area that takes clicks and drags.
 		el(NS, "rect", { id: "tlhit", x: TLM.l - 8, y: y0, width: Wpx - TLM.l - TLM.r + 16, height: ph + 8, fill: "transparent" }, tlg);
@@ -460,6 +483,6 @@
 		},
 		y: function () {
 			var r = tlg.getBoundingClientRect();
-			return r.top + TLM.t + (TLCH - TLM.t - TLM.b) / 2;
+			return r.top + TLM.t + TLPH / 2;
 		}
 	};

@@ -149,6 +149,30 @@ const sel = tlSelection, drag = tlDrag;
 		ok(s.a === 2 && s.b === 0 || s.a === 0 && s.b === 2, "Shift+arrows select a range", JSON.stringify(s));
 		await page.close();
 
+		// At 480 px: the legend wraps inside the window and below the
+		// header (whose height changes after the first draw), and no two
+		// x labels touch, though two snapshots lie 0.1 s apart.
+		const close2 = hand.replace("time=11 ", "time=10.1 ");
+		const narrow = await ctx.newPage();
+		await narrow.setViewportSize({ width: 480, height: 800 });
+		await narrow.goto("file://" + render(close2, [], "narrow"));
+		await narrow.waitForFunction(() => window.fk, null, { timeout: 60000 });
+		const geo = await narrow.evaluate(() => {
+			const hb = document.querySelector("#hdr > div").getBoundingClientRect().bottom;
+			const texts = Array.from(document.querySelectorAll("#timeline text.tlax")).map((t) => ({ s: t.textContent, r: t.getBoundingClientRect() }));
+			const legend = texts.filter((t) => /\(bytes\)$/.test(t.s));
+			const xl = texts.filter((t) => /^\d+\.\d$/.test(t.s)).map((t) => t.r).sort((a, b) => a.left - b.left);
+			let touch = 0;
+			for (let k = 1; k < xl.length; k++)
+				if (xl[k].left < xl[k - 1].right + 2)
+					touch++;
+			return { hb, n: legend.length, top: Math.min(...legend.map((t) => t.r.top)), right: Math.max(...legend.map((t) => t.r.right)),
+				xl: xl.length, touch, w: window.innerWidth };
+		});
+		ok(geo.n === 6 && geo.top >= geo.hb && geo.right <= geo.w, "at 480 px the legend is whole, inside the window and below the header", JSON.stringify(geo));
+		ok(geo.xl >= 2 && geo.touch === 0, "and no two x-axis labels touch", JSON.stringify(geo));
+		await narrow.close();
+
 		// Hostile frame names reach the tables as text only.
 		const evil = "<img src=x onerror=window.__x=1>", evil2 = "\"]</script><script>window.__x=2</script>";
 		const hostile = "# columns: 1/bytes 2/bytes\n# series: 1\n# series: 2\n" +
