@@ -54,8 +54,22 @@
 			stack[d] = k;
 			parent[k] = d ? stack[d - 1] : -1;
 			nm[k] = num();
-			for (c = 0; c < ncol; c++)
-				self[c][k] = num();
+			// The first column's value, then each other column's as its
+			// change from the one before (zigzagged), or ".N": the same
+			// value in the next N columns (svgdata.c's enc_rest).
+			v = num();
+			self[0][k] = v;
+			for (c = 1; c < ncol;) {
+				if (s.charCodeAt(pos) === 46) {
+					pos++;
+					for (var r = num(); r > 0; r--)
+						self[c++][k] = v;
+					continue;
+				}
+				var z = num();
+				v += z % 2 ? -(z + 1) / 2 : z / 2;
+				self[c++][k] = v;
+			}
 			prev = d;
 		}
 		if (D.diff) {

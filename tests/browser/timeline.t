@@ -71,6 +71,10 @@ const sel = tlSelection, drag = tlDrag;
 		ok(chart.root > chart.top, "the flame graph is below the chart", JSON.stringify(chart));
 		let s = await sel(page);
 		ok(s.b === C.nc - 1 && s.a === -1, "the page opens on the last snapshot", JSON.stringify(s));
+		// Every column, as the page decodes its table (runs of equal values
+		// and changes from column to column), totals what the input says.
+		const heaps = await page.evaluate(() => Array.from({ length: window.fk.timeline.count }, (_, j) => window.fk.timeline.heap(j)));
+		ok(JSON.stringify(heaps) === JSON.stringify(C.tot), "each snapshot's sampled heap equals its column's total in the input", heaps.join() + " vs " + C.tot.join());
 
 		// A click on a point shows that snapshot's graph.
 		const k = 2, x = await page.evaluate((j) => window.fk.timeline.x(j), k), y = await page.evaluate(() => window.fk.timeline.y());

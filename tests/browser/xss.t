@@ -79,7 +79,7 @@ const svg = render(Buffer.from(folded, "latin1"), ["--title", opt, "--subtitle",
 		ok(dialogs.length === 0, "no alert() was ever called", dialogs.join(" | "));
 		const scripts = await page.evaluate(() => document.querySelectorAll("script").length);
 		ok(scripts === 2, "the page holds only its own two script elements", scripts);
-		const tbl = await page.evaluate(() => /^[0-9A-Za-z_-]*$/.test(document.getElementById("fktable").textContent));
+		const tbl = await page.evaluate(() => /^[0-9A-Za-z_.-]*$/.test(document.getElementById("fktable").textContent));
 		ok(tbl, "the frame table holds only its code's characters");
 		ok(errors.length === 0, "no script errors", errors.join("; "));
 	} catch (e) {
