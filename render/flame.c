@@ -115,7 +115,7 @@ void fk_flame_opts_init(struct fk_flame_opts *o)
 	o->colors = "mem";
 	o->frameheight = 16;
 	o->fontsize = 12;
-	o->minwidth = 0.1;
+	o->minwidth = 1;
 	o->sort = FK_SORT_NAME;
 	/* Root on top, as pprof draws heap graphs: the root row and the
 	 * heaviest frames are on the first screen at any window size. */

@@ -29,7 +29,7 @@ struct fk_flame_opts {
 	double width;                  /* image width in px; 0 = fit the page (1200 units) */
 	double frameheight;            /* px per frame; default 16 */
 	double fontsize;               /* default 12 */
-	double minwidth;               /* default 0.1; px, or % of the total if minwidth_pct */
+	double minwidth;               /* default 1; px, or % of the total if minwidth_pct */
 	int minwidth_pct;
 	enum fk_flame_sort sort;
 	unsigned hash : 1;             /* colour by name only (same name, same colour) */
