@@ -69,38 +69,6 @@ static int add_line(void *ctx, const struct fk_folded_line *l)
 	return rc;
 }
 
-int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_profile *p,
-		      const struct fk_snapmeta *m, struct fk_err *err)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *ms;
-	int rc;
-
-	if (col >= s->ncols || s->added[col])
-		return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", col);
-	if (!(ms = open_memstream(&text, &len)))
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	rc = fk_folded_write(p, NULL, ms, err);
-	if (fclose(ms) != 0 && rc == 0)
-		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	if (rc == 0) {
-		struct fk_err e2;
-		fk_err_init(&e2, err->path);
-		s->col = col;
-		s->err = &e2;
-		if (fk_folded_each(text, len, 0, add_line, NULL, s, &e2) < 0)
-			rc = fk_err_set(err, e2.code ? e2.code : FK_ENOMEM, 0, "%s",
-					e2.code ? e2.msg : "out of memory");
-	}
-	free(text);
-	if (rc == 0) {
-		s->m[col] = *m;
-		s->added[col] = 1;
-	}
-	return rc;
-}
-
 int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *text,
 			     size_t len, const struct fk_snapmeta *m, struct fk_err *err)
 {
@@ -117,6 +85,34 @@ int fk_series_enc_add_folded(struct fk_series_enc *s, uint32_t col, const char *
 	s->m[col] = *m;
 	s->added[col] = 1;
 	return 0;
+}
+
+/* Folds p as to-folded does, then adds that text. */
+int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_profile *p,
+		      const struct fk_snapmeta *m, struct fk_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *ms;
+	int rc;
+
+	if (col >= s->ncols || s->added[col])
+		return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", col);
+	if (!(ms = open_memstream(&text, &len)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	rc = fk_folded_write(p, NULL, ms, err);
+	if (fclose(ms) != 0 && rc == 0)
+		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (rc == 0) {
+		/* A line of the text made here is no place to name. */
+		struct fk_err e2;
+		fk_err_init(&e2, err->path);
+		if (fk_series_enc_add_folded(s, col, text, len, m, &e2) < 0)
+			rc = fk_err_set(err, e2.code ? e2.code : FK_ENOMEM, 0, "%s",
+					e2.code ? e2.msg : "out of memory");
+	}
+	free(text);
+	return rc;
 }
 
 struct all_ctx {
