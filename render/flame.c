@@ -171,8 +171,9 @@ void fk_flame_free(struct fk_flame *f)
 	free(f);
 }
 
-/* The values of line l: the first column in *vp, the others in xv, and
- * in *lenp the length of the stack text without them. 0, or -1 with err. */
+/* The values of line l: the first column in *vp, the others in xv (a
+ * series' last first), and in *lenp the length of the stack text without
+ * them. 0, or -1 with err. */
 static int line_values(const struct fk_flame *f, const struct fk_folded_line *l,
 		       size_t *lenp, int64_t *vp, int64_t *xv, struct fk_err *err)
 {
@@ -213,6 +214,13 @@ static int line_values(const struct fk_flame *f, const struct fk_folded_line *l,
 		return fk_err_set(err, FK_ESYNTAX, l->lineno, "empty stack");
 	*lenp = len;
 	*vp = v;
+	if (f->series.n) {
+		/* A series draws its newest snapshot, as its page opens on it:
+		 * the last column leads and the first takes its place (the
+		 * frame table, svgdata.c, puts them back in order). */
+		*vp = xv[f->t.ncols - 2];
+		xv[f->t.ncols - 2] = v;
+	}
 	return 0;
 }
 
