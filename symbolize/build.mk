@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
-SYM_SRC := span.c modmap.c smod.c elfsym.c symname.c dwfile.c dwunits.c \
+SYM_SRC := span.c modmap.c smod.c elfsym.c symname.c rustv0.c dwfile.c dwunits.c \
            dwinline.c ehframe.c debugfind.c zsect.c modpool.c symfind.c rootpath.c symcache.c \
            symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
@@ -45,7 +45,7 @@ $(B)/fuzz_symprof: $(B)/fuzz_symprof.o $(B)/libfkcore.a
 # libFuzzer target for symbol names and the demanglers.
 FUZZ += fuzz_symname
 $(B)/fuzz_symname.o: CPPFLAGS += $(SYM_CFLAGS)
-$(B)/fuzz_symname: $(B)/fuzz_symname.o $(B)/symname.o
+$(B)/fuzz_symname: $(B)/fuzz_symname.o $(B)/symname.o $(B)/rustv0.o
 	$(FUZZ_LINK) -liberty
 
 # symbolize/ sees core/; its tool also cli/.

@@ -107,6 +107,11 @@ size_t fk_symname_baselen(const char *raw, size_t len);
  * would pass FK_MAX_NAME bytes (or out of memory). */
 char *fk_symname_demangle(const char *raw, size_t len);
 
+/* Whether libiberty may demangle the NUL-terminated name m: 1 unless m is
+ * a Rust v0 name ("_R...") that does not parse or whose binders declare
+ * more lifetimes than libiberty should loop over (rustv0.c). */
+int fk_symname_v0_bounded(const char *m);
+
 /* Length of the mangled part of a legacy Rust name, through the "E" after
  * its hash element (what follows is a suffix such as ".llvm.123"), or 0
  * when raw[0..len) is no legacy Rust name. Its path may hold dots

@@ -9,7 +9,8 @@
  * for an output exponential in its length, and libiberty would go on
  * walking it (a 200-byte Rust name took minutes), so the callback jumps
  * out of the demangler. That is safe because both demanglers keep their
- * state on the stack and allocate nothing. */
+ * state on the stack and allocate nothing. Where the Rust demangler prints
+ * nothing it can still loop without end: rustv0.c checks a v0 name first. */
 #include <ctype.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -154,7 +155,7 @@ char *fk_symname_demangle(const char *raw, size_t len)
 	memcpy(tmp, raw, len);
 	tmp[len] = '\0';
 	const char *m = tmp[1] == '_' ? tmp + 1 : tmp;
-	ok = run(1, m, &d) || (m[1] == 'Z' && run(0, m, &d));
+	ok = (fk_symname_v0_bounded(m) && run(1, m, &d)) || (m[1] == 'Z' && run(0, m, &d));
 	free(tmp);
 	if (!ok || !d.buf || d.len == 0) {
 		free(d.buf);

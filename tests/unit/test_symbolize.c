@@ -84,6 +84,41 @@ static char *doubling_name(int levels)
 	return s;
 }
 
+/* Rust v0 names that libiberty would loop over without printing (rustv0.c)
+ * are refused; every real name still demangles. */
+static void test_v0_binders(void)
+{
+	/* The fuzzer's name: an impl path, printed by nobody, holding a
+	 * function type whose binder declares 3.5e12 lifetimes. */
+	const char *hang = "_RC1_RYSQQPQQQQQQQQQQQQQQQQPQQQQFFFFFFFFFFFFFFFaFFFFFFFFFFFFFFGFFFFFF3_B43_EE";
+	char name[64], line[4096];
+	int total = 0, fine = 0;
+
+	T_OK(!fk_symname_v0_bounded(hang), "a binder of 3.5e12 lifetimes is refused");
+	T_OK(fk_symname_demangle(hang, strlen(hang)) == NULL, "and the name is left as it is");
+	/* A binder "G N _" declares N + 2 lifetimes for base-62 digits N
+	 * (0-9a-zA-Z): "gu" is 16 * 62 + 30. */
+	snprintf(name, sizeof name, "_RINvC1a1fFG%s_RL0_hEuE", "gu");
+	T_OK(fk_symname_v0_bounded(name), "a binder of 1024 lifetimes passes (%s)", name);
+	snprintf(name, sizeof name, "_RINvC1a1fFG%s_RL0_hEuE", "gv");
+	T_OK(!fk_symname_v0_bounded(name), "one of 1025 does not (%s)", name);
+	char *d = fk_symname_demangle("_RINvC1a1fFG_RL0_hEuE", 21);
+	T_EQ_STR(d, "a::f::<for<'a> fn(&'a u8)>", "a binder demangles");
+	free(d);
+	FILE *f = fopen("fixtures/good/rust-v0-names.txt", "r");
+	T_OK(f != NULL, "fixtures/good/rust-v0-names.txt opened");
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		total++;
+		d = fk_symname_demangle(line, strlen(line));
+		fine += fk_symname_v0_bounded(line) && d && strncmp(d, "_R", 2) != 0;
+		free(d);
+	}
+	if (f)
+		fclose(f);
+	T_OK(total == 60 && fine == total, "every real v0 name demangles (%d of %d)", fine, total);
+}
+
 /* Back-references can make a short name stand for an output exponential in
  * its length: demangling stops at FK_MAX_NAME bytes instead of walking all
  * of it (40 levels are 2^40 tuples; this took minutes before). */
@@ -277,6 +312,7 @@ int main(void)
 {
 	test_names();
 	test_doubling_names();
+	test_v0_binders();
 	test_alloc_rules();
 	test_self();
 	return T_DONE();
