@@ -96,8 +96,6 @@ int fk_series_enc_add(struct fk_series_enc *s, uint32_t col, const struct fk_pro
 	FILE *ms;
 	int rc;
 
-	if (col >= s->ncols || s->added[col])
-		return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", col);
 	if (!(ms = open_memstream(&text, &len)))
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	rc = fk_folded_write(p, NULL, ms, err);

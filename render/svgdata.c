@@ -224,25 +224,21 @@ int fk_emit_table(const struct fk_emit *e, xmlTextWriterPtr w, struct fk_buf *b)
 		p = b->p + b->len;
 		p = enc(p, (uint64_t)prev + 1 - depth - (n == 0));
 		p = enc(p, e->nameidx[nd->name]);
-		if (nv > 1) {
-			row[0] = nd->self;
-			k = 1;
-			if (e->diff)
-				row[k++] = t->bself[n];
-			for (c = 0; c < nx; c++)
-				row[k++] = n < t->capx ? t->xself[(size_t)n * nx + c] : 0;
-			if (t->series) {
-				/* The tree holds a series' last column first and
-				 * its first last (flame.c's line_values). */
-				int64_t first = row[nv - 1];
-				row[nv - 1] = row[0];
-				row[0] = first;
-			}
-			p = enc(p, (uint64_t)row[0]);
-			p = enc_rest(p, row, nv);
-		} else {
-			p = enc(p, (uint64_t)nd->self);
+		row[0] = nd->self;
+		k = 1;
+		if (e->diff)
+			row[k++] = t->bself[n];
+		for (c = 0; c < nx; c++)
+			row[k++] = n < t->capx ? t->xself[(size_t)n * nx + c] : 0;
+		if (t->series) {
+			/* The tree holds a series' last column first and its
+			 * first last (flame.c's line_values). */
+			int64_t first = row[nv - 1];
+			row[nv - 1] = row[0];
+			row[0] = first;
 		}
+		p = enc(p, (uint64_t)row[0]);
+		p = enc_rest(p, row, nv);
 		b->len = (size_t)(p - b->p);
 		prev = depth;
 		if (w && b->len > 60000) {
