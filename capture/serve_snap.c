@@ -70,7 +70,7 @@ static struct {
 double fk_snap_interval = FK_HOOK_SNAPSHOT_S;
 size_t fk_snap_budget = (size_t)FK_HOOK_SNAPSHOT_MB << 20;
 
-static const char *const stat_names[FK_SER_NSTATS - 1] = {
+static const char *const stat_names[FK_SER_RSS] = {
 	"stats.allocated", "stats.active", "stats.resident", "stats.mapped",
 	"stats.retained", "stats.metadata",
 };
@@ -302,7 +302,8 @@ static int store(const struct fk_profile *p, const char *why, struct fk_err *err
 	s.time_ns = realtime_ns();
 	s.period = p->period;
 	s.why = why;
-	fk_je_stats(stat_names, FK_SER_NSTATS - 1, s.stat);
+	fk_je_stats(stat_names, FK_SER_RSS, s.stat);
+	s.stat[FK_SER_HOOK] = s.stat[FK_SER_SAMPLING] = -1;
 	s.stat[FK_SER_RSS] = rss_bytes();
 	if (s.stat[FK_SER_ALLOCATED] > ring.max_allocated)
 		ring.max_allocated = s.stat[FK_SER_ALLOCATED];

@@ -9,6 +9,7 @@
 
 const char *const fk_series_keys[FK_SER_NSTATS] = {
 	"allocated", "active", "resident", "mapped", "retained", "metadata", "rss",
+	"hook", "sampling",
 };
 
 static const char tag[] = "# series:";

@@ -22,6 +22,10 @@ enum fk_series_stat {
 	FK_SER_RETAINED,               /* stats.retained */
 	FK_SER_METADATA,               /* stats.metadata */
 	FK_SER_RSS,                    /* the process's resident set size */
+	FK_SER_HOOK,                   /* bytes the profiler itself holds (its own
+					  arena), left out of the figures above */
+	FK_SER_SAMPLING,               /* bytes sampling itself costs: a sampled
+					  small object takes a whole extent */
 	FK_SER_NSTATS
 };
 
