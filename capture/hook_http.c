@@ -7,9 +7,18 @@
  * no endpoint. Deferred answers (?seconds=N) are suspended and sent from
  * the loop. No client can hold the server: a request must
  * arrive whole within FK_HOOK_REQUEST_SECONDS, deferred requests are
- * bounded and dropped when their client leaves. */
+ * bounded and dropped when their client leaves. A handler may also give
+ * work to do off the loop (a request proxied to a worker process): it
+ * runs on a thread of its own, and the answer is sent once it is done.
+ * libmicrohttpd's panic (a failed close, an internal inconsistency) never
+ * aborts the host: the daemon is abandoned and the loop makes a new one. */
+#include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -20,8 +29,18 @@
 
 #include "hook_int.h"
 
+/* Work a handler gave to do off the loop, shared with its thread. */
+struct fk_job {
+	atomic_int state;          /* JOB_RUNNING, JOB_DONE or JOB_ABANDONED */
+	void (*work)(void *ctx);
+	void (*drop)(void *ctx);
+	void *ctx;
+};
+enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
+
 struct fk_req {
 	size_t urilen;             /* the whole request target, query included */
+	char *uri;                 /* that target, as received */
 	int too_many;              /* more than FK_HOOK_MAX_PARAMS parameters */
 	int checked;               /* admission done */
 	size_t body;               /* request body bytes seen (discarded) */
@@ -34,6 +53,7 @@ struct fk_req {
 	void (*drop)(void *ctx);
 	void *ctx;
 	int deferred, ready;
+	struct fk_job *job;        /* work running off the loop, or NULL */
 	int counted;               /* holds one of the FK_HOOK_MAX_DEFERRED places */
 	struct fk_reply reply;
 	struct fk_req *next;       /* in the pending list while deferred */
@@ -45,6 +65,7 @@ struct fk_conn {
 	double since;              /* when it began to owe us a request */
 	int busy;                  /* its request arrived whole: being answered */
 	int cut;                   /* shut down for being too slow */
+	int denied;                /* a worker's socket: the peer may not ask */
 	struct fk_conn *prev, *next;
 };
 
@@ -55,6 +76,11 @@ static fk_handler_fn *handler;     /* what answers admitted requests */
 static int ndeferred;
 static struct fk_conn *conns;
 static int run_again;              /* a connection closed: see fk_http_timeout */
+static int worker_daemon;          /* the daemon is a worker's private socket */
+static int work_pipe[2] = { -1, -1 };  /* a job's thread wakes the loop */
+static jmp_buf panic_jmp;          /* where libmicrohttpd's panic returns */
+static int in_mhd;                 /* panic_jmp is set */
+static int broken;                 /* the daemon panicked: abandon it */
 /* Set from another thread when the server is being stopped. */
 static atomic_int quitting;
 
@@ -172,6 +198,72 @@ static int defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
 	return MHD_YES;
 }
 
+static void *job_main(void *arg)
+{
+	struct fk_job *j = arg;
+	int expect = JOB_RUNNING;
+
+	fk_je_thread_active(0, NULL);
+	j->work(j->ctx);
+	if (!atomic_compare_exchange_strong(&j->state, &expect, JOB_DONE)) {
+		/* Its request ended first: nobody will finish it. */
+		if (j->drop)
+			j->drop(j->ctx);
+		free(j);
+		return NULL;
+	}
+	if (write(work_pipe[1], "j", 1) < 0) {
+		/* full: the loop wakes anyway */
+	}
+	return NULL;
+}
+
+/* Runs work(rq->ctx) on a thread of its own (it shares the loop's table
+ * and blocks every signal, as the loop does). 0, or -1 when no thread. */
+static int start_job(struct fk_req *rq, void (*work)(void *))
+{
+	struct fk_job *j = calloc(1, sizeof *j);
+	pthread_attr_t at;
+	pthread_t th;
+	int rc;
+
+	if (!j || work_pipe[1] < 0) {
+		free(j);
+		return -1;
+	}
+	atomic_init(&j->state, JOB_RUNNING);
+	j->work = work;
+	j->drop = rq->drop;
+	j->ctx = rq->ctx;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&th, &at, job_main, j);
+	pthread_attr_destroy(&at);
+	if (rc != 0) {
+		free(j);
+		return -1;
+	}
+	rq->job = j;
+	return 0;
+}
+
+/* The request of a job is over before the job: the thread drops ctx if it
+ * is still running; else it is dropped here. Returns 1 when the caller
+ * must not drop ctx itself. */
+static int abandon_job(struct fk_req *rq)
+{
+	struct fk_job *j = rq->job;
+	int expect = JOB_RUNNING;
+
+	if (!j)
+		return 0;
+	rq->job = NULL;
+	if (atomic_compare_exchange_strong(&j->state, &expect, JOB_ABANDONED))
+		return 1;
+	free(j);
+	return 0;
+}
+
 static const char *conn_arg(void *tctx, const char *name)
 {
 	return MHD_lookup_connection_value(tctx, MHD_GET_ARGUMENT_KIND, name);
@@ -195,12 +287,23 @@ static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *metho
 {
 	struct fk_request req = {
 		.method = method, .path = url, .host = host_for_msg(c),
-		.arg = conn_arg, .tctx = c,
+		.uri = rq->uri ? rq->uri : url, .arg = conn_arg, .tctx = c,
 	};
 	struct fk_reply r;
+	int rc;
 
 	memset(&r, 0, sizeof r);
 	handler(&req, &r);
+	if (r.work) {
+		if (r.deadline <= 0)
+			r.deadline = fk_now() + FK_HOOK_PROXY_SECONDS;
+		rc = defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
+		if (rq->deferred && start_job(rq, r.work) < 0) {
+			/* No thread: answered now, as a deadline reached. */
+			rq->deadline = 0;
+		}
+		return rc;
+	}
 	if (r.deadline <= 0)
 		return queue_reply(c, &r);
 	return defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
@@ -237,8 +340,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		return MHD_NO;
 	}
 	if (!rq->checked) {
+		struct fk_conn *k = conn_of(c);
+
 		rq->checked = 1;
-		if (rq->too_many) {
+		if (k && k->denied) {
+			rq->reject = MHD_HTTP_FORBIDDEN;
+			rq->reject_msg = "this process's socket answers only its own program";
+		} else if (rq->too_many) {
 			rq->reject = MHD_HTTP_URI_TOO_LONG;
 			rq->reject_msg = "request URL has too many query parameters (at most "
 					 FK_HOOK_STR(FK_HOOK_MAX_PARAMS) ")";
@@ -306,13 +414,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	}
 	if (!rq)
 		return;
-	if (rq->deferred && !rq->ready && rq->drop) {
+	if (rq->deferred && !rq->ready) {
 		unlink_pending(rq);
-		rq->drop(rq->ctx);
+		if (!abandon_job(rq) && rq->drop)
+			rq->drop(rq->ctx);
 	}
 	if (rq->counted)
 		ndeferred--;
 	fk_hook_buf_release(rq->reply.body, rq->reply.maplen);
+	free(rq->uri);
 	free(rq);
 	*req_cls = NULL;
 }
@@ -330,6 +440,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	if (!rq || !uri)
 		return rq;
 	rq->urilen = strlen(uri);
+	if (rq->urilen <= FK_HOOK_MAX_URL)
+		rq->uri = strdup(uri);
 	q = strchr(uri, '?');
 	if (!q)
 		return rq;
@@ -364,6 +476,13 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 			return;
 		k->fd = ci ? ci->connect_fd : -1;
 		k->since = fk_now();
+		/* A worker's socket is in the abstract namespace, which every
+		 * local user can reach: only its program may ask (SO_PEERCRED). */
+		if (worker_daemon && (k->fd < 0 || !fk_group_peer_ok(k->fd))) {
+			k->denied = 1;
+			if (k->fd >= 0)
+				shutdown(k->fd, SHUT_RDWR);
+		}
 		k->next = conns;
 		if (conns)
 			conns->prev = k;
@@ -394,10 +513,28 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
-struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, struct fk_err *err)
+/* libmicrohttpd's fatal errors: back to fk_http_run, never abort(). */
+static void on_panic(void *cls, const char *file, unsigned int line, const char *reason)
+{
+	(void)cls;
+	fk_log("libmicrohttpd failed (%s:%u: %s); the hook's server starts again",
+	       file ? file : "?", line, reason ? reason : "");
+	if (in_mhd)
+		longjmp(panic_jmp, 1);
+	/* Outside a run (starting or stopping a daemon): end only this
+	 * thread; the host goes on. */
+	pthread_exit(NULL);
+}
+
+struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, int worker, struct fk_err *err)
 {
 	struct MHD_Daemon *d;
 
+	MHD_set_panic_func(on_panic, NULL);
+	if (work_pipe[0] < 0 && pipe2(work_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		work_pipe[0] = work_pipe[1] = -1;
+	worker_daemon = worker;
+	broken = 0;
 	atomic_store(&quitting, 0);
 	handler = h;
 	pending = NULL;
@@ -470,7 +607,7 @@ static void drop_gone(void)
 		pf.revents = 0;
 		if (poll(&pf, 1, 0) != 1 || !(pf.revents & (POLLRDHUP | POLLHUP | POLLERR)))
 			continue;
-		if (rq->drop)
+		if (!abandon_job(rq) && rq->drop)
 			rq->drop(rq->ctx);
 		rq->drop = NULL;
 		rq->fn = drop_reply;
@@ -478,26 +615,70 @@ static void drop_gone(void)
 	}
 }
 
+int fk_http_work_fd(void)
+{
+	return work_pipe[0];
+}
+
+int fk_http_broken(void)
+{
+	return broken;
+}
+
+/* MHD_run, returning 0 when libmicrohttpd panicked instead. */
+static int run_mhd(struct MHD_Daemon *d)
+{
+	if (broken)
+		return 0;
+	if (setjmp(panic_jmp)) {
+		in_mhd = 0;
+		broken = 1;
+		return 0;
+	}
+	in_mhd = 1;
+	MHD_run(d);
+	in_mhd = 0;
+	return 1;
+}
+
 void fk_http_run(struct MHD_Daemon *d)
 {
 	int resumed = 0;
 	double now;
+	char b[64];
 
 	run_again = 0;
-	MHD_run(d);
+	if (work_pipe[0] >= 0)
+		while (read(work_pipe[0], b, sizeof b) > 0)
+			;
+	if (!run_mhd(d))
+		return;
 	now = fk_now();
 	cut_slow(now);
 	drop_gone();
 	for (struct fk_req **pp = &pending; *pp;) {
 		struct fk_req *rq = *pp;
 
-		if (rq->deadline > now) {
+		int done = rq->job && atomic_load(&rq->job->state) == JOB_DONE;
+
+		if (rq->deadline > now && !done) {
 			pp = &rq->next;
 			continue;
 		}
 		*pp = rq->next;
 		memset(&rq->reply, 0, sizeof rq->reply);
-		rq->fn(rq->ctx, &rq->reply);
+		if (rq->job && !done) {
+			/* Its time is up and its thread still runs. */
+			abandon_job(rq);
+			fk_reply_error(&rq->reply, 504, "the process asked did not answer within "
+				       "%d seconds", FK_HOOK_PROXY_SECONDS);
+		} else {
+			if (rq->job) {
+				free(rq->job);
+				rq->job = NULL;
+			}
+			rq->fn(rq->ctx, &rq->reply);
+		}
 		rq->drop = NULL;
 		rq->ready = 1;
 		if (rq->counted) {
@@ -510,7 +691,7 @@ void fk_http_run(struct MHD_Daemon *d)
 	/* A resumed connection is served by the next MHD_run; in external
 	 * polling nothing may wake the loop for it, so run now. */
 	if (resumed)
-		MHD_run(d);
+		run_mhd(d);
 }
 
 int fk_http_timeout(struct MHD_Daemon *d)
@@ -555,9 +736,21 @@ void fk_http_free(struct MHD_Daemon *d)
 {
 	if (!d)
 		return;
+	if (broken) {
+		/* Its state cannot be trusted: leave it, close only what
+		 * would keep the address taken. */
+		const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+
+		if (di && di->listen_fd >= 0)
+			close(di->listen_fd);
+		pending = NULL;
+		conns = NULL;
+		broken = 0;
+		return;
+	}
 	/* MHD refuses to stop with suspended connections: answer them. */
 	for (struct fk_req *rq = pending; rq; rq = rq->next) {
-		if (rq->drop)
+		if (!abandon_job(rq) && rq->drop)
 			rq->drop(rq->ctx);
 		rq->drop = NULL;
 		rq->fn = drop_reply;
@@ -565,7 +758,8 @@ void fk_http_free(struct MHD_Daemon *d)
 	}
 	if (pending) {
 		fk_http_run(d);
-		MHD_run(d);
+		run_mhd(d);
 	}
-	MHD_stop_daemon(d);
+	if (!broken)
+		MHD_stop_daemon(d);
 }

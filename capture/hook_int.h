@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "err.h"
 #include "limits.h"
@@ -105,13 +106,43 @@ void fk_hook_buf_release(char *data, size_t maplen);
 void fk_je_lock(void);
 void fk_je_unlock(void);
 
-/* fork handling: phase 0 (prepare) takes this layer's locks, 1 (parent)
- * and 2 (child) release them, so a child never inherits one held by a
- * thread it does not have. */
+/* fork handling: phase 0 (prepare) takes the short lock of what was found
+ * (never the dump lock, which the hook's thread holds across a dump and
+ * a conversion: a fork never waits for those), 1 (parent) releases it, 2
+ * (child) releases it and makes the dump lock anew: its holder, if any,
+ * is a thread the child does not have, and what it guarded is left. */
 void fk_je_atfork(int phase);
 
 /* Monotonic seconds. */
 double fk_now(void);
+
+/* ---- hook_proc.c: facts about a process, from /proc ---- */
+
+struct fk_proc {
+	pid_t pid, ppid;
+	uint64_t start;            /* start time, clock ticks after boot */
+};
+
+/* Reads /proc/PID/stat into p. 0, or -1 when there is no such process. */
+int fk_proc_info(pid_t pid, struct fk_proc *p);
+
+/* The start time of pid in clock ticks after boot (0: unknown): with the
+ * pid, what tells a process from a later one that reuses its pid. */
+uint64_t fk_proc_start(pid_t pid);
+
+/* A start time as Unix seconds (-1: unknown). */
+double fk_proc_start_epoch(uint64_t start);
+
+/* The command line of pid, arguments joined by spaces, into buf; its
+ * length (0: unknown). */
+size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size);
+
+/* ---- hook_log.c: the hook's one line on the host's stderr ---- */
+
+/* Writes "flamekit-hook: MESSAGE\n" in one write to the host's current
+ * standard error, from any thread (the hook's own borrows the host's
+ * fd 2 for the write). */
+void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- hook_addr.c: listen addresses (also used by fetch.c) ---- */
 
@@ -269,6 +300,12 @@ void fk_snap_json(FILE *f);
 /* Frees every snapshot (the hook stops). */
 void fk_snap_release(void);
 
+/* In a forked child: what the parent's hook thread may have been changing
+ * (the module cache, the delta windows; the snapshot ring) is left as it
+ * is, never freed or read, and the child starts afresh. */
+void fk_serve_atfork_child(void);
+void fk_snap_atfork_child(void);
+
 /* The module cache of the conversions (symbolize.h): freed (with its
  * modules' open files) by drop, made again by the next conversion; stats
  * fills *st (zeros without a cache). Both take fk_je_lock. */
@@ -288,6 +325,7 @@ void fk_serve_cache_stats(struct fk_symcache_stats *st);
 struct fk_request {
 	const char *method;        /* "GET", "HEAD" or "POST" */
 	const char *path;
+	const char *uri;           /* the whole target as sent: path and query */
 	const char *host;
 	const char *(*arg)(void *tctx, const char *name);  /* NULL: absent */
 	void *tctx;
@@ -315,6 +353,12 @@ struct fk_reply {
 	void (*finish)(void *ctx, struct fk_reply *r);
 	void (*drop)(void *ctx);
 	void *ctx;
+	/* With finish: work(ctx) runs first on a thread of its own (blocking
+	 * I/O to another process), finish(ctx, r) once it is done; deadline
+	 * (default FK_HOOK_PROXY_SECONDS from now) bounds the wait with a
+	 * 504. The thread shares the hook's descriptor table, is never
+	 * sampled, and may take no lock the loop holds. */
+	void (*work)(void *ctx);
 };
 
 /* Makes r a "MESSAGE\n" text/plain answer with status (replacing a body
@@ -343,8 +387,19 @@ struct MHD_Connection;
 
 /* Creates the libmicrohttpd daemon on the listening socket fd (taken over,
  * closed on failure), answering admitted requests with handler. External
- * polling with epoll: the loop thread drives it. NULL with err on failure. */
-struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *handler, struct fk_err *err);
+ * polling with epoll: the loop thread drives it. worker: fd is a worker
+ * process's private socket, where only the peers fk_group_peer_ok admits
+ * are answered. One daemon at a time. NULL with err on failure. */
+struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *handler, int worker, struct fk_err *err);
+
+/* The descriptor the loop polls for finished off-loop work (-1: none);
+ * fk_http_run drains it. */
+int fk_http_work_fd(void);
+
+/* Whether libmicrohttpd panicked in the last run: the daemon is then
+ * abandoned (fk_http_free closes only its listening socket) and the loop
+ * makes a new one. */
+int fk_http_broken(void);
 
 /* The epoll fd to poll for the daemon. */
 int fk_http_poll_fd(struct MHD_Daemon *d);
@@ -391,17 +446,44 @@ unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
 
 /* ---- hook_loop.c: the hook's one thread ---- */
 
-/* Starts the loop thread serving d (may be NULL) and the signal pipe sigfd
- * (may be -1). The thread is never sampled and blocks every signal. */
-int fk_loop_start(struct MHD_Daemon *d, int sigfd, struct fk_err *err);
+/* What a loop thread serves. */
+struct fk_loop_cfg {
+	int http;                  /* serve the routes */
+	int member;                /* a forked worker: its private socket, the
+				      listener's registry, the address taken
+				      over when the listener goes */
+	struct fk_addr addr;       /* FLAMEKIT_HTTP */
+	fk_handler_fn *handler;
+	int sig;                   /* the dump signal, 0 for none */
+};
+
+/* Starts the loop thread (never sampled, every signal blocked but the
+ * dump signal while it waits, its own descriptor table). For the
+ * listener, waits until it listens: -1 with err when it cannot; a worker
+ * returns at once (fork must). */
+int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err);
 
 /* Whether a loop runs, and whether it serves HTTP. */
 int fk_loop_running(void);
 int fk_loop_serving(void);
 
-/* In a forked child: forgets the thread (which does not exist there) and
- * closes the listening socket, without touching the daemon's locks. */
-void fk_loop_forget(void);
+/* Whether the caller is the loop thread (or a thread it started for
+ * work), and whether that thread's descriptor table is its own. */
+int fk_loop_is_self(void);
+int fk_loop_private_fds(void);
+
+/* Whether the running loop is a worker's (a forked child's, not serving
+ * the address). */
+int fk_loop_member(void);
+
+/* Runs fn(arg) on the loop thread and waits for it (the module cache's
+ * files are open in that thread's table); on the caller when no loop
+ * runs or the caller is the loop. */
+int fk_loop_call(void (*fn)(void *), void *arg);
+
+/* In a forked child: forgets the thread (which does not exist there),
+ * closing nothing; *cfg gets what it served. 1 when there was one. */
+int fk_loop_forget(struct fk_loop_cfg *cfg);
 
 struct fk_loop;                /* one loop thread, hook_loop.c */
 
@@ -411,11 +493,83 @@ struct fk_loop;                /* one loop thread, hook_loop.c */
 struct fk_loop *fk_loop_take(void);
 
 /* Stops a detached loop without any lock held: tells its thread to stop,
- * waits for it at most wait seconds (< 0: until it ends), then stops its
- * daemon and frees lp. 0; or -1 when the thread is still busy after wait:
- * it is then left to end on its own, its daemon and lp abandoned (for the
- * exit path, which must not wait for a conversion in progress). */
+ * waits for it at most wait seconds (< 0: until it ends), then frees lp.
+ * 0; or -1 when the thread is still busy after wait: it is then left to
+ * end on its own (for the exit path, which must not wait for a
+ * conversion in progress). */
 int fk_loop_end(struct fk_loop *lp, double wait);
+
+/* ---- hook_group.c: the program's processes ---- */
+
+struct pollfd;
+
+/* Names a new group after the calling process (the first listener). */
+void fk_group_init(void);
+const char *fk_group_name(void);
+
+/* Listener: listens on the group's registry. 0 or -1 with err. */
+int fk_group_listen(struct fk_err *err);
+
+/* Worker: listens on its private socket; the fd, or -1 with err. */
+int fk_group_worker_socket(struct fk_err *err);
+
+/* Worker: connects to the listener's registry. 0, or -1 when none
+ * answers. */
+int fk_group_join(void);
+void fk_group_leave(void);
+
+/* Closes every group socket of this process. */
+void fk_group_close(void);
+
+/* In a forked child: forgets the parent's sockets (none are in the
+ * child's table). */
+void fk_group_atfork_child(void);
+
+/* The group's descriptors to poll into pf (at most max), and what their
+ * events mean: FK_GROUP_LOST when the listener is gone. */
+int fk_group_pollfds(struct pollfd *pf, int max);
+int fk_group_events(const struct pollfd *pf, int n);
+#define FK_GROUP_LOST 1
+
+/* Whether the peer of the connected socket fd may ask this process
+ * (SO_PEERCRED: the same user, root, or the user the group began as). */
+int fk_group_peer_ok(int fd);
+
+/* The pid of the process serving the address, as far as this one knows:
+ * itself when it listens, the registry's peer for a worker; 0 unknown. */
+pid_t fk_group_listener(void);
+
+/* Listener: the registered workers. */
+int fk_group_is_worker(pid_t pid);
+size_t fk_group_workers(pid_t *out, size_t max);
+
+/* Sends METHOD TARGET to worker pid's socket and reads the answer into r
+ * (a malloc'd body), within timeout seconds. 0, or -1 with err. Blocking:
+ * call it from off-loop work (struct fk_reply's work). */
+int fk_group_request(pid_t pid, const char *method, const char *target, double timeout,
+		     struct fk_reply *r, struct fk_err *err);
+
+/* Workers a listener keeps at most (a pre-fork pool). */
+#define FK_HOOK_MAX_WORKERS 1024
+/* Milliseconds a forked child waits before it makes its socket: a child
+ * that execs or exits at once (a shell-out) costs nothing more. */
+#define FK_HOOK_WORKER_DELAY_MS 100
+/* Seconds a proxied request may take. */
+#define FK_HOOK_PROXY_SECONDS 60
+/* Largest answer a worker may send through the listener. */
+#define FK_HOOK_MAX_PROXY (1 << 30)
+
+/* ---- hook_procs.c: routes over the program's processes ---- */
+
+/* Answers rq for process pid (not this one) through its socket. */
+void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r);
+
+/* GET /internal/heap/processes. */
+void fk_procs_list(const struct fk_request *rq, struct fk_reply *r);
+
+/* POST /internal/heap/settings?pid=all: self is this process's own
+ * answer (taken), the workers are asked in turn. */
+void fk_procs_all(const struct fk_request *rq, struct fk_reply *self, struct fk_reply *r);
 
 /* ---- hook_state.c: the sampling state, carried across exec ---- */
 
@@ -434,9 +588,9 @@ int fk_state_sampled(void);
 void fk_state_note_dump(void);
 unsigned long fk_state_dumps(void);
 
-/* Finds the settings a previous image of this process (same pid, before
- * an exec) left, or creates the file that keeps them. Returns 1 when
- * inherited. Call once, from the constructor of the process that serves. */
+/* Finds the settings a previous image of this process (same pid and
+ * start time, before an exec) left. Returns 1 when inherited. Call once,
+ * from the constructor of the process that serves. */
 int fk_state_init(void);
 
 /* Records the settings a request or the API set (lg_sample -1: unchanged). */
@@ -446,25 +600,31 @@ void fk_state_save(int enabled, int lg_sample);
  * thread before it serves. */
 void fk_state_restore(void);
 
-/* Drops the file (in a forked child, which must not write its parent's). */
-void fk_state_forget(void);
+/* Forgets the file (in a forked child, which must not write its
+ * parent's); remove: also deletes it (the process exits). */
+void fk_state_forget(int remove);
 
 /* fork handling, as fk_je_atfork. */
 void fk_state_atfork(int phase);
 
 /* ---- hook_signal.c: FLAMEKIT_DUMP_SIGNAL ---- */
 
-/* Installs the handler for the signal named by FLAMEKIT_DUMP_SIGNAL; returns
- * the read end of its self-pipe, or -1 (no signal asked for, or err set). */
+/* Installs the handler for the signal named by FLAMEKIT_DUMP_SIGNAL;
+ * returns its number, or -1 (no signal asked for, or err set). */
 int fk_sig_install(struct fk_err *err);
 
-/* Drains the pipe and writes one dump into FLAMEKIT_DUMP_DIR (or the
- * current directory) as flamekit.PID.SEQ.heap; stderr line on failure. */
-void fk_sig_dump(int fd);
+/* The loop thread takes the signals (attach, with its thread id) or no
+ * longer (detach); fk_sig_take says whether one came since last asked. */
+void fk_sig_attach(void);
+void fk_sig_detach(void);
+int fk_sig_take(void);
 
-/* In a forked child: gives the handler a pipe of the child's own (same
- * descriptor numbers), so that the child's signals never reach the
- * parent's loop, and restarts the sequence. Async-signal-safe. */
+/* Writes one dump into FLAMEKIT_DUMP_DIR (or the current directory) as
+ * flamekit.PID.SEQ.heap; a line on stderr on failure. */
+void fk_sig_dump(void);
+
+/* In a forked child: no thread takes the signals until the child's own
+ * runs; the sequence restarts. Async-signal-safe. */
 void fk_sig_atfork_child(void);
 
 /* ---- limits of the server, each with its reason ---- */

@@ -48,12 +48,18 @@ void fk_je_unlock(void)
 
 void fk_je_atfork(int phase)
 {
+	/* je_mu is held only while jemalloc is found (never with the dump
+	 * lock wanted after it), so taking it here cannot wait on a thread
+	 * that waits on the fork. The dump lock is held for a whole dump and
+	 * conversion: a fork never waits for it; in the child it is made
+	 * anew, and what it guards (the module cache, the snapshots) is
+	 * left by the child's hook (serve_profile.c, serve_snap.c). */
 	if (phase == 0) {
 		pthread_mutex_lock(&je_mu);
-		pthread_mutex_lock(&dump_lock);
 	} else {
-		pthread_mutex_unlock(&dump_lock);
 		pthread_mutex_unlock(&je_mu);
+		if (phase == 2)
+			pthread_mutex_init(&dump_lock, NULL);
 	}
 }
 
@@ -508,7 +514,9 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	fd = memfd_create("flamekit-dump", MFD_CLOEXEC);
 	if (fd < 0)
 		return fk_err_set(err, FK_EIO, 0, "memfd_create: %s", strerror(errno));
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	/* thread-self: the memfd is in the calling thread's table, which for
+	 * the hook's thread is its own (hook_loop.c), not the process's. */
+	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", fd);
 	rc = je_ctl("prof.dump", NULL, NULL, &pp, sizeof pp);
 	if (rc != 0)
 		ret = fk_err_set(err, FK_EIO, 0, "prof.dump to %s failed: %s (is /proc mounted?)",

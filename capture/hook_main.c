@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* libflamekit-hook's life cycle and public API (flamekit_hook.h): the
  * default malloc_conf, the constructor that starts the server when
- * FLAMEKIT_HTTP is set, fork and exec handling, and the calls a program
- * that links the library makes. */
+ * FLAMEKIT_HTTP is set, fork and exec handling (a forked child of a
+ * serving process becomes one of its program's workers, hook_group.c),
+ * and the calls a program that links the library makes. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ FK_HOOK_API const char *malloc_conf =
  * never waits for a stop in progress. */
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
 static int stopping;               /* stops in progress, under st_lock */
-static int sigfd = -1;
+static int signum = -1;            /* FLAMEKIT_DUMP_SIGNAL's, -1 none */
+static int owner;                  /* this image claimed FLAMEKIT_HTTP */
 
 /* The unix socket this process created, removed when it stops serving. */
 static struct {
@@ -75,10 +77,14 @@ static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 		snprintf(buf, size, "%s", err->msg);
 }
 
-/* fork: the forking thread holds both locks across it, so the child's
- * copies are consistent and unlocked by their owner, never re-initialised
- * (prepare runs before jemalloc's own, whose handlers were registered
- * first; the child handler after it). A fork waits for a dump in progress. */
+/* fork: the forking thread holds the hook's short locks across it, so the
+ * child's copies are consistent and unlocked by their owner (prepare runs
+ * before jemalloc's own, whose handlers were registered first; the child
+ * handler after it). None of them is ever held while waiting for another
+ * lock of the hook's or for a dump, so no fork waits for the hook's
+ * thread: the dump lock is made anew in the child, and what it guards is
+ * left there. The child of a serving process becomes a worker of its
+ * program: a thread of its own, its private socket, its own profile. */
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&st_lock);
@@ -95,13 +101,27 @@ static void fork_parent(void)
 
 static void forked_child(void)
 {
+	struct fk_loop_cfg cfg;
+	struct fk_err err;
+	int had;
+
 	fk_state_atfork(2);
 	fk_je_atfork(2);
-	pthread_mutex_unlock(&st_lock);
-	fk_state_forget();
+	fk_state_forget(0);
 	stopping = 0;
-	fk_loop_forget();
+	owner = 0;
+	had = fk_loop_forget(&cfg);
+	fk_group_atfork_child();
 	fk_sig_atfork_child();
+	fk_serve_atfork_child();
+	fk_snap_atfork_child();
+	if (had && cfg.http) {
+		cfg.member = 1;
+		fk_err_init(&err, NULL);
+		if (fk_loop_start(&cfg, &err) < 0)
+			fk_log("worker %ld: %s", (long)getpid(), err.msg);
+	}
+	pthread_mutex_unlock(&st_lock);
 }
 
 static void register_atfork(void)
@@ -135,20 +155,37 @@ static int snap_env(struct fk_err *err)
 	return 0;
 }
 
+/* Under st_lock: a loop for the dump signal alone, when one is asked for
+ * and no loop runs. */
+static void signal_loop(void)
+{
+	struct fk_loop_cfg cfg;
+	struct fk_err err;
+
+	if (signum <= 0 || fk_loop_running())
+		return;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.sig = signum;
+	fk_err_init(&err, NULL);
+	if (fk_loop_start(&cfg, &err) < 0)
+		fk_log("%s", err.msg);
+}
+
+/* Starts the server (0), or takes a running loop that must end first
+ * into *old (1; call again once it ended), or -1 with err. */
 static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *err)
 {
 	const char *allow = getenv("FLAMEKIT_HTTP_ALLOW_REMOTE");
 	const char *token = getenv("FLAMEKIT_TOKEN");
 	const char *maxs = getenv("FLAMEKIT_MAX_SAMPLES");
-	struct fk_addr a;
-	struct MHD_Daemon *d;
-	int fd;
+	struct fk_loop_cfg cfg;
 
-	if (fk_loop_serving())
+	memset(&cfg, 0, sizeof cfg);
+	if (fk_loop_serving() && !fk_loop_member())
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook already serves HTTP in this process");
 	if (stopping)
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's server is still stopping");
-	if (fk_addr_parse(addr, 0, &a, err) < 0)
+	if (fk_addr_parse(addr, 0, &cfg.addr, err) < 0)
 		return -1;
 	if (maxs && *maxs) {
 		uint64_t v;
@@ -166,27 +203,28 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 			return fk_err_set(err, FK_ELIMIT, 0, "FLAMEKIT_TOKEN too long");
 		snprintf(fk_guard.token, sizeof fk_guard.token, "%s", token);
 	}
-	if (!a.loopback) {
+	if (!cfg.addr.loopback) {
 		if (!allow || strcmp(allow, "1") != 0 || !fk_guard.token[0])
 			return fk_err_set(err, FK_EUNSUPP, 0,
 					  "refusing to listen on non-loopback address '%s': set "
 					  "FLAMEKIT_HTTP_ALLOW_REMOTE=1 and FLAMEKIT_TOKEN to allow it", addr);
 		fk_guard.remote = 1;
 	}
-	fd = fk_addr_listen(&a, 128, err);
-	if (fd < 0)
-		return -1;
-	d = fk_http_new(fd, fk_routes_handle, err);
-	if (!d)
-		return -1;
-	/* A signal-only loop is replaced by one that also serves; the old one
-	 * is ended by the caller, outside the lock. */
-	*old = fk_loop_take();
-	if (fk_loop_start(d, sigfd, err) < 0) {
-		fk_http_free(d);
-		return -1;
+	cfg.http = 1;
+	cfg.handler = fk_routes_handle;
+	cfg.sig = signum > 0 ? signum : 0;
+	/* A signal-only loop, or a worker's (a forked child that starts a
+	 * server of its own), is replaced by one that serves; the old one is
+	 * ended by the caller, outside the lock, so the new one starts after
+	 * it. */
+	if (fk_loop_running()) {
+		*old = fk_loop_take();
+		return 1;
 	}
-	remember_socket(&a);
+	fk_group_init();
+	if (fk_loop_start(&cfg, err) < 0)
+		return -1;
+	remember_socket(&cfg.addr);
 	return 0;
 }
 
@@ -206,15 +244,16 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 	pthread_mutex_lock(&st_lock);
 	rc = start_locked(addr, &old, &err);
 	if (old) {
-		/* A signal-only loop: its thread takes no lock, the wait is short. */
+		/* Its thread takes no lock of ours: the wait is short. */
 		stopping++;
 		pthread_mutex_unlock(&st_lock);
 		fk_loop_end(old, -1);
 		pthread_mutex_lock(&st_lock);
 		stopping--;
+		rc = start_locked(addr, &old, &err);
 		/* Failed after all: the signal dump keeps working. */
-		if (rc < 0 && sigfd >= 0 && !fk_loop_running())
-			fk_loop_start(NULL, sigfd, &err);
+		if (rc < 0)
+			signal_loop();
 	}
 	pthread_mutex_unlock(&st_lock);
 	if (rc < 0)
@@ -225,7 +264,6 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 void fk_hook_stop(void)
 {
 	struct fk_loop *lp = NULL;
-	struct fk_err err;
 
 	pthread_mutex_lock(&st_lock);
 	if (fk_loop_serving()) {
@@ -235,15 +273,14 @@ void fk_hook_stop(void)
 	pthread_mutex_unlock(&st_lock);
 	if (!lp)
 		return;
-	/* Waits for the request in progress (every later one gets 503). */
+	/* Waits for the request in progress (every later one gets 503); the
+	 * thread frees the module cache, whose files are in its table. */
 	fk_loop_end(lp, -1);
-	fk_serve_cache_drop();
 	pthread_mutex_lock(&st_lock);
 	remove_socket();
 	stopping--;
 	/* The signal dump, if configured, keeps working. */
-	if (sigfd >= 0 && !fk_loop_running())
-		fk_loop_start(NULL, sigfd, &err);
+	signal_loop();
 	pthread_mutex_unlock(&st_lock);
 }
 
@@ -297,13 +334,36 @@ int fk_hook_status(struct fk_hook_status *st)
 	return 0;
 }
 
+/* One dump for fk_hook_dump, made on the hook's thread when one runs
+ * (the module cache's files are open in its table). */
+struct dump_job {
+	int fmt;
+	char *out;
+	size_t len, maplen;
+	struct fk_err err;
+	int rc;
+};
+
+static void dump_job_run(void *arg)
+{
+	struct dump_job *j = arg;
+	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
+	int old = 0, had;
+
+	/* The calling thread's own allocations stay out of the profile. */
+	had = fk_je_thread_active(0, &old) == 0;
+	j->rc = fk_serve_produce(j->fmt, &o, &j->out, &j->len, &j->maplen, &j->err);
+	if (had)
+		fk_je_thread_active(old, NULL);
+}
+
 int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 {
-	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
+	struct dump_job j;
 	struct fk_err err;
 	char *out = NULL, *p;
 	size_t len = 0, maplen = 0;
-	int fmt, old = 0, had = 0, rc;
+	int fmt, rc;
 
 	fk_err_init(&err, NULL);
 	fmt = fk_fmt_parse(format ? format : "pprof");
@@ -312,9 +372,15 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
-	/* This thread's own allocations while dumping stay out of the profile. */
-	had = fk_je_thread_active(0, &old) == 0;
-	rc = fk_serve_produce(fmt, &o, &out, &len, &maplen, &err);
+	memset(&j, 0, sizeof j);
+	j.fmt = fmt;
+	fk_err_init(&j.err, NULL);
+	fk_loop_call(dump_job_run, &j);
+	rc = j.rc;
+	out = j.out;
+	len = j.len;
+	maplen = j.maplen;
+	err = j.err;
 	if (rc > 0)
 		rc = fk_err_set(&err, FK_EUNSUPP, 0, "%s", FK_HOOK_NOTHING_SAMPLED);
 	for (p = out; rc == 0 && len > 0;) {
@@ -331,8 +397,6 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 		len -= (size_t)w;
 	}
 	fk_hook_buf_release(out, maplen);
-	if (had)
-		fk_je_thread_active(old, NULL);
 	if (rc < 0)
 		set_errbuf(errbuf, errsize, &err);
 	return rc;
@@ -373,20 +437,22 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	pthread_once(&atfork_once, register_atfork);
 	fk_err_init(&err, NULL);
 	if (signame && *signame) {
-		sigfd = fk_sig_install(&err);
-		if (sigfd < 0)
-			fprintf(stderr, "flamekit-hook: %s\n", err.msg);
+		signum = fk_sig_install(&err);
+		if (signum < 0)
+			fk_log("%s", err.msg);
 	}
 	if (addr && *addr) {
 		char buf[300];
 
+		owner = 1;
 		fk_state_init();
 		if (fk_hook_start(addr, buf, sizeof buf) < 0)
-			fprintf(stderr, "flamekit-hook: FLAMEKIT_HTTP=%s: %s\n", addr, buf);
+			fk_log("FLAMEKIT_HTTP=%s: %s", addr, buf);
 		return;
 	}
-	if (sigfd >= 0 && fk_loop_start(NULL, sigfd, &err) < 0)
-		fprintf(stderr, "flamekit-hook: %s\n", err.msg);
+	pthread_mutex_lock(&st_lock);
+	signal_loop();
+	pthread_mutex_unlock(&st_lock);
 }
 
 __attribute__((destructor)) static void fk_hook_fini(void)
@@ -406,4 +472,7 @@ __attribute__((destructor)) static void fk_hook_fini(void)
 	pthread_mutex_unlock(&st_lock);
 	fk_loop_end(lp, FK_HOOK_EXIT_WAIT);
 	remove_socket();
+	/* The settings carried across exec: an exit is no exec. */
+	if (owner)
+		fk_state_forget(1);
 }

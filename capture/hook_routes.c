@@ -97,6 +97,11 @@ static void settings_json(struct fk_reply *r)
 	if (!(f = fk_reply_open(r, "application/json")))
 		return;
 	fprintf(f, "{\"enabled\":%s,", active ? "true" : "false");
+	fprintf(f, "\"pid\":%ld,\"listener_pid\":", (long)getpid());
+	if (fk_group_listener() > 0)
+		fprintf(f, "%ld,", (long)fk_group_listener());
+	else
+		fputs("null,", f);
 	if (lg >= 0)
 		fprintf(f, "\"lg_sample\":%d,", lg);
 	else
@@ -489,6 +494,7 @@ static const struct route {
 	{ "GET", "/internal/heap", get_heap, NULL },       /* ?format=, from the table */
 	{ "POST", "/internal/heap/snapshot", post_snapshot, "  (header X-Flamekit: 1)" },
 	{ "GET", "/internal/heap/timeline", get_timeline, "[?format=flame|folded|json]" },
+	{ "GET", "/internal/heap/processes", fk_procs_list, "  (the program's processes; ?pid=N on any route asks one)" },
 	{ "GET", "/debug/pprof/heap", get_heap_pprof, "[?seconds=N][&max_samples=N]" },
 	{ "GET", "/debug/pprof/allocs", get_allocs_pprof, "[?seconds=N][&max_samples=N]" },
 	{ "GET", "/", get_index, "  (this list)" },
@@ -513,10 +519,54 @@ static void get_index(const struct fk_request *rq, struct fk_reply *r)
 	fk_reply_close(r, f);
 }
 
+/* ?pid=N for another process of the program: proxied to it (1), or an
+ * error (1); 0 when the request is this process's. */
+static int other_process(const struct fk_request *rq, struct fk_reply *r)
+{
+	const char *pid = fk_req_arg(rq, "pid");
+	uint64_t v;
+
+	if (!pid)
+		return 0;
+	if (strcmp(pid, "all") == 0) {
+		struct fk_reply self;
+
+		if (strcmp(rq->method, "POST") != 0 || strcmp(rq->path, "/internal/heap/settings") != 0) {
+			fk_reply_error(r, 400, "pid=all is only for POST /internal/heap/settings");
+			return 1;
+		}
+		memset(&self, 0, sizeof self);
+		post_settings(rq, &self);
+		if (self.status != 0 && self.status != 200) {
+			*r = self;
+			return 1;
+		}
+		fk_procs_all(rq, &self, r);
+		return 1;
+	}
+	if (fk_parse_u64(pid, strlen(pid), &v) < 0 || v == 0 || v > INT32_MAX) {
+		fk_reply_error(r, 400, "bad pid '%.40s': want a process id from GET "
+			       "/internal/heap/processes (or all, for POST settings)", pid);
+		return 1;
+	}
+	if ((pid_t)v == getpid())
+		return 0;
+	if (!fk_group_is_worker((pid_t)v)) {
+		fk_reply_error(r, 404, "no process %llu in this program: GET "
+			       "/internal/heap/processes lists them", (unsigned long long)v);
+		return 1;
+	}
+	fk_procs_proxy(rq, (pid_t)v, r);
+	return 1;
+}
+
 void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r)
 {
 	const char *m = strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method;
 	const char *allowed = NULL;
+
+	if (other_process(rq, r))
+		return;
 
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		if (strcmp(rq->path, routes[i].path) != 0)

@@ -1,58 +1,64 @@
 /* SPDX-License-Identifier: MIT */
 /* FLAMEKIT_DUMP_SIGNAL: a signal that writes a heap dump. jemalloc is not
- * async-signal-safe, so the handler only writes a byte to a self-pipe; the
- * hook's loop thread reads it and dumps into FLAMEKIT_DUMP_DIR. */
+ * async-signal-safe, so the handler only marks the dump as wanted and,
+ * when it runs on a host thread, sends the signal on to the hook's thread
+ * (tgkill), which waits with that one signal unblocked (hook_loop.c) and
+ * makes the dump into FLAMEKIT_DUMP_DIR. No descriptor is involved: the
+ * hook's pipe lives in the hook thread's own table, which a handler
+ * running on a host thread cannot reach. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "hook_int.h"
 
-static int sig_pipe[2] = { -1, -1 };
+static int sig_num;
+static atomic_int sig_pending;
+static atomic_int sig_tid;             /* the hook's thread, 0 when none */
 static unsigned long sig_seq;
 
 void fk_sig_atfork_child(void)
 {
-	int p[2];
-
-	if (sig_pipe[0] < 0)
-		return;
+	/* The parent's thread does not exist here; the child's own thread,
+	 * once it runs, takes the signals the child gets. */
+	atomic_store(&sig_tid, 0);
+	atomic_store(&sig_pending, 0);
 	sig_seq = 0;
-	/* dup3 swaps each end in one step: a signal arriving meanwhile writes
-	 * to the old pipe or the new one, never to an unrelated descriptor. */
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
-		/* No pipe of our own: the child's signals go nowhere rather
-		 * than to the parent. */
-		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+}
 
-		if (fd >= 0) {
-			dup3(fd, sig_pipe[1], O_CLOEXEC);
-			close(fd);
-		}
-		return;
-	}
-	dup3(p[0], sig_pipe[0], O_CLOEXEC);
-	dup3(p[1], sig_pipe[1], O_CLOEXEC);
-	close(p[0]);
-	close(p[1]);
+void fk_sig_attach(void)
+{
+	if (sig_num > 0)
+		atomic_store(&sig_tid, (int)syscall(SYS_gettid));
+}
+
+void fk_sig_detach(void)
+{
+	atomic_store(&sig_tid, 0);
+}
+
+int fk_sig_take(void)
+{
+	return atomic_exchange(&sig_pending, 0);
 }
 
 static void on_signal(int sig)
 {
-	int e = errno;
-	char b = (char)sig;
+	int e = errno, tid = atomic_load(&sig_tid);
 
-	/* Non-blocking: when the pipe is full a dump is pending anyway. */
-	if (write(sig_pipe[1], &b, 1) < 0) {
-		/* nothing to do in a handler */
-	}
+	atomic_store(&sig_pending, 1);
+	/* On a host thread: wake the hook's thread, which is waiting with the
+	 * signal unblocked; on the hook's thread the wait returns by itself. */
+	if (tid > 0 && tid != (int)syscall(SYS_gettid))
+		syscall(SYS_tgkill, getpid(), tid, sig);
 	errno = e;
 }
-
 static int sig_number(const char *s)
 {
 	static const struct { const char *name; int sig; } sigs[] = {
@@ -80,15 +86,14 @@ int fk_sig_install(struct fk_err *err)
 	if (sig < 0)
 		return fk_err_set(err, FK_ESYNTAX, 0,
 				  "bad FLAMEKIT_DUMP_SIGNAL '%.20s': want USR1, USR2, HUP, WINCH or URG", name);
-	if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		return fk_err_set(err, FK_EIO, 0, "pipe: %s", strerror(errno));
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL) < 0)
 		return fk_err_set(err, FK_EIO, 0, "sigaction: %s", strerror(errno));
-	return sig_pipe[0];
+	sig_num = sig;
+	return sig;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -106,24 +111,21 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-void fk_sig_dump(int fd)
+void fk_sig_dump(void)
 {
 	const char *dir = getenv("FLAMEKIT_DUMP_DIR");
-	char buf[64], path[4096], tmp[4200];
+	char path[4096], tmp[4200];
 	char *data = NULL;
 	size_t len = 0, maplen = 0;
 	struct fk_err err;
 	int out, rc;
 
-	while (read(fd, buf, sizeof buf) > 0)
-		;
 	if (!dir || !*dir)
 		dir = ".";
 	fk_err_init(&err, NULL);
 	rc = fk_serve_produce(FK_OUT_RAW, NULL, &data, &len, &maplen, &err);
 	if (rc != 0) {
-		fprintf(stderr, "flamekit-hook: signal dump: %s\n",
-			rc > 0 ? FK_HOOK_NOTHING_SAMPLED : err.msg);
+		fk_log("signal dump: %s", rc > 0 ? FK_HOOK_NOTHING_SAMPLED : err.msg);
 		return;
 	}
 	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), sig_seq++);
@@ -139,7 +141,7 @@ void fk_sig_dump(int fd)
 	if (rc == 0 && rename(tmp, path) < 0)
 		rc = -1;
 	if (rc < 0) {
-		fprintf(stderr, "flamekit-hook: signal dump: %s: %s\n", path, strerror(errno));
+		fk_log("signal dump: %s: %s", path, strerror(errno));
 		if (out >= 0)
 			unlink(tmp);
 	}

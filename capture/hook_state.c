@@ -5,31 +5,39 @@
  * the same pid (a shell or pyenv shim exec'ing the real program) starts a
  * fresh jemalloc and a fresh hook, which would silently undo what a
  * request had set moments before. The process serving FLAMEKIT_HTTP keeps
- * its settings in a small memfd that survives exec; the hook of the next
- * image finds it by name, checks that the pid is its own, and applies the
- * settings before it serves its first request. */
+ * its settings in a small file named after its user, pid and start time
+ * (what an exec keeps and no other process has), mode 0600, in /dev/shm
+ * or the temporary directory; the hook of the next image of the same
+ * process reads it before it serves its first request. No descriptor is
+ * held: nothing leaks into exec'd children, and a host that closes every
+ * descriptor cannot have the hook write into one of its own files. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hook_int.h"
 #include "num.h"
 
-#define STATE_NAME "flamekit-hook-state"
+#define STATE_PREFIX "flamekit-hook-state."
 
 struct state {
 	char magic[8];
 	int64_t pid;
+	uint64_t start;
 	int32_t enabled;           /* -1: never set */
 	int32_t lg_sample;         /* -1: never set */
 };
 
-static int st_fd = -1;
+/* The file of this process, "" when none (a forked child, or no place). */
+static char st_path[512];
+static uint64_t st_start;
 
 /* Held only to read or write these, never around a call. */
 static pthread_mutex_t st_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -93,85 +101,105 @@ unsigned long fk_state_dumps(void)
 	return n;
 }
 
-/* The inherited state file, or -1. */
-static int find_inherited(void)
+/* The folder for state files: /dev/shm, else TMPDIR, else /tmp. */
+static const char *state_dir(void)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	char path[64], link[128];
-	int found = -1;
+	const char *t = getenv("TMPDIR");
 
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL && found < 0) {
-		uint64_t v;
-		ssize_t n;
-		int fd;
-
-		if (fk_parse_u64(e->d_name, strlen(e->d_name), &v) < 0 || v > INT32_MAX)
-			continue;
-		fd = (int)v;
-		if (fd == dirfd(d))
-			continue;
-		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-		n = readlink(path, link, sizeof link - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		if (strncmp(link, "/memfd:" STATE_NAME, sizeof "/memfd:" STATE_NAME - 1) == 0)
-			found = fd;
-	}
-	closedir(d);
-	return found;
+	if (access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	return t && *t == '/' ? t : "/tmp";
 }
 
-static int read_state(int fd, struct state *s)
+/* Removes the files of this user's processes that are gone (killed
+ * before their exit could remove them). */
+static void sweep(const char *dir)
 {
-	return pread(fd, s, sizeof *s, 0) == (ssize_t)sizeof *s &&
-	       memcmp(s->magic, "fkstate1", 8) == 0 ? 0 : -1;
+	char mine[64];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n;
+
+	if (!d)
+		return;
+	n = (size_t)snprintf(mine, sizeof mine, STATE_PREFIX "%lu.", (unsigned long)geteuid());
+	while ((e = readdir(d)) != NULL) {
+		unsigned long pid;
+		unsigned long long start;
+		char path[600];
+
+		if (strncmp(e->d_name, mine, n) != 0 ||
+		    sscanf(e->d_name + n, "%lu.%llu", &pid, &start) != 2)
+			continue;
+		if (fk_proc_start((pid_t)pid) == start)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+/* Reads the file at st_path into s: 0, or -1 when it is missing, not a
+ * regular file of this user's with mode 0600, or not this process's. */
+static int read_state(struct state *s)
+{
+	struct stat sb;
+	int fd = open(st_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
+	    (sb.st_mode & 0777) == 0600 && pread(fd, s, sizeof *s, 0) == (ssize_t)sizeof *s &&
+	    memcmp(s->magic, "fkstate2", 8) == 0 && s->pid == (int64_t)getpid() &&
+	    s->start == st_start)
+		rc = 0;
+	close(fd);
+	return rc;
 }
 
 int fk_state_init(void)
 {
 	struct state s;
-	int fd = find_inherited();
+	const char *dir = state_dir();
 
-	if (fd >= 0) {
-		if (read_state(fd, &s) == 0 && s.pid == (int64_t)getpid()) {
-			st_fd = fd;
-			return 1;
-		}
-		/* Another process's: an exec'd child does not serve. */
-		close(fd);
-	}
-	/* No close-on-exec: surviving exec is the point. */
-	fd = memfd_create(STATE_NAME, 0);
-	if (fd < 0)
+	st_start = fk_proc_start(getpid());
+	if (!st_start)
 		return 0;
-	memset(&s, 0, sizeof s);
-	memcpy(s.magic, "fkstate1", 8);
-	s.pid = getpid();
-	s.enabled = -1;
-	s.lg_sample = -1;
-	if (pwrite(fd, &s, sizeof s, 0) != (ssize_t)sizeof s) {
-		close(fd);
-		return 0;
-	}
-	st_fd = fd;
+	snprintf(st_path, sizeof st_path, "%s/" STATE_PREFIX "%lu.%ld.%llu", dir,
+		 (unsigned long)geteuid(), (long)getpid(), (unsigned long long)st_start);
+	if (read_state(&s) == 0)
+		return 1;
+	sweep(dir);
 	return 0;
 }
 
 void fk_state_save(int enabled, int lg_sample)
 {
 	struct state s;
+	char tmp[600];
+	int fd;
 
-	if (st_fd < 0 || read_state(st_fd, &s) < 0)
+	if (!st_path[0])
 		return;
+	if (read_state(&s) < 0) {
+		memset(&s, 0, sizeof s);
+		memcpy(s.magic, "fkstate2", 8);
+		s.pid = getpid();
+		s.start = st_start;
+		s.lg_sample = -1;
+	}
 	s.enabled = enabled;
 	if (lg_sample >= 0)
 		s.lg_sample = lg_sample;
-	if (pwrite(st_fd, &s, sizeof s, 0) != (ssize_t)sizeof s) {
+	/* Written beside and renamed: a reader sees the old or the new. */
+	snprintf(tmp, sizeof tmp, "%s.XXXXXX", st_path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fchmod(fd, 0600) < 0 || write(fd, &s, sizeof s) != (ssize_t)sizeof s ||
+	    close(fd) < 0 || rename(tmp, st_path) < 0) {
 		/* A lost save only loses the carry-over. */
+		unlink(tmp);
 	}
 }
 
@@ -180,7 +208,7 @@ void fk_state_restore(void)
 	struct state s;
 	struct fk_err err;
 
-	if (st_fd < 0 || read_state(st_fd, &s) < 0 || s.enabled < 0)
+	if (!st_path[0] || read_state(&s) < 0 || s.enabled < 0)
 		return;
 	if (fk_je_check(NULL) != FK_JE_OK)
 		return;
@@ -189,11 +217,11 @@ void fk_state_restore(void)
 		fk_state_note_active(s.enabled, s.lg_sample >= 0);
 }
 
-void fk_state_forget(void)
+void fk_state_forget(int remove)
 {
-	if (st_fd >= 0)
-		close(st_fd);
-	st_fd = -1;
+	if (remove && st_path[0])
+		unlink(st_path);
+	st_path[0] = '\0';
 }
 
 void fk_state_atfork(int phase)

@@ -190,6 +190,11 @@ static struct fk_symcache *serve_cache(void)
 {
 	const char *env = getenv("FLAMEKIT_CACHE_MB");
 	uint64_t mb = FK_HOOK_CACHE_MB;
+
+	/* Its files are open in the hook thread's own table: another thread
+	 * (a host thread calling the API with no server) goes without. */
+	if (!fk_loop_is_self())
+		return NULL;
 	if (cache)
 		return cache;
 	if (env && (fk_parse_u64(env, strlen(env), &mb) < 0 || mb > FK_HOOK_CACHE_MB_MAX))
@@ -197,6 +202,12 @@ static struct fk_symcache *serve_cache(void)
 	if (mb > 0)
 		cache = fk_symcache_new((size_t)mb << 20);
 	return cache;
+}
+
+void fk_serve_atfork_child(void)
+{
+	cache = NULL;
+	atomic_store(&windows_open, 0);
 }
 
 void fk_serve_cache_drop(void)

@@ -688,3 +688,12 @@ void fk_snap_release(void)
 	ring.max_allocated = 0;
 	pthread_mutex_unlock(&ring.lock);
 }
+
+void fk_snap_atfork_child(void)
+{
+	/* The parent's thread may have held the lock mid-change: the child's
+	 * ring starts empty (the parent's stays, unread, copy-on-write). */
+	memset(&ring, 0, sizeof ring);
+	pthread_mutex_init(&ring.lock, NULL);
+	ring.next_id = 1;
+}

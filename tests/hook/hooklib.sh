@@ -109,6 +109,16 @@ wait_http() {
 
 # gone PID: the process has exited.
 gone() { ! kill -0 "$1" 2>/dev/null; }
+# retry CMD...: runs CMD every tenth of a second until it succeeds, for at
+# most WAIT_TENTHS tries (the event the caller waits for, bounded).
+retry() {
+	i=0
+	while [ $i -lt "$WAIT_TENTHS" ]; do
+		"$@" && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
 
 stop_host() {
 	echo quit >&3 2>/dev/null

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* The hook's one line on the host's standard error, from any thread. The
+ * hook's own thread keeps a descriptor table of its own (hook_loop.c), in
+ * which fd 2 is /dev/null: it borrows the host's current fd 2 for the
+ * write (pidfd_getfd(2) on its own process, else reopening
+ * /proc/self/fd/2 for appending), so that a host redirecting its stderr
+ * later is followed, and none of its files is held open by the hook. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hook_int.h"
+
+/* The host's fd 2 as a descriptor of the calling thread's table: 2 itself
+ * when the thread shares the host's table, else a borrowed copy (*borrowed
+ * set) or -1. */
+static int host_stderr(int *borrowed)
+{
+	*borrowed = 0;
+	if (!fk_loop_is_self() || !fk_loop_private_fds())
+		return 2;
+#ifdef SYS_pidfd_getfd
+	{
+		int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+		if (pfd >= 0) {
+			int fd = (int)syscall(SYS_pidfd_getfd, pfd, 2, 0);
+
+			close(pfd);
+			if (fd >= 0) {
+				*borrowed = 1;
+				return fd;
+			}
+		}
+	}
+#endif
+	{
+		int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+
+		if (fd >= 0)
+			*borrowed = 1;
+		return fd;
+	}
+}
+
+void fk_log(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n, fd, borrowed, e = errno;
+
+	memcpy(line, "flamekit-hook: ", 15);
+	va_start(ap, fmt);
+	n = vsnprintf(line + 15, sizeof line - 16, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	n += 15;
+	if (n > (int)sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	fd = host_stderr(&borrowed);
+	if (fd >= 0) {
+		/* One write, so that the line is not interleaved. */
+		if (write(fd, line, (size_t)n) < 0) {
+			/* Nowhere left to say it. */
+		}
+		if (borrowed)
+			close(fd);
+	}
+	errno = e;
+}

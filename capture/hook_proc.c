@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* Facts about a process read from /proc (proc(5): /proc/PID/stat fields 4
+ * and 22, /proc/PID/cmdline): what tells two processes with one pid apart
+ * (the start time), and what the process list shows. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hook_int.h"
+#include "num.h"
+
+/* /proc/PID/stat into buf; the fields after the command's closing ')'. */
+static const char *stat_tail(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+	char *rp;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	/* The command may hold spaces and parentheses: the last ')' ends it. */
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp + 2 : NULL;
+}
+
+/* Field k (1-based, counted from the state field, which is field 3) of
+ * the tail. */
+static int tail_field(const char *t, int k, uint64_t *v)
+{
+	const char *e;
+
+	for (int i = 3; i < k && t; i++) {
+		t = strchr(t, ' ');
+		if (t)
+			t++;
+	}
+	if (!t)
+		return -1;
+	e = strchr(t, ' ');
+	return fk_parse_u64(t, e ? (size_t)(e - t) : strlen(t), v);
+}
+
+int fk_proc_info(pid_t pid, struct fk_proc *p)
+{
+	char buf[1024];
+	const char *t = stat_tail(pid, buf, sizeof buf);
+	uint64_t ppid, start;
+
+	if (!t || tail_field(t, 4, &ppid) < 0 || tail_field(t, 22, &start) < 0)
+		return -1;
+	p->pid = pid;
+	p->ppid = (pid_t)ppid;
+	p->start = start;
+	return 0;
+}
+
+uint64_t fk_proc_start(pid_t pid)
+{
+	struct fk_proc p;
+
+	return fk_proc_info(pid, &p) == 0 ? p.start : 0;
+}
+
+double fk_proc_start_epoch(uint64_t start)
+{
+	char buf[256];
+	long hz = sysconf(_SC_CLK_TCK);
+	double up = -1, now;
+	int fd = open("/proc/uptime", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	struct timespec ts;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lf", &up) != 1 || hz <= 0)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return now - up + (double)start / (double)hz;
+}
+
+size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (size == 0)
+		return 0;
+	buf[0] = '\0';
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	/* Arguments are NUL-separated; shown joined by spaces. */
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return (size_t)n;
+}
