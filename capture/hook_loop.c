@@ -43,6 +43,7 @@ struct fk_loop {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int state;                 /* 0 starting, 1 running, -1 failed, 2 ended */
+	int abandoned;             /* ended before it ran: it frees itself */
 	struct fk_err err;
 	/* one call from another thread at a time (fk_loop_call) */
 	void (*job)(void *);
@@ -303,6 +304,19 @@ static void run(struct fk_loop *lp)
 	}
 }
 
+static void loop_free(struct fk_loop *lp)
+{
+	if (lp->ctl[0] >= 0 && !lp->private_fds) {
+		close(lp->ctl[0]);
+		close(lp->ctl[1]);
+	} else if (lp->ctl[0] >= 0 && atomic_load(&lp->tid) == 0) {
+		/* never ran */
+	}
+	pthread_mutex_destroy(&lp->mu);
+	pthread_cond_destroy(&lp->cv);
+	free(lp);
+}
+
 static void *loop_main(void *arg)
 {
 	struct fk_loop *lp = arg;
@@ -330,9 +344,22 @@ static void *loop_main(void *arg)
 		if (lp->pub)
 			fk_http_free(lp->pub);
 		lp->pub = NULL;
+		if (lp->cfg.member)
+			fk_log("worker %ld: %s", (long)getpid(), err.msg);
 		set_state(lp, -1);
 		return NULL;
 	}
+	pthread_mutex_lock(&lp->mu);
+	if (lp->abandoned) {
+		/* A worker's process that is exiting already (fk_loop_end did
+		 * not wait for a thread that had not started). */
+		pthread_mutex_unlock(&lp->mu);
+		fk_group_close();
+		fk_http_free(lp->own);
+		loop_free(lp);
+		return NULL;
+	}
+	pthread_mutex_unlock(&lp->mu);
 	fk_sig_attach();
 	if (!lp->cfg.member)
 		fk_state_restore();
@@ -353,19 +380,6 @@ static void *loop_main(void *arg)
 	pthread_cond_broadcast(&lp->cv);
 	pthread_mutex_unlock(&lp->mu);
 	return NULL;
-}
-
-static void loop_free(struct fk_loop *lp)
-{
-	if (lp->ctl[0] >= 0 && !lp->private_fds) {
-		close(lp->ctl[0]);
-		close(lp->ctl[1]);
-	} else if (lp->ctl[0] >= 0 && atomic_load(&lp->tid) == 0) {
-		/* never ran */
-	}
-	pthread_mutex_destroy(&lp->mu);
-	pthread_cond_destroy(&lp->cv);
-	free(lp);
 }
 
 int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err)
@@ -505,9 +519,19 @@ int fk_loop_end(struct fk_loop *lp, double wait)
 
 	if (!lp)
 		return 0;
+	atomic_store(&lp->quit, 1);
+	pthread_mutex_lock(&lp->mu);
+	if (lp->state == 0) {
+		/* A worker's thread that has not started yet (it waits a moment
+		 * after the fork): a process exiting at once is not held up. */
+		lp->abandoned = 1;
+		pthread_mutex_unlock(&lp->mu);
+		pthread_detach(lp->th);
+		return 0;
+	}
+	pthread_mutex_unlock(&lp->mu);
 	if (lp->pub || lp->own || lp->cfg.http)
 		fk_http_quit();
-	atomic_store(&lp->quit, 1);
 	if (wait_running(lp) == 1)
 		wake(lp);
 	if (wait < 0) {

@@ -110,6 +110,8 @@ static void forked_child(void)
 	fk_state_forget(0);
 	stopping = 0;
 	owner = 0;
+	/* The parent's unix socket file is the parent's to remove. */
+	sock.path[0] = '\0';
 	had = fk_loop_forget(&cfg);
 	fk_group_atfork_child();
 	fk_sig_atfork_child();
