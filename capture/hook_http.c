@@ -32,6 +32,7 @@
 /* Work a handler gave to do off the loop, shared with its thread. */
 struct fk_job {
 	atomic_int state;          /* JOB_RUNNING, JOB_DONE or JOB_ABANDONED */
+	int private_fds;           /* the loop's table is its own */
 	void (*work)(void *ctx);
 	void (*drop)(void *ctx);
 	void *ctx;
@@ -204,6 +205,7 @@ static void *job_main(void *arg)
 	int expect = JOB_RUNNING;
 
 	fk_je_thread_active(0, NULL);
+	fk_self_mark(j->private_fds);
 	j->work(j->ctx);
 	if (!atomic_compare_exchange_strong(&j->state, &expect, JOB_DONE)) {
 		/* Its request ended first: nobody will finish it. */
@@ -232,6 +234,7 @@ static int start_job(struct fk_req *rq, void (*work)(void *))
 		return -1;
 	}
 	atomic_init(&j->state, JOB_RUNNING);
+	j->private_fds = fk_self_private_fds();
 	j->work = work;
 	j->drop = rq->drop;
 	j->ctx = rq->ctx;

@@ -144,6 +144,14 @@ size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size);
  * fd 2 for the write). */
 void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The calling thread is the hook's (hook_loop.c marks it; private_fds:
+ * its descriptor table is its own), and whether the caller is such a
+ * thread: the module cache is used only there, since its files are open
+ * in that table. */
+void fk_self_mark(int private_fds);
+int fk_self_is_hook(void);
+int fk_self_private_fds(void);
+
 /* ---- hook_addr.c: listen addresses (also used by fetch.c) ---- */
 
 struct fk_addr {
@@ -467,10 +475,6 @@ int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err);
 int fk_loop_running(void);
 int fk_loop_serving(void);
 
-/* Whether the caller is the loop thread (or a thread it started for
- * work), and whether that thread's descriptor table is its own. */
-int fk_loop_is_self(void);
-int fk_loop_private_fds(void);
 
 /* Whether the running loop is a worker's (a forked child's, not serving
  * the address). */

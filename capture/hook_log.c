@@ -15,13 +15,33 @@
 
 #include "hook_int.h"
 
+/* Which thread this is: the hook's (or a thread it started for work),
+ * and whether its table is its own. */
+static __thread int self_hook, self_private;
+
+void fk_self_mark(int private_fds)
+{
+	self_hook = 1;
+	self_private = private_fds;
+}
+
+int fk_self_is_hook(void)
+{
+	return self_hook;
+}
+
+int fk_self_private_fds(void)
+{
+	return self_private;
+}
+
 /* The host's fd 2 as a descriptor of the calling thread's table: 2 itself
  * when the thread shares the host's table, else a borrowed copy (*borrowed
  * set) or -1. */
 static int host_stderr(int *borrowed)
 {
 	*borrowed = 0;
-	if (!fk_loop_is_self() || !fk_loop_private_fds())
+	if (!self_hook || !self_private)
 		return 2;
 #ifdef SYS_pidfd_getfd
 	{

@@ -60,16 +60,6 @@ static struct fk_loop *cur;
 /* The loop thread's own loop, for code that runs on it. */
 static __thread struct fk_loop *self_loop;
 
-int fk_loop_is_self(void)
-{
-	return self_loop != NULL;
-}
-
-int fk_loop_private_fds(void)
-{
-	return self_loop && self_loop->private_fds;
-}
-
 int fk_loop_member(void)
 {
 	return cur && cur->cfg.member && !cur->pub;
@@ -338,6 +328,7 @@ static void *loop_main(void *arg)
 			;
 	}
 	own_table(lp);
+	fk_self_mark(lp->private_fds);
 	fk_err_init(&err, NULL);
 	if (setup(lp, &err) < 0) {
 		lp->err = err;

@@ -193,7 +193,7 @@ static struct fk_symcache *serve_cache(void)
 
 	/* Its files are open in the hook thread's own table: another thread
 	 * (a host thread calling the API with no server) goes without. */
-	if (!fk_loop_is_self())
+	if (!fk_self_is_hook())
 		return NULL;
 	if (cache)
 		return cache;
