@@ -54,9 +54,7 @@ for how in range loop range loop; do
 done
 
 hcmd quit '^bye'
-exec 3>&-
-wait_for 100 gone "$HOST_PID"
-wait "$HOST_PID"; st=$?
-is "the host exits 0" "$st" 0
+end_host
+is "the host exits 0" "$HOST_ST" 0
 check "no library aborted the host (stderr: $(head -c 200 "$HOST_ERR"))" \
 	sh -c "! grep -Eqi 'fatal|abort|close socket failed' '$HOST_ERR'"

@@ -130,3 +130,29 @@ cu() {
 	curl -s -o "$T/body" -w '%{http_code}' --max-time 30 "$@" >"$T/status" 2>/dev/null
 	cat "$T/body" 2>/dev/null
 }
+
+# wait_secs SECONDS CMD...: runs CMD every tenth of a second until it
+# succeeds or SECONDS of wall time have passed (a cap that a loaded
+# machine's slow loop does not stretch).
+wait_secs() {
+	wend=$(( $(date +%s) + $1 )); shift
+	while :; do
+		"$@" && return 0
+		[ "$(date +%s)" -ge "$wend" ] && return 1
+		sleep 0.1
+	done
+}
+
+# end_host: closes the host's input, waits (10 s) for it to exit and sets
+# HOST_ST to its exit status, or kills it and sets HOST_ST=killed.
+end_host() {
+	exec 3>&- 2>/dev/null
+	if wait_secs 10 gone "$HOST_PID"; then
+		wait "$HOST_PID"; HOST_ST=$?
+	else
+		kill -9 "$HOST_PID" 2>/dev/null; wait "$HOST_PID" 2>/dev/null; HOST_ST=killed
+	fi
+}
+
+# nogrep PATTERN FILE: FILE has no line matching PATTERN (and exists).
+nogrep() { [ -e "$2" ] && ! grep -q -- "$1" "$2"; }
