@@ -44,10 +44,13 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #   hook-api-prog    links libflamekit-hook.so and drives its C API
 #   hook-bench-prog  the workloads of bench/hook.sh (from bench/hook_bench.c)
 #   series-prog      grows a cache, spikes and frees (heap over time)
-HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog
+#   hook-fork-prog   forks often, keeps workers, daemonizes, closes every
+#                    descriptor or execs itself (the shapes of services)
+HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
+               $(B)/hook-fork-prog
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
 OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o
+            $(B)/test_hook_fetch.o $(B)/fork_prog.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -60,6 +63,13 @@ $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
 NOSAN = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(1))
 $(B)/series_prog.o: tests/hook/series_prog.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
+# hook-fork-prog runs preloaded with the hook and jemalloc, as a service
+# does: a fixture, built without a sanitizer.
+$(B)/fork_prog.o: tests/hook/fork_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/hook-fork-prog: $(B)/fork_prog.o
+	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^
 
 $(B)/hook_bench.o: bench/hook_bench.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer \
