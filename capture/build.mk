@@ -44,9 +44,17 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #   hook-api-prog    links libflamekit-hook.so and drives its C API
 #   hook-bench-prog  the workloads of bench/hook.sh (from bench/hook_bench.c)
 #   series-prog      grows a cache, spikes and frees (heap over time)
-HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog
+#   conf-own-prog    hook-alloc-prog with a malloc_conf of its own, linked
+#                    with libjemalloc.so.2 (knot-resolver's kresd)
+#   fk-jestatic-stripped, -keep, .debug  the static-jemalloc fixture
+#                    stripped of .symtab, stripped but for mallctl, and its
+#                    debug file (tests/hook/conf.t)
+#   fk-rjem-hook-stripped  the fixture that hands _rjem_mallctl over, stripped
+HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
+               $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
+               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
-OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
+OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o
 units: $(HOOK_TPROGS)
 
@@ -69,6 +77,19 @@ $(B)/hook-bench-prog: $(B)/hook_bench.o
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+$(B)/conf_own.o: tests/hook/conf_own.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/conf-own-prog: $(B)/conf_own.o $(B)/hook_alloc_prog.o
+	$(CC) $(LDFLAGS) -o $@ $^ -ljemalloc -lpthread
+FK_FX := fixtures/sysroot/opt/fk/bin
+$(B)/fk-jestatic-stripped: $(FK_FX)/fk-jestatic | $(B)
+	strip --strip-all -o $@ $<
+$(B)/fk-jestatic-keep: $(FK_FX)/fk-jestatic | $(B)
+	strip --strip-all --keep-symbol=mallctl -o $@ $<
+$(B)/fk-jestatic.debug: $(FK_FX)/fk-jestatic | $(B)
+	objcopy --only-keep-debug $< $@
+$(B)/fk-rjem-hook-stripped: $(FK_FX)/fk-rjem-hook | $(B)
+	strip --strip-all -o $@ $<
 $(B)/series-prog: $(B)/series_prog.o
 	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -ldl
 $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO)

@@ -21,6 +21,9 @@ enum fk_je_avail {
 	FK_JE_NOTCOMPILED,         /* jemalloc built without --enable-prof */
 	FK_JE_NOTSTARTED,          /* started without prof:true */
 	FK_JE_FAILED,              /* mallctl("config.prof") itself failed */
+	FK_JE_ELSEWHERE,           /* the only jemalloc found serves none of the
+				      program's allocations: the executable's
+				      own malloc does */
 };
 
 /* Copies of jemalloc told apart in one process. */
@@ -48,6 +51,23 @@ struct fk_je_copy {
 size_t fk_find_jemalloc(const char *const *names, size_t n,
 			struct fk_je_copy *out, size_t max);
 
+/* The malloc_conf a shared jemalloc reads: the first definition of the
+ * symbol in the process's lookup order (dlsym), its object into module
+ * and its value (bounded, "" when NULL) into value. Returns 1 when that
+ * definition is this library's own, 0 when another object's, -1 when
+ * there is none. */
+int fk_find_conf(char *module, size_t msize, char *value, size_t vsize);
+
+/* What the executable holds of an allocator: bit 1 when the process's
+ * malloc is defined there (linked in statically), bit 2 when its file
+ * carries jemalloc's messages ("<jemalloc>:"), bit 4 when also the
+ * variable name "_RJEM_MALLOC_CONF" (a _rjem_ prefixed build). Its path
+ * into exe. Reads the file. */
+#define FK_FIND_OWN_MALLOC 1
+#define FK_FIND_HAS_JEMALLOC 2
+#define FK_FIND_RJEM 4
+int fk_find_exe_alloc(char *exe, size_t size);
+
 /* Finds jemalloc once (fk_je_set_api or FLAMEKIT_MALLCTL first, then
  * mallctl, je_mallctl, _rjem_mallctl, exported or in symbol tables), picks
  * the copy serving the program and reports whether profiling can be used;
@@ -62,6 +82,11 @@ int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err);
  * when there are several, a sentence on the choice into *note (else "").
  * 0, or -1 when none was found. */
 int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note);
+
+/* What a pprof lacks when jemalloc runs without prof_accum, and the
+ * variable and value that give it to the chosen jemalloc: a sentence,
+ * valid until the next fk_je_set_api ("" before any jemalloc is found). */
+const char *fk_je_no_accum(void);
 
 
 /* A size_t statistic of the chosen copy ("stats.allocated", ...) after an

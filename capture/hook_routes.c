@@ -146,10 +146,13 @@ static void settings_json(struct fk_reply *r)
 		fputs(",\"warning\":", f);
 		json_str(f, note);
 	}
-	if (av == FK_JE_OK && !fk_je_prof_accum())
-		fputs(",\"allocs\":\"/debug/pprof/allocs has no alloc_* values: jemalloc "
-		      "runs without prof_accum (start it with prof_accum:true in its "
-		      "MALLOC_CONF, as the hook's default does)\"", f);
+	if (av == FK_JE_OK && !fk_je_prof_accum()) {
+		char acc[800];
+
+		snprintf(acc, sizeof acc, "/debug/pprof/allocs has %s", fk_je_no_accum());
+		fputs(",\"allocs\":", f);
+		json_str(f, acc);
+	}
 	fputs("}\n", f);
 	fk_reply_close(r, f);
 }
