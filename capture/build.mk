@@ -102,6 +102,10 @@ $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
 
+# libFuzzer: the query parameter checker alone (hook_params.c).
+FUZZ     += fuzz_params
+$(B)/fuzz_params: $(B)/fuzz_params.o $(B)/hook_params.o $(B)/libfkcore.a ; $(FUZZ_LINK)
+
 # The hook sees every library (it serves their formats), never cli/;
 # jeprof-raw and its fetcher see core/ (and cli/ for the tool).
 $(call layer,$(HOOK_OBJ),capture symbolize encode render core)
