@@ -3,7 +3,7 @@
 # man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
 HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
-            hook_jemalloc.c hook_find.c hook_state.c hook_reply.c hook_addr.c hook_signal.c serve_profile.c \
+            hook_jemalloc.c hook_find.c hook_params.c hook_state.c hook_reply.c hook_addr.c hook_signal.c serve_profile.c \
             serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
@@ -46,10 +46,17 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #   series-prog      grows a cache, spikes and frees (heap over time)
 #   hook-fork-prog   forks often, keeps workers, daemonizes, closes every
 #                    descriptor or execs itself (the shapes of services)
+#   conf-own-prog    hook-alloc-prog with a malloc_conf of its own, linked
+#                    with libjemalloc.so.2 (knot-resolver's kresd)
+#   fk-jestatic-stripped, -keep, .debug  the static-jemalloc fixture
+#                    stripped of .symtab, stripped but for mallctl, and its
+#                    debug file (tests/hook/conf.t)
+#   fk-rjem-hook-stripped  the fixture that hands _rjem_mallctl over, stripped
 HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
-               $(B)/hook-fork-prog
+               $(B)/hook-fork-prog $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
+               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
-OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
+OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o $(B)/fork_prog.o
 units: $(HOOK_TPROGS)
 
@@ -79,6 +86,19 @@ $(B)/hook-bench-prog: $(B)/hook_bench.o
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+$(B)/conf_own.o: tests/hook/conf_own.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/conf-own-prog: $(B)/conf_own.o $(B)/hook_alloc_prog.o
+	$(CC) $(LDFLAGS) -o $@ $^ -ljemalloc -lpthread
+FK_FX := fixtures/sysroot/opt/fk/bin
+$(B)/fk-jestatic-stripped: $(FK_FX)/fk-jestatic | $(B)
+	strip --strip-all -o $@ $<
+$(B)/fk-jestatic-keep: $(FK_FX)/fk-jestatic | $(B)
+	strip --strip-all --keep-symbol=mallctl -o $@ $<
+$(B)/fk-jestatic.debug: $(FK_FX)/fk-jestatic | $(B)
+	objcopy --only-keep-debug $< $@
+$(B)/fk-rjem-hook-stripped: $(FK_FX)/fk-rjem-hook | $(B)
+	strip --strip-all -o $@ $<
 $(B)/series-prog: $(B)/series_prog.o
 	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -ldl
 $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO)
@@ -90,6 +110,10 @@ $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
+
+# libFuzzer: the query parameter checker alone (hook_params.c).
+FUZZ     += fuzz_params
+$(B)/fuzz_params: $(B)/fuzz_params.o $(B)/hook_params.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 
 # The hook sees every library (it serves their formats), never cli/;
 # jeprof-raw and its fetcher see core/ (and cli/ for the tool).

@@ -7,11 +7,14 @@
  * is checked to lie in an executable segment of its object at the load
  * bias dl_iterate_phdr gives. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hook_int.h"
@@ -154,4 +157,89 @@ size_t fk_find_jemalloc(const char *const *names, size_t nnames,
 	}
 	free(os.v);
 	return n;
+}
+
+/* Whether a segment of the executable holds addr (an executable one
+ * when code). */
+static int in_exe(uintptr_t addr, int code)
+{
+	struct objs os;
+	int r = 0;
+
+	memset(&os, 0, sizeof os);
+	os.self = (uintptr_t)(void *)fk_find_exe_alloc;
+	dl_iterate_phdr(collect, &os);
+	for (size_t k = 0; k < os.n; k++) {
+		const struct obj *o = &os.v[k];
+
+		if (!o->is_exe)
+			continue;
+		for (size_t i = 0; i < o->nphdr && !r; i++) {
+			const ElfW(Phdr) *ph = &o->phdr[i];
+			uintptr_t lo = o->bias + ph->p_vaddr;
+
+			r = ph->p_type == PT_LOAD && (!code || (ph->p_flags & PF_X)) &&
+			    addr >= lo && addr - lo < ph->p_memsz;
+		}
+	}
+	free(os.v);
+	return r;
+}
+
+int fk_find_conf(char *module, size_t msize, char *value, size_t vsize)
+{
+	const char *const *p = dlsym(RTLD_DEFAULT, "malloc_conf");
+	Dl_info di, self;
+
+	snprintf(module, msize, "?");
+	value[0] = '\0';
+	if (!p)
+		return -1;
+	if (in_exe((uintptr_t)p, 0))
+		exe_name(module, msize);
+	else if (dladdr(p, &di) && di.dli_fname && di.dli_fname[0])
+		snprintf(module, msize, "%s", di.dli_fname);
+	/* The definition jemalloc reads is a pointer to the program's own
+	 * constant string: shown bounded, and its control bytes as '?'. */
+	if (*p) {
+		size_t k = 0;
+
+		for (const char *c = *p; *c && k + 1 < vsize && k < 200; c++)
+			value[k++] = (unsigned char)*c < 0x20 || *c == '"' ? '?' : *c;
+		value[k] = '\0';
+	}
+	if (dladdr(p, &di) && dladdr((void *)(uintptr_t)fk_find_conf, &self) &&
+	    di.dli_fbase == self.dli_fbase)
+		return 1;
+	return 0;
+}
+
+int fk_find_exe_alloc(char *exe, size_t size)
+{
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	struct stat st;
+	int r = 0, fd;
+
+	exe_name(exe, size);
+	if (m && in_exe((uintptr_t)m, 1))
+		r |= FK_FIND_OWN_MALLOC;
+	/* jemalloc's messages are in every build of it, stripped or not: the
+	 * one sign left of a jemalloc whose symbols are all gone. */
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return r;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX) {
+		size_t n = (size_t)st.st_size;
+		void *f = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (f != MAP_FAILED) {
+			if (memmem(f, n, "<jemalloc>:", 11))
+				r |= FK_FIND_HAS_JEMALLOC;
+			if (memmem(f, n, "_RJEM_MALLOC_CONF", 17))
+				r |= FK_FIND_RJEM;
+			munmap(f, n);
+		}
+	}
+	close(fd);
+	return r;
 }

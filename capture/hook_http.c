@@ -272,6 +272,34 @@ static const char *conn_arg(void *tctx, const char *name)
 	return MHD_lookup_connection_value(tctx, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* conn_each's state: the caller's visitor and what it last returned. */
+struct each {
+	int (*fn)(void *cls, const char *key, size_t klen, const char *val, size_t vlen);
+	void *cls;
+	int rc;
+};
+
+static enum MHD_Result each_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				size_t klen, const char *val, size_t vlen)
+{
+	struct each *e = cls;
+
+	(void)kind;
+	e->rc = e->fn(e->cls, key, klen, val, vlen);
+	return e->rc == 0 ? MHD_YES : MHD_NO;
+}
+
+/* The query parameters with their decoded lengths, so that a %00 inside
+ * one shows (libmicrohttpd decodes it into the value). */
+static int conn_each(void *tctx, int (*fn)(void *cls, const char *key, size_t klen,
+					   const char *val, size_t vlen), void *cls)
+{
+	struct each e = { .fn = fn, .cls = cls };
+
+	MHD_get_connection_values_n(tctx, MHD_GET_ARGUMENT_KIND, each_arg, &e);
+	return e.rc;
+}
+
 /* The request's Host header when it is a plain host[:port], for messages. */
 static const char *host_for_msg(struct MHD_Connection *c)
 {
@@ -290,7 +318,7 @@ static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *metho
 {
 	struct fk_request req = {
 		.method = method, .path = url, .host = host_for_msg(c),
-		.uri = rq->uri ? rq->uri : url, .arg = conn_arg, .tctx = c,
+		.uri = rq->uri ? rq->uri : url, .arg = conn_arg, .each = conn_each, .tctx = c,
 	};
 	struct fk_reply r;
 	int rc;

@@ -22,6 +22,9 @@ enum fk_je_avail {
 	FK_JE_NOTCOMPILED,         /* jemalloc built without --enable-prof */
 	FK_JE_NOTSTARTED,          /* started without prof:true */
 	FK_JE_FAILED,              /* mallctl("config.prof") itself failed */
+	FK_JE_ELSEWHERE,           /* the only jemalloc found serves none of the
+				      program's allocations: the executable's
+				      own malloc does */
 };
 
 /* Copies of jemalloc told apart in one process. */
@@ -49,6 +52,23 @@ struct fk_je_copy {
 size_t fk_find_jemalloc(const char *const *names, size_t n,
 			struct fk_je_copy *out, size_t max);
 
+/* The malloc_conf a shared jemalloc reads: the first definition of the
+ * symbol in the process's lookup order (dlsym), its object into module
+ * and its value (bounded, "" when NULL) into value. Returns 1 when that
+ * definition is this library's own, 0 when another object's, -1 when
+ * there is none. */
+int fk_find_conf(char *module, size_t msize, char *value, size_t vsize);
+
+/* What the executable holds of an allocator: bit 1 when the process's
+ * malloc is defined there (linked in statically), bit 2 when its file
+ * carries jemalloc's messages ("<jemalloc>:"), bit 4 when also the
+ * variable name "_RJEM_MALLOC_CONF" (a _rjem_ prefixed build). Its path
+ * into exe. Reads the file. */
+#define FK_FIND_OWN_MALLOC 1
+#define FK_FIND_HAS_JEMALLOC 2
+#define FK_FIND_RJEM 4
+int fk_find_exe_alloc(char *exe, size_t size);
+
 /* Finds jemalloc once (fk_je_set_api or FLAMEKIT_MALLCTL first, then
  * mallctl, je_mallctl, _rjem_mallctl, exported or in symbol tables), picks
  * the copy serving the program and reports whether profiling can be used;
@@ -63,6 +83,11 @@ int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err);
  * when there are several, a sentence on the choice into *note (else "").
  * 0, or -1 when none was found. */
 int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note);
+
+/* What a pprof lacks when jemalloc runs without prof_accum, and the
+ * variable and value that give it to the chosen jemalloc: a sentence,
+ * valid until the next fk_je_set_api ("" before any jemalloc is found). */
+const char *fk_je_no_accum(void);
 
 
 /* A size_t statistic of the chosen copy ("stats.allocated", ...) after an
@@ -336,6 +361,12 @@ struct fk_request {
 	const char *uri;           /* the whole target as sent: path and query */
 	const char *host;
 	const char *(*arg)(void *tctx, const char *name);  /* NULL: absent */
+	/* Calls fn on every query parameter, in order, with its decoded key
+	 * and value and their lengths (value NULL: the key came without '=');
+	 * stops at the first fn that returns non-zero and returns that. NULL:
+	 * the request has no parameters to list (none are checked). */
+	int (*each)(void *tctx, int (*fn)(void *cls, const char *key, size_t klen,
+					  const char *val, size_t vlen), void *cls);
 	void *tctx;
 };
 
@@ -381,6 +412,45 @@ void fk_reply_close(struct fk_reply *r, FILE *f);
 
 /* What answers a request (the route table's dispatcher). */
 typedef void fk_handler_fn(const struct fk_request *rq, struct fk_reply *r);
+
+/* ---- hook_params.c: the query parameters a route takes ---- */
+
+/* What a parameter's value may be. */
+enum fk_param_kind {
+	FK_PARAM_BOOL,             /* true, false, 1 or 0 */
+	FK_PARAM_FLAG,             /* the same, or nothing (alone or "="): true */
+	FK_PARAM_UINT,             /* decimal 0 to max */
+	FK_PARAM_ID,               /* decimal 1 to max */
+	FK_PARAM_WORD,             /* one of word(0), word(1), ... */
+	FK_PARAM_TEXT,             /* any bytes but NUL, at most FK_HOOK_MAX_URL */
+	FK_PARAM_WIDTH,            /* a number 0 to 1e6, or one with '%' after */
+	FK_PARAM_PID,              /* a process id: decimal 1 to FK_HOOK_PID_MAX */
+	FK_PARAM_PID_ALL,          /* the same, or the word "all" */
+};
+
+/* One parameter a route takes: a row of the route table's list. */
+struct fk_param {
+	const char *name;
+	enum fk_param_kind kind;
+	uint64_t max;              /* FK_PARAM_UINT, FK_PARAM_ID: the largest value */
+	/* FK_PARAM_WORD: the i-th word allowed, NULL past the last. */
+	const char *(*word)(int i);
+	const char *want;          /* what is allowed, for messages ("0 to 63");
+				      NULL: said from the kind */
+};
+
+/* Every parameter of rq must be in params (a list ended by a NULL name)
+ * or be "pid" (FK_PARAM_PID, unless params names it), be given once, with
+ * a value of its kind, without a NUL byte (%00) in its name or value.
+ * Returns 0; or -1 with msg (size bytes, at least 1) one sentence naming
+ * the parameter and what is allowed, for a 400. route names the route in
+ * messages ("GET /internal/heap"). */
+int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
+		    const char *route, char *msg, size_t size);
+
+/* Largest process id Linux hands out (PID_MAX_LIMIT on 64-bit): a ?pid=
+ * above it names no process. */
+#define FK_HOOK_PID_MAX 4194304
 
 /* ---- hook_routes.c: the endpoints, a table ---- */
 

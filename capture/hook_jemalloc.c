@@ -28,7 +28,8 @@ static struct fk_je_copy je_copies[FK_HOOK_MAX_COPIES];
 static size_t je_ncopies;
 static int je_chosen = -1;
 static enum fk_je_avail je_avail = FK_JE_NOTFOUND;
-static char je_why[1400];               /* the sentence for je_avail */
+static char je_why[3072];               /* the sentence for je_avail */
+static char je_accum[700];             /* what allocs lacks without prof_accum */
 static char je_note[2048];              /* why this copy, when several */
 static char je_env_name[80];           /* FLAMEKIT_MALLCTL, as given */
 
@@ -175,12 +176,103 @@ static int choose(const char **reason)
 	return *reason = "the first found", 0;
 }
 
-static void explain(const struct fk_je_copy *c)
+/* The options profiling needs from a jemalloc's variable (the hook's
+ * malloc_conf less the rate, which is jemalloc's default). */
+#define NEEDED "prof:true,prof_active:false,prof_accum:true"
+
+/* "VAR=VALUE" to start the program with: the variable's value now, if it
+ * has one, then opts (jemalloc reads a variable's options in order, the
+ * last of a name winning, and the variable after malloc_conf). */
+static const char *setting(const char *var, const char *opts, char *buf, size_t size)
 {
-	char w[700], var[80];
+	const char *cur = getenv(var);
+	size_t k = (size_t)snprintf(buf, size, "%s=", var);
+
+	/* The present options but those opts sets again. */
+	for (const char *p = cur && strlen(cur) <= 300 ? cur : ""; *p && k < size;) {
+		size_t n = strcspn(p, ","), key = strcspn(p, ":,");
+		int again = 0;
+
+		for (const char *o = opts; *o; o += strcspn(o, ","), o += *o == ',')
+			again |= strncmp(o, p, key) == 0 && o[key] == ':';
+		if (!again && n > 0)
+			k += (size_t)snprintf(buf + k, size - k, "%.*s,", (int)n, p);
+		p += n + (p[n] == ',');
+	}
+	if (k < size)
+		snprintf(buf + k, size - k, "%s", opts);
+	return buf;
+}
+
+/* What makes a stripped static jemalloc reachable, for a sentence's end. */
+static void stripped_advice(char *buf, size_t size, int bits)
+{
+	const char *sym = bits & FK_FIND_RJEM ? "_rjem_mallctl" : "mallctl";
+
+	snprintf(buf, size, "keep %s in its symbol table (strip --keep-symbol=%s, or "
+		 "strip --strip-debug, which keeps .symtab), install its debug file "
+		 "(objcopy --only-keep-debug, as /usr/lib/debug/.build-id/NN/REST.debug), or "
+		 "have the program hand %s to fk_hook_set_mallctl; never preload "
+		 "libjemalloc.so.2 into it: that second jemalloc would serve none of its "
+		 "allocations", sym, sym, sym);
+}
+
+/* Why a shared jemalloc (the variable MALLOC_CONF) started without
+ * profiling, from the malloc_conf it read and the environment. */
+static void shared_not_started(const struct fk_je_copy *c, const char *w)
+{
+	char mod[512], val[256], set[512], env[320];
+	int own = fk_find_conf(mod, sizeof mod, val, sizeof val);
+	const char *mc = getenv("MALLOC_CONF");
+	char link[256];
+	ssize_t n;
+
+	setting("MALLOC_CONF", NEEDED, set, sizeof set);
+	if (own == 0 && strcmp(mod, c->module) != 0) {
+		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+			 "(%s): %s defines its own malloc_conf (\"%s\"), which jemalloc reads "
+			 "instead of the hook's: restart the program with %s (jemalloc reads "
+			 "MALLOC_CONF after malloc_conf, option by option, so the program's own "
+			 "options stay)", w, mod, val, set);
+		return;
+	}
+	if (own != 1) {
+		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+			 "(%s): jemalloc read its own empty malloc_conf, not the hook's, so "
+			 "libflamekit-hook.so came after libjemalloc.so.2: put libflamekit-hook.so "
+			 "first in LD_PRELOAD, or restart the program with %s", w, set);
+		return;
+	}
+	if (mc && *mc) {
+		snprintf(env, sizeof env, "%.300s", mc);
+		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+			 "(%s): MALLOC_CONF=%s overrides the hook's malloc_conf: restart the "
+			 "program with %s", w, env, set);
+		return;
+	}
+	n = readlink("/etc/malloc.conf", link, sizeof link - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+			 "(%s): /etc/malloc.conf (\"%s\") overrides the hook's malloc_conf: "
+			 "restart the program with %s", w, link, set);
+		return;
+	}
+	snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup (%s): "
+		 "restart the program with %s", w, set);
+}
+
+/* The sentence for c's state; bits and exe (fk_find_exe_alloc) only for
+ * FK_JE_ELSEWHERE. */
+static void explain(const struct fk_je_copy *c, int bits, const char *exe)
+{
+	char w[700], var[80], set[512], adv[600];
 
 	where(c, w, sizeof w);
 	conf_var(c, var, sizeof var);
+	setting(var, "prof_accum:true", set, sizeof set);
+	snprintf(je_accum, sizeof je_accum, "no alloc_* values: jemalloc runs without "
+		 "prof_accum (restart the program with %s)", set);
 	switch (c->state) {
 	case FK_JE_OK:
 		je_why[0] = '\0';
@@ -196,21 +288,32 @@ static void explain(const struct fk_je_copy *c)
 		break;
 	case FK_JE_NOTSTARTED:
 		if (strcmp(c->source, "dynamic") == 0 && !c->in_exe && strcmp(var, "MALLOC_CONF") == 0)
-			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
-				 "startup (%s): restart the program with MALLOC_CONF=prof:true,"
-				 "prof_active:false, or put libflamekit-hook.so before "
-				 "libjemalloc.so.2 in LD_PRELOAD", w);
+			shared_not_started(c, w);
 		else if (strcmp(c->module, "fk_hook_set_mallctl") == 0)
 			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
 				 "startup (%s): restart the program with its jemalloc's variable "
-				 "set to prof:true,prof_active:false: _RJEM_MALLOC_CONF for Rust's "
-				 "jemalloc-sys or tikv-jemallocator (prefix _rjem_), MALLOC_CONF "
-				 "for an unprefixed jemalloc", w);
+				 "set to " NEEDED ": _RJEM_MALLOC_CONF for Rust's jemalloc-sys or "
+				 "tikv-jemallocator (prefix _rjem_), MALLOC_CONF for an unprefixed "
+				 "jemalloc", w);
 		else
 			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
-				 "startup (%s): restart the program with %s=prof:true,prof_active:false "
-				 "(this jemalloc is linked into the program, so the hook's own "
-				 "malloc_conf does not reach it)", w, var);
+				 "startup (%s): restart the program with %s (this jemalloc is "
+				 "linked into the program, so the hook's own malloc_conf does not "
+				 "reach it)", w, setting(var, NEEDED, set, sizeof set));
+		break;
+	case FK_JE_ELSEWHERE:
+		if (bits & FK_FIND_HAS_JEMALLOC) {
+			stripped_advice(adv, sizeof adv, bits);
+			snprintf(je_why, sizeof je_why, "the jemalloc found (%s) serves none of "
+				 "the program's allocations, so its profiles would be empty: %s "
+				 "has a jemalloc of its own, whose mallctl is not found (not "
+				 "exported, its symbol table stripped): %s", w, exe, adv);
+		} else {
+			snprintf(je_why, sizeof je_why, "the jemalloc found (%s) serves none of "
+				 "the program's allocations, so its profiles would be empty: the "
+				 "program's malloc is its own, in %s, not jemalloc's (the hook "
+				 "profiles only jemalloc)", w, exe);
+		}
 		break;
 	case FK_JE_NOTFOUND:
 		break;
@@ -219,17 +322,35 @@ static void explain(const struct fk_je_copy *c)
 
 static void not_found(void)
 {
-	if (je_env_name[0])
+	char exe[512], adv[600];
+	int bits;
+
+	if (je_env_name[0]) {
 		snprintf(je_why, sizeof je_why, "FLAMEKIT_MALLCTL=%s: no function '%s' in the "
 			 "program or its libraries (exported symbols, .symtab, .gnu_debugdata "
 			 "and build-id debug files searched)", je_env_name, je_env_name);
-	else
+		return;
+	}
+	bits = fk_find_exe_alloc(exe, sizeof exe);
+	if (bits & FK_FIND_HAS_JEMALLOC) {
+		stripped_advice(adv, sizeof adv, bits);
+		snprintf(je_why, sizeof je_why, "jemalloc is linked into %s, but its %s is not "
+			 "found: not exported, and its symbol table (.symtab) is stripped with no "
+			 "debug file for it: %s", exe,
+			 bits & FK_FIND_RJEM ? "_rjem_mallctl" : "mallctl", adv);
+	} else if (bits & FK_FIND_OWN_MALLOC) {
+		snprintf(je_why, sizeof je_why, "jemalloc not found in this process: the "
+			 "program's malloc is its own, in %s, not jemalloc's (the hook profiles "
+			 "only jemalloc; if it is one, set FLAMEKIT_MALLCTL to the name of its "
+			 "mallctl or call fk_hook_set_mallctl)", exe);
+	} else {
 		snprintf(je_why, sizeof je_why, "jemalloc not found in this process: no mallctl, "
 			 "je_mallctl or _rjem_mallctl among its exported symbols or in the symbol "
 			 "tables of its executable and libraries (.symtab, .gnu_debugdata, build-id "
 			 "debug files): start it with LD_PRELOAD=\"libflamekit-hook.so "
 			 "libjemalloc.so.2\", set FLAMEKIT_MALLCTL to the name of its mallctl, or "
 			 "call fk_hook_set_mallctl");
+	}
 }
 
 /* Leaves the one copy given through fk_hook_set_mallctl, named after the
@@ -262,7 +383,9 @@ static void discover(void)
 	const char *const *list = names;
 	size_t nlist = sizeof names / sizeof names[0];
 	const char *one[1];
-	char w[700];
+	char w[700], exe[512] = "";
+	struct fk_je_copy *c;
+	int bits = 0;
 
 	je_ctl = NULL;
 	je_chosen = -1;
@@ -288,8 +411,16 @@ static void discover(void)
 	probe_malloc();
 	je_chosen = choose(&reason);
 	je_ctl = je_copies[je_chosen].ctl;
-	je_avail = je_copies[je_chosen].state;
-	explain(&je_copies[je_chosen]);
+	c = &je_copies[je_chosen];
+	/* A shared jemalloc beside an executable with a malloc of its own (a
+	 * static jemalloc whose mallctl is stripped, libjemalloc.so.2
+	 * preloaded as well) holds no sample of the program: say so rather
+	 * than serve empty profiles. */
+	if (strcmp(c->source, "api") != 0 && !c->in_exe && !c->serves_malloc &&
+	    ((bits = fk_find_exe_alloc(exe, sizeof exe)) & FK_FIND_OWN_MALLOC))
+		c->state = FK_JE_ELSEWHERE;
+	je_avail = c->state;
+	explain(c, bits, exe);
 	if (je_ncopies > 1) {
 		size_t k;
 
@@ -339,6 +470,12 @@ int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err)
 	je_done = 0;
 	pthread_mutex_unlock(&je_mu);
 	return 0;
+}
+
+const char *fk_je_no_accum(void)
+{
+	ensure();
+	return je_accum;
 }
 
 int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note)

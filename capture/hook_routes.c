@@ -151,10 +151,13 @@ static void settings_json(struct fk_reply *r)
 		fputs(",\"warning\":", f);
 		json_str(f, note);
 	}
-	if (av == FK_JE_OK && !fk_je_prof_accum())
-		fputs(",\"allocs\":\"/debug/pprof/allocs has no alloc_* values: jemalloc "
-		      "runs without prof_accum (start it with prof_accum:true in its "
-		      "MALLOC_CONF, as the hook's default does)\"", f);
+	if (av == FK_JE_OK && !fk_je_prof_accum()) {
+		char acc[800];
+
+		snprintf(acc, sizeof acc, "/debug/pprof/allocs has %s", fk_je_no_accum());
+		fputs(",\"allocs\":", f);
+		json_str(f, acc);
+	}
 	fputs("}\n", f);
 	fk_reply_close(r, f);
 }
@@ -482,22 +485,65 @@ static void get_allocs_pprof(const struct fk_request *rq, struct fk_reply *r)
 
 static void get_index(const struct fk_request *rq, struct fk_reply *r);
 
+/* The timeline's formats, for its format parameter. */
+static const char *timeline_word(int i)
+{
+	static const char *const w[] = { "flame", "folded", "json" };
+
+	return i >= 0 && i < 3 ? w[i] : NULL;
+}
+
+/* The parameters each route takes (hook_params.c checks them before the
+ * handler runs; every route also takes pid). */
+#define SNAPSHOT_ID "a snapshot id (see /internal/heap/timeline?format=json)"
+#define P(n, k) { .name = (n), .kind = (k) }
+#define MAX_SAMPLES { .name = "max_samples", .kind = FK_PARAM_UINT, .max = UINT32_MAX, \
+		      .want = "0 (no limit) to 4294967295" }
+#define SNAP(n) { .name = (n), .kind = FK_PARAM_ID, .max = UINT32_MAX, .want = SNAPSHOT_ID }
+static const struct fk_param no_params[] = { P(NULL, 0) };
+/* Taken only to be answered 405 by the handler: GET changes nothing. */
+static const struct fk_param get_settings_params[] = {
+	P("enabled", FK_PARAM_TEXT), P("lg_sample", FK_PARAM_TEXT), P(NULL, 0) };
+static const struct fk_param post_settings_params[] = {
+	P("enabled", FK_PARAM_BOOL),
+	{ .name = "lg_sample", .kind = FK_PARAM_UINT, .max = 63 },
+	P("pid", FK_PARAM_PID_ALL),
+	P(NULL, 0) };
+static const struct fk_param heap_params[] = {
+	{ .name = "format", .kind = FK_PARAM_WORD, .word = fk_fmt_name },
+	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
+	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
+	MAX_SAMPLES, SNAP("snapshot"), SNAP("base"),
+	P(NULL, 0) };
+static const struct fk_param timeline_params[] = {
+	{ .name = "format", .kind = FK_PARAM_WORD, .word = timeline_word },
+	P("title", FK_PARAM_TEXT),
+	P(NULL, 0) };
+static const struct fk_param pprof_params[] = {
+	{ .name = "seconds", .kind = FK_PARAM_UINT, .max = FK_HOOK_MAX_SECONDS },
+	MAX_SAMPLES,
+	P(NULL, 0) };
+
 static const struct route {
 	const char *method;            /* "GET" also serves HEAD */
 	const char *path;
 	void (*fn)(const struct fk_request *rq, struct fk_reply *r);
 	const char *help;
+	const struct fk_param *params; /* what its query may hold, besides pid */
 } routes[] = {
-	{ "GET", "/internal/heap/settings", get_settings, "" },
+	{ "GET", "/internal/heap/settings", get_settings, "", get_settings_params },
 	{ "POST", "/internal/heap/settings", post_settings,
-	  "?enabled=true|false[&lg_sample=N]  (header X-Flamekit: 1)" },
-	{ "GET", "/internal/heap", get_heap, NULL },       /* ?format=, from the table */
-	{ "POST", "/internal/heap/snapshot", post_snapshot, "  (header X-Flamekit: 1)" },
-	{ "GET", "/internal/heap/timeline", get_timeline, "[?format=flame|folded|json]" },
-	{ "GET", "/internal/heap/processes", fk_procs_list, "  (the program's processes; ?pid=N on any route asks one)" },
-	{ "GET", "/debug/pprof/heap", get_heap_pprof, "[?seconds=N][&max_samples=N]" },
-	{ "GET", "/debug/pprof/allocs", get_allocs_pprof, "[?seconds=N][&max_samples=N]" },
-	{ "GET", "/", get_index, "  (this list)" },
+	  "?enabled=true|false[&lg_sample=N]  (header X-Flamekit: 1)", post_settings_params },
+	{ "GET", "/internal/heap", get_heap, NULL, heap_params },  /* ?format=, from the table */
+	{ "POST", "/internal/heap/snapshot", post_snapshot, "  (header X-Flamekit: 1)", no_params },
+	{ "GET", "/internal/heap/timeline", get_timeline, "[?format=flame|folded|json]",
+	  timeline_params },
+	{ "GET", "/internal/heap/processes", fk_procs_list,
+	  "  (the program's processes; ?pid=N on any route asks one)", no_params },
+	{ "GET", "/debug/pprof/heap", get_heap_pprof, "[?seconds=N][&max_samples=N]", pprof_params },
+	{ "GET", "/debug/pprof/allocs", get_allocs_pprof, "[?seconds=N][&max_samples=N]",
+	  pprof_params },
+	{ "GET", "/", get_index, "  (this list)", no_params },
 };
 
 static void get_index(const struct fk_request *rq, struct fk_reply *r)
@@ -565,14 +611,17 @@ void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r)
 	const char *m = strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method;
 	const char *allowed = NULL;
 
-	if (other_process(rq, r))
-		return;
-
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		if (strcmp(rq->path, routes[i].path) != 0)
 			continue;
 		if (strcmp(m, routes[i].method) == 0) {
-			routes[i].fn(rq, r);
+			char route[120], msg[600];
+
+			snprintf(route, sizeof route, "%s %s", routes[i].method, routes[i].path);
+			if (fk_params_check(rq, routes[i].params, route, msg, sizeof msg) < 0)
+				fk_reply_error(r, 400, "%s", msg);
+			else if (!other_process(rq, r))
+				routes[i].fn(rq, r);
 			return;
 		}
 		allowed = routes[i].method;

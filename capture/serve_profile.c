@@ -155,10 +155,6 @@ static void unsampled_thread(void *ctx)
 	fk_je_thread_active(0, NULL);
 }
 
-/* What a pprof says when jemalloc keeps no cumulative counts. */
-#define NO_ACCUM "no alloc_* values: jemalloc runs without prof_accum (start it " \
-	"with prof_accum:true in its MALLOC_CONF, as the hook's default does)"
-
 /* The pprof options of a request: a snapshot (window 0) or a window of
  * that many seconds ending now. */
 static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
@@ -177,7 +173,7 @@ static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
 	po->default_alloc = o && o->allocs;
 	po->max_samples = o ? o->max_samples : fk_serve_max_samples;
 	if (o && o->allocs && !po->accum)
-		po->note = NO_ACCUM;
+		po->note = fk_je_no_accum();
 }
 
 /* What symbolizing learned about each module, kept between requests

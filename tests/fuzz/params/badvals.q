@@ -1,0 +1,1 @@
+minwidth=1.5.&max_samples=4294967296&inverted=maybe

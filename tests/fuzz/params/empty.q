@@ -1,0 +1,1 @@
+=x&&format=pprof&

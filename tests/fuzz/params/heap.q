@@ -1,0 +1,1 @@
+format=flame&title=my+heap%20x&minwidth=5%25&inverted&max_samples=0&snapshot=4294967295

@@ -1,0 +1,1 @@
+enabled=true&lg_sample=63&pid=all

@@ -1,0 +1,1 @@
+format=folded&value=alloc_space
