@@ -38,6 +38,7 @@ static void *loop_main(void *arg)
 	 * this thread before it does any of the hook's work. */
 	fk_je_check(NULL);
 	fk_je_thread_active(0, NULL);
+	fk_arena_enter_thread();
 	fk_state_restore();
 	for (;;) {
 		struct pollfd pf[3];

@@ -300,6 +300,7 @@ int fk_hook_status(struct fk_hook_status *st)
 int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 {
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
+	struct fk_arena_save sv;
 	struct fk_err err;
 	char *out = NULL, *p;
 	size_t len = 0, maplen = 0;
@@ -312,8 +313,10 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
-	/* This thread's own allocations while dumping stay out of the profile. */
+	/* This thread's own allocations while dumping stay out of the profile,
+	 * and out of the program's arenas. */
 	had = fk_je_thread_active(0, &old) == 0;
+	fk_arena_begin(&sv);
 	rc = fk_serve_produce(fmt, &o, &out, &len, &maplen, &err);
 	if (rc > 0)
 		rc = fk_err_set(&err, FK_EUNSUPP, 0, "%s", FK_HOOK_NOTHING_SAMPLED);
@@ -331,6 +334,7 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 		len -= (size_t)w;
 	}
 	fk_hook_buf_release(out, maplen);
+	fk_arena_end(&sv);
 	if (had)
 		fk_je_thread_active(old, NULL);
 	if (rc < 0)
