@@ -327,6 +327,9 @@ int fk_snap_series(int fmt, const struct fk_serve_opts *o, char **out, size_t *l
  * figures, the peak's id, the ring's bytes and budget. */
 void fk_snap_json(FILE *f);
 
+/* The newest snapshot's "sampling" figure (bytes), or -1. */
+int64_t fk_snap_sampling(void);
+
 /* Frees every snapshot (the hook stops). */
 void fk_snap_release(void);
 

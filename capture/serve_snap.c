@@ -709,6 +709,16 @@ void fk_snap_json(FILE *f)
 	pthread_mutex_unlock(&ring.lock);
 }
 
+int64_t fk_snap_sampling(void)
+{
+	int64_t v;
+
+	pthread_mutex_lock(&ring.lock);
+	v = ring.n ? ring.v[ring.n - 1].stat[FK_SER_SAMPLING] : -1;
+	pthread_mutex_unlock(&ring.lock);
+	return v;
+}
+
 void fk_snap_release(void)
 {
 	pthread_mutex_lock(&ring.lock);
