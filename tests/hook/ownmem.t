@@ -4,7 +4,8 @@
 # hook-alloc-prog, six fetches that fill the module cache leave the
 # program's jemalloc figures (settings "memory", the timeline's snapshots)
 # where they were, move the hook's own figures ("hook_memory", the series'
-# "hook") by at least the cache's size, and cause no peak snapshot.
+# "hook") by at least the cache's size, and cause no peak snapshot; a
+# dump through fk_hook_dump leaves its thread's arena as it was.
 . "$(dirname "$0")/hooklib.sh"
 port=$(free_port)
 U=http://127.0.0.1:$port
@@ -72,4 +73,19 @@ grew "timeline: the hook's figure grew by the cache's size" "$h0" "$h1" "$cache"
 peaks=$(cu "$U/internal/heap/timeline?format=json" | py "sum(1 for s in d['snapshots'] if s['why'] == 'peak' and s['id'] > $id0)")
 is "no peak snapshot from the hook's own work" "$peaks" 0
 check "host quits" stop_host
+
+# fk_hook_dump on the program's own thread (hook-api-prog links the hook):
+# the dump's work, its module cache included, goes to the hook's arena, and
+# the thread gets its arena and cache back.
+"$B/hook-api-prog" >"$T/api" 2>"$T/api.err"
+is "hook-api-prog exits 0" "$?" 0
+is "fk_hook_dump of a pprof on the program's thread" "$(sed -n 's/^dump_after_off \([0-9-]*\).*/\1/p' "$T/api")" 0
+g=$(sed -n 's/^dump_host_growth //p' "$T/api")
+if num "${g#-}" && [ "${g#-}" -lt $MiB ]; then
+	ok "fk_hook_dump: the thread's arena holds less than 1 MiB more ($g)"
+else
+	notok "fk_hook_dump: the thread's arena holds less than 1 MiB more: '$g'"
+fi
+is "fk_hook_dump: the thread's arena and cache restored" "$(sed -n 's/^dump_thread_kept //p' "$T/api")" 1
+rm -f $(sed -n 's/^dump_file //p' "$T/api")
 echo "1..$tn"
