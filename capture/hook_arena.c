@@ -189,7 +189,9 @@ int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook)
 	return ind;
 }
 
-const char *fk_arena_why(void)
+void fk_arena_why(char *buf, size_t size)
 {
-	return why;
+	pthread_mutex_lock(&mu);
+	snprintf(buf, size, "%s", why);
+	pthread_mutex_unlock(&mu);
 }

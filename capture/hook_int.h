@@ -153,9 +153,9 @@ struct fk_arena_mem {
  * -1 when there is none. */
 int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook);
 
-/* Why the hook has no arena ("" when it has one, or before the hook's
- * thread asked for it): a sentence for the settings. */
-const char *fk_arena_why(void);
+/* Why the hook has no arena into buf ("" when it has one, or before the
+ * hook's thread asked for it): a sentence for the settings. */
+void fk_arena_why(char *buf, size_t size);
 
 /* ---- hook_sampling.c: what sampling itself costs ---- */
 

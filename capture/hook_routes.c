@@ -100,6 +100,7 @@ static void memory_json(FILE *f)
 	int ind = fk_arena_split(&host, &hook);
 	int exact = fk_sampling_exact();
 	int64_t samp = exact ? fk_sampling_cost() : fk_snap_sampling();
+	char why[1024];
 
 	fputs(",\"memory\":{", f);
 	json_num(f, "allocated", host.allocated, 1);
@@ -113,9 +114,10 @@ static void memory_json(FILE *f)
 	json_num(f, "allocated", hook.allocated, 0);
 	json_num(f, "active", hook.active, 0);
 	json_num(f, "resident", hook.resident, 0);
-	if (ind < 0 && fk_arena_why()[0]) {
+	fk_arena_why(why, sizeof why);
+	if (ind < 0 && why[0]) {
 		fputs(",\"note\":", f);
-		json_str(f, fk_arena_why());
+		json_str(f, why);
 	}
 	fputs("},\"sampling_memory\":{", f);
 	json_num(f, "allocated", samp, 1);

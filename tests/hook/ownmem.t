@@ -88,4 +88,38 @@ else
 fi
 is "fk_hook_dump: the thread's arena and cache restored" "$(sed -n 's/^dump_thread_kept //p' "$T/api")" 1
 rm -f $(sed -n 's/^dump_file //p' "$T/api")
+
+# A jemalloc linked into the program: with malloc its own (Debian's
+# libjemalloc.a) the hook has its arena there; with a prefixed copy
+# (_rjem_, malloc is glibc's) the hook's bytes are in none of its figures,
+# and the settings say so.
+FX=fixtures/sysroot/opt/fk/bin
+for fx in fk-jestatic fk-rjem; do
+	port=$(free_port)
+	U=http://127.0.0.1:$port
+	var=MALLOC_CONF
+	[ $fx = fk-rjem ] && var=_RJEM_MALLOC_CONF
+	# (start_prog sets prog.)
+	if ! start_prog "$FX/$fx" LD_PRELOAD="$HOOK" $var=prof:true,prof_active:false \
+		FLAMEKIT_HTTP=127.0.0.1:$port || ! wait_http "$U/internal/heap/settings"; then
+		notok "$fx: serves"
+		continue
+	fi
+	enable "$U" "&lg_sample=12"
+	host_cmd "grow 20" '^grown'
+	cu "$U/internal/heap?format=flame" >/dev/null
+	is "$fx: a flame graph" "$(code)" 200
+	j=$(cu "$U/internal/heap/settings")
+	if [ $fx = fk-jestatic ]; then
+		like "$fx: the hook's arena" "$(printf '%s' "$j" | py "d['hook_memory']['arena']")" '^[0-9]+$'
+		grew "$fx: the hook's bytes hold the cache" 0 \
+			"$(printf '%s' "$j" | py "d['hook_memory']['allocated']")" \
+			"$(printf '%s' "$j" | py "d['cache_bytes']")"
+	else
+		is "$fx: no arena" "$(printf '%s' "$j" | py "d['hook_memory']['arena']")" null
+		like "$fx: the settings say why" "$(printf '%s' "$j" | py "d['hook_memory']['note']")" \
+			"does not serve malloc: the hook's allocations go to the process's malloc"
+	fi
+	check "$fx: quits" stop_host
+done
 echo "1..$tn"
