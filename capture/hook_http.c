@@ -205,6 +205,7 @@ static void *job_main(void *arg)
 	int expect = JOB_RUNNING;
 
 	fk_je_thread_active(0, NULL);
+	fk_arena_enter_thread();
 	fk_self_mark(j->private_fds);
 	j->work(j->ctx);
 	if (!atomic_compare_exchange_strong(&j->state, &expect, JOB_DONE)) {

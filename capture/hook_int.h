@@ -116,6 +116,10 @@ int fk_je_prof_accum(void);
  * the previous value. Returns 0, or -1 when jemalloc cannot do it. */
 int fk_je_thread_active(int active, int *old);
 
+/* mallctl(name, ...) through the chosen copy, whatever it can do: 0 or
+ * the error number it returns (ENOENT when no jemalloc was found). */
+int fk_je_ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+
 /* Writes a heap dump through prof.dump into a memfd and maps it: *data
  * holds *len bytes and a NUL after them, in a private mapping of *maplen
  * bytes (no copy: the memfd's pages are mapped). Release it with
@@ -176,6 +180,63 @@ void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fk_self_mark(int private_fds);
 int fk_self_is_hook(void);
 int fk_self_private_fds(void);
+
+/* ---- hook_arena.c: the hook's own memory, in an arena of its own ---- */
+
+/* A thread's place before fk_arena_begin moved it into the hook's arena. */
+struct fk_arena_save {
+	unsigned arena;            /* its thread.arena */
+	int tcache;                /* its thread.tcache.enabled */
+	int moved;                 /* 0: begin changed nothing, end does nothing */
+};
+
+/* Binds the calling thread (the hook's own) to the hook's arena, created
+ * on first use, with its thread cache off, so that nothing it allocates
+ * lands in the host's arenas or in a cache the host's threads share. The
+ * arena exists only when the chosen jemalloc serves malloc (otherwise the
+ * hook's allocations are not in that jemalloc at all). Call once from the
+ * thread's start, after fk_je_check. 0, or -1 when there is no arena (the
+ * thread is left as it was). */
+int fk_arena_enter_thread(void);
+
+/* Around hook work done on a host thread (fk_hook_dump): begin moves the
+ * calling thread into the hook's arena with its thread cache off (flushed)
+ * and records where it was in *sv; end puts it back. Both no-ops when
+ * there is no arena. */
+void fk_arena_begin(struct fk_arena_save *sv);
+void fk_arena_end(const struct fk_arena_save *sv);
+
+/* jemalloc's figures as one epoch gives them (bytes, -1 unknown). */
+struct fk_arena_mem {
+	int64_t allocated, active, resident, mapped, retained, metadata;
+};
+
+/* After one epoch refresh: the hook's arena's own figures into *hook (all
+ * -1 without an arena) and jemalloc's totals less them into *host (the
+ * program's figures). Either may be NULL. Returns the arena's index, or
+ * -1 when there is none. */
+int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook);
+
+/* Why the hook has no arena into buf ("" when it has one, or before the
+ * hook's thread asked for it): a sentence for the settings. */
+void fk_arena_why(char *buf, size_t size);
+
+/* ---- hook_sampling.c: what sampling itself costs ---- */
+
+/* Whether jemalloc counts its live sampled objects per size class
+ * (opt.prof_stats), so that fk_sampling_cost is exact. */
+int fk_sampling_exact(void);
+
+/* The bytes stats.allocated counts beyond the size classes of the live
+ * sampled small objects (each takes the smallest large class), from
+ * prof.stats.bins.<i>.live; -1 without prof_stats. */
+int64_t fk_sampling_cost(void);
+
+/* The same estimated from a dump's raw in-use counts of n stacks (each
+ * stack's objects taken to be of its mean size; objects sampled before
+ * the last prof.reset are not in a dump, so they are missed); -1 when the
+ * size classes are unknown. */
+int64_t fk_sampling_estimate(const int64_t *objs, const int64_t *bytes, size_t n);
 
 /* ---- hook_addr.c: listen addresses (also used by fetch.c) ---- */
 
@@ -329,6 +390,9 @@ int fk_snap_series(int fmt, const struct fk_serve_opts *o, char **out, size_t *l
 /* The series as JSON: each snapshot's id, time, reason, sampled heap and
  * figures, the peak's id, the ring's bytes and budget. */
 void fk_snap_json(FILE *f);
+
+/* The newest snapshot's "sampling" figure (bytes), or -1. */
+int64_t fk_snap_sampling(void);
 
 /* Frees every snapshot (the hook stops). */
 void fk_snap_release(void);

@@ -663,3 +663,10 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	close(fd);
 	return ret;
 }
+
+int fk_je_ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
+{
+	if (fk_je_check(NULL) == FK_JE_NOTFOUND || !je_ctl)
+		return ENOENT;
+	return je_ctl(name, oldp, oldlenp, newp, newlen);
+}

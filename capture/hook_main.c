@@ -352,9 +352,14 @@ static void dump_job_run(void *arg)
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
 	int old = 0, had;
 
-	/* The calling thread's own allocations stay out of the profile. */
+	struct fk_arena_save sv;
+
+	/* The calling thread's own allocations stay out of the profile, and
+	 * out of the program's arenas (a no-op on the hook's thread). */
 	had = fk_je_thread_active(0, &old) == 0;
+	fk_arena_begin(&sv);
 	j->rc = fk_serve_produce(j->fmt, &o, &j->out, &j->len, &j->maplen, &j->err);
+	fk_arena_end(&sv);
 	if (had)
 		fk_je_thread_active(old, NULL);
 }
@@ -362,6 +367,7 @@ static void dump_job_run(void *arg)
 int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 {
 	struct dump_job j;
+	struct fk_arena_save sv;
 	struct fk_err err;
 	char *out = NULL, *p;
 	size_t len = 0, maplen = 0;
@@ -398,7 +404,11 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 		p += w;
 		len -= (size_t)w;
 	}
+	/* The buffer came from the hook's arena: back there, not into this
+	 * thread's cache. */
+	fk_arena_begin(&sv);
 	fk_hook_buf_release(out, maplen);
+	fk_arena_end(&sv);
 	if (rc < 0)
 		set_errbuf(errbuf, errsize, &err);
 	return rc;

@@ -59,7 +59,7 @@ static void json_str(FILE *f, const char *s)
  * program's allocations go elsewhere (another allocator, another copy). */
 static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
 {
-	uint64_t held = fk_je_stat("stats.allocated");
+	struct fk_arena_mem host;
 	long pages = 0, rss = 0;
 	FILE *f = fopen("/proc/self/statm", "re");
 
@@ -69,6 +69,10 @@ static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
 		fclose(f);
 	}
 	uint64_t rss_bytes = (uint64_t)(rss > 0 ? rss : 0) * (uint64_t)sysconf(_SC_PAGESIZE);
+	/* The program's bytes: the hook's own (its arena) would hide an idle
+	 * allocator. */
+	fk_arena_split(&host, NULL);
+	uint64_t held = host.allocated > 0 ? (uint64_t)host.allocated : 0;
 	if (held == 0 || held >= FK_HOOK_IDLE_HELD || rss_bytes < FK_HOOK_IDLE_RSS)
 		return 0;
 	snprintf(buf, size, "the jemalloc served (%s in %s) holds only %llu bytes while the "
@@ -77,6 +81,48 @@ static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
 		 "to the right mallctl)", c->symbol, c->module, (unsigned long long)held,
 		 (unsigned long long)rss_bytes);
 	return 1;
+}
+
+/* ",\"KEY\":N" or ",\"KEY\":null" for v < 0; first: no comma. */
+static void json_num(FILE *f, const char *key, int64_t v, int first)
+{
+	if (v >= 0)
+		fprintf(f, "%s\"%s\":%lld", first ? "" : ",", key, (long long)v);
+	else
+		fprintf(f, "%s\"%s\":null", first ? "" : ",", key);
+}
+
+/* The memory figures: the program's (jemalloc's less the hook's arena),
+ * the hook's own, and what sampling itself costs. */
+static void memory_json(FILE *f)
+{
+	struct fk_arena_mem host, hook;
+	int ind = fk_arena_split(&host, &hook);
+	int exact = fk_sampling_exact();
+	int64_t samp = exact ? fk_sampling_cost() : fk_snap_sampling();
+	char why[1024];
+
+	fputs(",\"memory\":{", f);
+	json_num(f, "allocated", host.allocated, 1);
+	json_num(f, "active", host.active, 0);
+	json_num(f, "resident", host.resident, 0);
+	json_num(f, "mapped", host.mapped, 0);
+	json_num(f, "retained", host.retained, 0);
+	json_num(f, "metadata", host.metadata, 0);
+	fputs("},\"hook_memory\":{", f);
+	json_num(f, "arena", ind, 1);
+	json_num(f, "allocated", hook.allocated, 0);
+	json_num(f, "active", hook.active, 0);
+	json_num(f, "resident", hook.resident, 0);
+	fk_arena_why(why, sizeof why);
+	if (ind < 0 && why[0]) {
+		fputs(",\"note\":", f);
+		json_str(f, why);
+	}
+	fputs("},\"sampling_memory\":{", f);
+	json_num(f, "allocated", samp, 1);
+	fprintf(f, ",\"from\":%s}", samp < 0 ? "null" : exact ? "\"prof_stats\"" :
+		"\"last snapshot\"");
 }
 
 static void settings_json(struct fk_reply *r)
@@ -140,6 +186,7 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, ",\"cache_modules\":%zu,\"cache_bytes\":%zu,\"cache_hits\":%llu,"
 		"\"cache_misses\":%llu", cs.modules, cs.bytes, (unsigned long long)cs.hits,
 		(unsigned long long)cs.misses);
+	memory_json(f);
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
 		json_str(f, why);

@@ -148,11 +148,13 @@ static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o
 }
 
 /* Each thread symbolization starts for the hook stays out of the profiles
- * it serves: sampling off before it allocates. */
+ * it serves and out of the program's arenas: sampling off and the hook's
+ * arena on before it allocates. */
 static void unsampled_thread(void *ctx)
 {
 	(void)ctx;
 	fk_je_thread_active(0, NULL);
+	fk_arena_enter_thread();
 }
 
 /* The pprof options of a request: a snapshot (window 0) or a window of

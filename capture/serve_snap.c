@@ -41,6 +41,9 @@ struct snap {
 	uint32_t *stk;                 /* stack ids */
 	int64_t *objs, *bytes;         /* raw in-use counts, as dumped */
 	double total;                  /* unbiased in-use bytes */
+	int64_t hook_mem[3];           /* the hook's arena: allocated, active,
+					  resident (-1 unknown) */
+	const char *sampling_how;      /* "prof_stats", "estimate" or NULL */
 	const char *why;               /* "interval", "peak", "request" (static) */
 };
 
@@ -69,11 +72,6 @@ static struct {
 
 double fk_snap_interval = FK_HOOK_SNAPSHOT_S;
 size_t fk_snap_budget = (size_t)FK_HOOK_SNAPSHOT_MB << 20;
-
-static const char *const stat_names[FK_SER_RSS] = {
-	"stats.allocated", "stats.active", "stats.resident", "stats.mapped",
-	"stats.retained", "stats.metadata",
-};
 
 static int64_t rss_bytes(void)
 {
@@ -266,6 +264,37 @@ static void thin(void)
 		compact();
 }
 
+/* Fills s's figures: jemalloc's less the hook's own arena (the program's
+ * memory), the arena's (the hook's resident bytes as the series' "hook"),
+ * and what sampling costs (exact with prof_stats, else estimated from s's
+ * counts). */
+static void figures(struct snap *s)
+{
+	struct fk_arena_mem host, hook;
+
+	fk_arena_split(&host, &hook);
+	s->stat[FK_SER_ALLOCATED] = host.allocated;
+	s->stat[FK_SER_ACTIVE] = host.active;
+	s->stat[FK_SER_RESIDENT] = host.resident;
+	s->stat[FK_SER_MAPPED] = host.mapped;
+	s->stat[FK_SER_RETAINED] = host.retained;
+	s->stat[FK_SER_METADATA] = host.metadata;
+	s->stat[FK_SER_RSS] = rss_bytes();
+	s->stat[FK_SER_HOOK] = hook.resident;
+	s->hook_mem[0] = hook.allocated;
+	s->hook_mem[1] = hook.active;
+	s->hook_mem[2] = hook.resident;
+	if (fk_sampling_exact()) {
+		s->stat[FK_SER_SAMPLING] = fk_sampling_cost();
+		s->sampling_how = "prof_stats";
+	} else {
+		s->stat[FK_SER_SAMPLING] = fk_sampling_estimate(s->objs, s->bytes, s->n);
+		s->sampling_how = "estimate";
+	}
+	if (s->stat[FK_SER_SAMPLING] < 0)
+		s->sampling_how = NULL;
+}
+
 /* Stores profile p (parsed from a dump whose maps are maps_text) as a new
  * snapshot. 0, or -1 with err. */
 static int store(const struct fk_profile *p, const char *why, struct fk_err *err)
@@ -302,9 +331,7 @@ static int store(const struct fk_profile *p, const char *why, struct fk_err *err
 	s.time_ns = realtime_ns();
 	s.period = p->period;
 	s.why = why;
-	fk_je_stats(stat_names, FK_SER_RSS, s.stat);
-	s.stat[FK_SER_HOOK] = s.stat[FK_SER_SAMPLING] = -1;
-	s.stat[FK_SER_RSS] = rss_bytes();
+	figures(&s);
 	if (s.stat[FK_SER_ALLOCATED] > ring.max_allocated)
 		ring.max_allocated = s.stat[FK_SER_ALLOCATED];
 	ring.v[ring.n++] = s;
@@ -391,8 +418,12 @@ void fk_snap_tick(void)
 		ring.next_due = now + fk_snap_interval;
 	}
 	if (now >= ring.next_poll) {
-		int64_t a = (int64_t)fk_je_stat("stats.allocated");
+		struct fk_arena_mem host;
+		int64_t a;
 
+		/* The program's bytes: the hook's own work never makes a peak. */
+		fk_arena_split(&host, NULL);
+		a = host.allocated;
 		ring.next_poll = now + FK_HOOK_PEAK_POLL_MS / 1000.0;
 		pthread_mutex_lock(&ring.lock);
 		if (ring.max_allocated <= 0)
@@ -658,11 +689,34 @@ void fk_snap_json(FILE *f)
 			else
 				fprintf(f, ",\"%s\":null", fk_series_keys[i]);
 		}
-		fputc('}', f);
+		fputs(",\"hook_memory\":{", f);
+		for (int i = 0; i < 3; i++) {
+			static const char *const key[3] = { "allocated", "active", "resident" };
+
+			if (s->hook_mem[i] >= 0)
+				fprintf(f, "%s\"%s\":%lld", i ? "," : "", key[i],
+					(long long)s->hook_mem[i]);
+			else
+				fprintf(f, "%s\"%s\":null", i ? "," : "", key[i]);
+		}
+		if (s->sampling_how)
+			fprintf(f, "},\"sampling_from\":\"%s\"}", s->sampling_how);
+		else
+			fputs("},\"sampling_from\":null}", f);
 	}
 	fprintf(f, "],\"peak\":%u,\"bytes\":%zu,\"budget\":%zu}\n",
 		ring.n ? ring.v[peak_index()].id : 0, ring.bytes, fk_snap_budget);
 	pthread_mutex_unlock(&ring.lock);
+}
+
+int64_t fk_snap_sampling(void)
+{
+	int64_t v;
+
+	pthread_mutex_lock(&ring.lock);
+	v = ring.n ? ring.v[ring.n - 1].stat[FK_SER_SAMPLING] : -1;
+	pthread_mutex_unlock(&ring.lock);
+	return v;
 }
 
 void fk_snap_release(void)

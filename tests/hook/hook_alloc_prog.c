@@ -4,6 +4,8 @@
  *   LD_PRELOAD="libjemalloc.so.2 libflamekit-hook.so" hook-alloc-prog
  * and write commands to its stdin, one a line; it answers each on stdout:
  *   grow N     keep N more 64 KiB blocks, allocated in hog_grow_cache
+ *   small N S  keep N more blocks of S bytes (1 to 4096), allocated in
+ *              hog_small_object: what sampling's own cost is measured on
  *   churn S    two threads malloc/free in churn_worker for S seconds
  *   fork       fork a child that lives 6 s more (it must not serve)
  *   termexit   from now on SIGTERM makes a thread of the program call
@@ -35,23 +37,41 @@ __attribute__((noinline)) void *hog_grow_cache(size_t n)
 	return p;
 }
 
+__attribute__((noinline)) void *hog_small_object(size_t n);
+__attribute__((noinline)) void *hog_small_object(size_t n)
+{
+	char *p = malloc(n);
+
+	if (p)
+		memset(p, 2, n);
+	return p;
+}
+
+/* Keeps p (freed by "free"); -1 when p is NULL or out of memory. */
+static int keep(void *p)
+{
+	if (!p)
+		return -1;
+	if (nkept == capkept) {
+		size_t nc = capkept ? capkept * 2 : 1024;
+		void **k = realloc(kept, nc * sizeof *k);
+
+		if (!k) {
+			free(p);
+			return -1;
+		}
+		kept = k;
+		capkept = nc;
+	}
+	kept[nkept++] = p;
+	return 0;
+}
+
 __attribute__((noinline)) static int hog_outer(long n)
 {
-	for (long i = 0; i < n; i++) {
-		if (nkept == capkept) {
-			size_t nc = capkept ? capkept * 2 : 1024;
-			void **k = realloc(kept, nc * sizeof *k);
-
-			if (!k)
-				return -1;
-			kept = k;
-			capkept = nc;
-		}
-		kept[nkept] = hog_grow_cache(BLOCK);
-		if (!kept[nkept])
+	for (long i = 0; i < n; i++)
+		if (keep(hog_grow_cache(BLOCK)) < 0)
 			return -1;
-		nkept++;
-	}
 	return 0;
 }
 
@@ -112,9 +132,15 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("ready %ld\n", (long)getpid());
 	while (fgets(line, sizeof line, stdin)) {
-		long n = 0;
+		long n = 0, size = 0;
 
-		if (sscanf(line, "grow %ld", &n) == 1) {
+		if (sscanf(line, "small %ld %ld", &n, &size) == 2 && size >= 1 && size <= 4096) {
+			int rc = 0;
+
+			for (long i = 0; i < n && rc == 0; i++)
+				rc = keep(hog_small_object((size_t)size));
+			printf(rc == 0 ? "kept %zu\n" : "failed %zu\n", nkept);
+		} else if (sscanf(line, "grow %ld", &n) == 1) {
 			int rc = hog_outer(n);
 
 			printf(rc == 0 ? "grown %zu\n" : "failed %zu\n", nkept);

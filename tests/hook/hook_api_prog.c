@@ -3,6 +3,8 @@
  * links it, printing one "key value" line per step for tests/hook/api.t:
  *   hook-api-prog [ADDR]   serve on ADDR meanwhile when given */
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,31 @@ static void status(const char *when)
 	       when, st.jemalloc_found, when, st.prof_compiled, when, st.prof_started,
 	       when, st.active, when, st.lg_sample, when, st.dumps_served,
 	       when, st.serving, when, st.active_seconds >= 0 ? "yes" : "no");
+}
+
+/* The bytes the calling thread's arena holds (its small and large
+ * allocations), its arena and whether its cache is on: what a dump made on
+ * this thread must leave as they were (the hook works in its own arena). */
+static long long arena_held(unsigned *arena, int *tcache)
+{
+	uint64_t epoch = 1;
+	size_t small = 0, large = 0, sz = sizeof *arena;
+	bool tc = false;
+	char name[64];
+
+	*arena = 0;
+	mallctl("thread.arena", arena, &sz, NULL, 0);
+	sz = sizeof tc;
+	mallctl("thread.tcache.enabled", &tc, &sz, NULL, 0);
+	*tcache = tc;
+	mallctl("epoch", NULL, NULL, &epoch, sizeof epoch);
+	snprintf(name, sizeof name, "stats.arenas.%u.small.allocated", *arena);
+	sz = sizeof small;
+	mallctl(name, &small, &sz, NULL, 0);
+	snprintf(name, sizeof name, "stats.arenas.%u.large.allocated", *arena);
+	sz = sizeof large;
+	mallctl(name, &large, &sz, NULL, 0);
+	return (long long)(small + large);
 }
 
 int main(int argc, char **argv)
@@ -76,10 +103,15 @@ int main(int argc, char **argv)
 	rc = fk_hook_set_active(0, -1, err, sizeof err);
 	printf("deactivate %d\n", rc);
 	status("after");
+	unsigned a0, a1;
+	int tc0, tc1;
+	long long held = arena_held(&a0, &tc0);
 	fd = open("/dev/null", O_WRONLY);
 	rc = fk_hook_dump(fd, "pprof", err, sizeof err);
 	printf("dump_after_off %d %s\n", rc, rc ? err : "");
 	close(fd);
+	held = arena_held(&a1, &tc1) - held;
+	printf("dump_host_growth %lld\ndump_thread_kept %d\n", held, a0 == a1 && tc0 == tc1);
 	fk_hook_stop();
 	status("stopped");
 	for (int i = 0; i < 256; i++)
