@@ -512,9 +512,9 @@ struct fk_param {
 int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
 		    const char *route, char *msg, size_t size);
 
-/* Largest process id Linux hands out (PID_MAX_LIMIT on 64-bit): a ?pid=
- * above it names no process. */
-#define FK_HOOK_PID_MAX 4194304
+/* Largest ?pid= taken as a process id (pid_t's): a larger number is not
+ * one (400); a smaller one that is no process of the program is 404. */
+#define FK_HOOK_PID_MAX 2147483647
 
 /* ---- hook_routes.c: the endpoints, a table ---- */
 
