@@ -235,7 +235,14 @@
 	}
 	function draw() {
 		measure();
-		layout();
+		// An open sandwich hides the graph: it is laid out on leaving.
+		if (state.sw >= 0) {
+			gen++;
+			drawnList = [];
+			maxD = 0;
+		} else {
+			layout();
+		}
 		H = HH + TH + 6 + (maxD + 1) * FH + 8;
 		svg.setAttribute("width", Wpx);
 		svg.setAttribute("height", H);

@@ -436,7 +436,7 @@
 			if (k < 0)
 				return null;
 			openSandwich(k);
-			S = sandwich(k);
+			S = swLast;
 			function flat(T) {
 				return T.nm.map(function (x, j) {
 					return { name: names[x], parent: T.p[j], value: T.v[j] };

@@ -193,6 +193,36 @@ const rootKids = (page) => page.evaluate(() => {
 		ok(JSON.stringify(await rootKids(p.page)) === JSON.stringify(["b=30", "x=30"]), "4: invert works in any column", JSON.stringify(await rootKids(p.page)));
 		ok(errors.length === 0 && p.errors.length === 0, "4: no script errors", errors.concat(p.errors).join("; "));
 		await p.page.close();
+		// 300 random stacks (recursion, shared and unshared callers):
+		// every leaf-first path of up to 3 frames holds what the input says.
+		let seed = 7, rnd = (k) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % k, txt = "", want = {};
+		for (let i = 0; i < 300; i++) {
+			const fr = ["main"];
+			for (let d = rnd(6); d >= 0; d--)
+				fr.push("f" + rnd(8));
+			const v = 1 + rnd(100);
+			txt += fr.join(";") + " " + v + "\n";
+			const r = fr.slice().reverse();
+			for (let l = 1; l <= Math.min(3, r.length); l++)
+				want[r.slice(0, l).join(";")] = (want[r.slice(0, l).join(";")] || 0) + v;
+		}
+		const r3 = await open(ctx, render(txt, [], "inv4r"));
+		await r3.page.click("#invert");
+		const got = await r3.page.evaluate(() => {
+			const o = {};
+			for (let i = 1; i < window.fk.n; i++) {
+				const p = [];
+				for (let j = i; j > 0; j = window.fk.parent(j))
+					p.unshift(window.fk.name(j));
+				if (p.length <= 3)
+					o[p.join(";")] = (o[p.join(";")] || 0) + window.fk.value(i);
+			}
+			return o;
+		});
+		const bad = Object.keys(want).filter((k) => got[k] !== want[k]).concat(Object.keys(got).filter((k) => !(k in want)));
+		ok(bad.length === 0 && Object.keys(want).length > 50, "4: on 300 random stacks every inverted path up to 3 frames deep holds the input's value",
+		   Object.keys(want).length + " paths; " + bad.slice(0, 5).map((k) => k + ": " + got[k] + " vs " + want[k]).join(", "));
+		await r3.page.close();
 	});
 
 	// 5. Everything a user sets comes back from the URL.
