@@ -270,6 +270,8 @@
 		});
 		if (!lines.length)
 			details.textContent = "";
+		else if (box.offsetHeight > details.clientHeight + 1)
+			box.classList.add("long");
 	}
 	function drawSel() {
 		var j = state.sel;

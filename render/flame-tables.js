@@ -46,7 +46,7 @@
 		topRows.sort(function (a, b) {
 			if (topSort === "name")
 				return dir * (names[a.k] < names[b.k] ? 1 : names[a.k] > names[b.k] ? -1 : 0) || a.k - b.k;
-			return dir * (b[topSort] - a[topSort]) || a.k - b.k;
+			return dir * (b[topSort] - a[topSort]) || b.total - a.total || a.k - b.k;
 		});
 	}
 	function topCols() {

@@ -237,8 +237,8 @@
 			"of its own (a larger lg_prof_sample costs less)"]
 	};
 	var TLINFO = {
-		mapped: "mapped: jemalloc's address space in active extents (not all of it resident)",
-		retained: "retained: address space jemalloc keeps unmapped for reuse (not resident)",
+		mapped: "mapped (jemalloc's address space, not all resident)",
+		retained: "retained (unmapped, kept for reuse; not resident)",
 		hook: "the profiler's own arena (hook), outside jemalloc's figures",
 		metadata: "jemalloc's metadata",
 		sampling: "sampling's own cost (inside allocated)"
