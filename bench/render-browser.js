@@ -126,6 +126,8 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 		}, word));
 		// Invert (callers first) and back; the first build is the cost.
 		inv.push(await page.evaluate(() => {
+			if (!window.fk.invert)
+				return [NaN, NaN, 0];          // a page from before invert
 			window.fk.zoom(0);
 			const a = performance.now();
 			window.fk.invert(true);

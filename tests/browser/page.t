@@ -223,6 +223,16 @@ const rootKids = (page) => page.evaluate(() => {
 		ok(bad.length === 0 && Object.keys(want).length > 50, "4: on 300 random stacks every inverted path up to 3 frames deep holds the input's value",
 		   Object.keys(want).length + " paths; " + bad.slice(0, 5).map((k) => k + ": " + got[k] + " vs " + want[k]).join(", "));
 		await r3.page.close();
+		// A timeline's growth view turned over keeps its values.
+		const t4 = await open(ctx, tsvg);
+		await tlDrag(t4.page, 0, 2);
+		const g0 = await t4.page.evaluate(() => [window.fk.value(0), window.fk.value(window.fk.find("leaf"))]);
+		await t4.page.click("#invert");
+		const g1 = await t4.page.evaluate(() => [window.fk.value(0), window.fk.value(window.fk.find("leaf")), window.fk.timeline.selection().diff,
+			window.fk.parent(window.fk.find("leaf"))]);
+		ok(g0[0] === g1[0] && g1[1] === 500 && g1[2] && g1[3] === 0, "4: a timeline's growth, inverted, keeps its totals (the vanished leaf at the root)", JSON.stringify([g0, g1]));
+		ok(t4.errors.length === 0, "4: no script errors on the timeline", t4.errors.join("; "));
+		await t4.page.close();
 	});
 
 	// 5. Everything a user sets comes back from the URL.
