@@ -181,6 +181,10 @@
 		po = new Float64Array(n);
 		drawn = new Int32Array(n);
 		mbuf = cbuf = null;
+		// The matches are frames of the old tree: until the next search, none.
+		cum = morder = null;
+		mlist = new Int32Array(0);
+		nmatch = 0;
 		topRows = null;
 		state.zoom = 0;
 		state.ra = state.rb = -1;
