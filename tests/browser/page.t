@@ -110,6 +110,14 @@ const rootKids = (page) => page.evaluate(() => {
 		await page.keyboard.press("s");
 		s = await st(page);
 		ok(s.sw >= 0 && (await page.evaluate((k) => window.fk.names[k], s.sw)) === "mid1", "2: key s opens the selected frame's sandwich", s.sw);
+		// From a frame by the mouse: a click selects it, the button opens it.
+		await page.keyboard.press("Escape");
+		const mb = await page.evaluate(() => { const r = window.fk.rect(window.fk.find("mid2")).getBoundingClientRect(); return [r.x + 3, r.y + 4]; });
+		await page.mouse.click(mb[0], mb[1]);
+		await page.click("#swbtn");
+		s = await st(page);
+		ok(s.sw >= 0 && (await page.evaluate((k) => window.fk.names[k], s.sw)) === "mid2", "2: a click on a frame, then Sandwich, opens that function's", s.sw);
+		await page.evaluate(() => window.fk.sandwich("mid1"));
 		// Hovering the sandwich's function row gives every column exactly.
 		const r = await page.evaluate(() => { const e = document.querySelector("#sandwich g.swk rect"); const b = e.getBoundingClientRect(); return [b.x + 4, b.y + 4]; });
 		await page.mouse.move(r[0], r[1]);
@@ -258,6 +266,20 @@ const rootKids = (page) => page.evaluate(() => {
 		await page.close();
 		({ page } = await open(ctx, svg, h2));
 		ok((await st(page)).sw >= 0 && (await page.evaluate(() => window.fk.names[window.fk.state.sw])) === "deep", "5: an open sandwich is restored", h2);
+		await page.close();
+		// The table's sort, a highlighted function and the selection.
+		({ page } = await open(ctx, svg));
+		await page.click("#tablebtn");
+		await page.click("#top th[data-sort=total]");
+		await page.click("#top th[data-sort=total]");
+		await page.evaluate(() => { window.fk.pick(window.fk.names.indexOf("baz")); window.fk.select(window.fk.find("deeper")); });
+		const h4 = await hashOf(page);
+		await page.close();
+		({ page } = await open(ctx, svg, h4));
+		const r4 = await page.evaluate(() => ({ th: document.querySelector("#top th[data-sort=total]").getAttribute("aria-sort"),
+			fn: window.fk.names[window.fk.state.fn], sel: window.fk.name(window.fk.state.sel), det: document.querySelector("#details .name").textContent }));
+		ok(r4.th === "ascending" && r4.fn === "baz" && r4.sel === "deeper" && /deeper/.test(r4.det), "5: the table's sort, the highlighted function and the selection are restored",
+		   h4 + " -> " + JSON.stringify(r4));
 		await page.close();
 		({ page } = await open(ctx, tsvg));
 		await tlDrag(page, 0, 1);
