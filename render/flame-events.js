@@ -120,7 +120,7 @@
 		if (j < 0 && state.zoom > 0)
 			j = state.zoom;
 		if (j < 0 || j === 0) {
-			showDetails(["Nothing to copy yet: select a frame (a click or the arrow keys), then Copy stack (c) copies its stack."]);
+			showDetails(["Nothing to copy: select a frame under the root (a click or the arrow keys), then Copy stack (c) copies its stack."]);
 			return;
 		}
 		var s = pathOf(j);
