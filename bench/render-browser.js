@@ -147,7 +147,7 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 	console.log(`search per keystroke ms (median of per-run medians): ${med(key).toFixed(1)}, slowest keystroke ${Math.max(...keyMax).toFixed(1)}; '${word}' gives ${matched}`);
 	console.log(`zoom in or out ms (median of the slower of the two): ${med(zoom).toFixed(1)}`);
 	console.log(`zoom into the widest "(N more)" ms (median): ${med(mzoom).toFixed(1)}`);
-	console.log(`top-functions table ms (median): ${med(table).toFixed(1)}; sandwich of '${word}' ms (median): ${med(sw).toFixed(1)}`);
+	console.log(`functions table ms (median): ${med(table).toFixed(1)}; sandwich of '${word}' ms (median): ${med(sw).toFixed(1)}`);
 	console.log(`search per keystroke with the functions table open, slowest keystroke ms (median): ${med(keyT).toFixed(1)}`);
 	console.log(`invert ms (median): ${med(inv.map((x) => x[0])).toFixed(0)} (${inv[0][2]} frames in the inverted tree), back ${med(inv.map((x) => x[1])).toFixed(0)}`);
 	console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);

@@ -31,7 +31,7 @@
 	var selr = el(NS, "rect", { id: "selr", display: "none" }, svg);
 	var hov = el(NS, "rect", { id: "hov", display: "none" }, svg);
 	var tfo = el(NS, "foreignObject", { id: "tablefo", x: 0, y: 0, width: 10, height: 0, class: "fkui" }, svg);
-	var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "top functions" }, tfo);
+	var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "functions" }, tfo);
 	var hfo = el(NS, "foreignObject", { id: "hdr", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, svg);
 	var hdr = html("div", { class: "hdr" }, hfo);
 	var r1 = html("div", { class: "row" }, hdr);

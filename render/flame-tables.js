@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// flame-tables.js: the top-functions table, sort order, the sandwich view.
+// flame-tables.js: the functions table, sort order, the sandwich view.
 // One part of the page script: render/build.mk joins flame-*.js in
 // order into one function scope (see flame-data.js).
 	// ---- the functions table ------------------------------------------
