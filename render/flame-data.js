@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // flame-data.js: the first part of the interactive script of render-flame's
 // SVG page, embedded at build time: render/build.mk joins flame-data.js,
-// flame-draw.js, flame-search.js, flame-tables.js, flame-invert.js,
-// flame-timeline.js and flame-events.js, in that order, into the one
-// function below (each part one job; this one the data, formatting and
-// colours). The SVG carries every frame of the profile as data (the
+// flame-draw.js, flame-search.js, flame-tables.js, flame-sandwich.js,
+// flame-invert.js, flame-timeline.js and flame-events.js, in that order,
+// into the one function below (each part one job; this one the data,
+// formatting and colours). The SVG carries every frame of the profile as data (the
 // #fktable code, the #fknames table); this script lays the graph out at the
 // window's real width with a fixed font size and draws only the frames wide
 // enough to see. Search, zoom, counts and tables read the full data, so
