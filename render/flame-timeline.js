@@ -250,13 +250,17 @@
 			if (v === null)
 				return;
 			var L = { key: key, name: key === "heap" ? "sampled heap" : key, raw: v, bytes: v };
-			if (levels.length && v > levels[levels.length - 1].bytes) {
-				var up = levels[levels.length - 1];
-				L.bytes = up.bytes;
+			// The level above holds at least its gap's known part (the
+			// hook's arena is in RSS and never in resident).
+			var up = levels.length ? levels[levels.length - 1] : null, P = up && key !== "heap" ? TLPARTS[up.key] : null;
+			var pv = P ? tlValue(k, P[0]) : null, cap = up ? Math.max(0, up.bytes - (pv !== null ? Math.min(pv, up.bytes) : 0)) : 0;
+			if (up && v > cap) {
+				L.bytes = cap;
 				notes.push(key === "heap" ? "The sampled heap (" + tlFmt(v) + ", an estimate) exceeds " + up.name + " (" + tlFmt(up.bytes) +
 					") here; it is shown as " + up.name + "." :
 					"jemalloc's " + key + " (" + tlFmt(v) + ") exceeds " + (up.key === "rss" ? "the process's RSS" : up.name) + " (" + tlFmt(up.bytes) +
-					") here: " + key + " is an upper bound there (jemalloc counts pages the kernel may not hold), shown as " + up.name + ".");
+					")" + (pv ? " less " + P[1] + " (" + tlFmt(pv) + ")" : "") + " here: " + key +
+					" is an upper bound there (jemalloc counts pages the kernel may not hold), shown as " + tlFmt(cap) + ".");
 			}
 			levels.push(L);
 		});
