@@ -333,6 +333,12 @@ const rootKids = (page) => page.evaluate(() => {
 		sent = await page.evaluate(() => document.getElementById("tlrss").textContent);
 		ok(rows.every((r) => !/[\u2212-]\d/.test(r[1] + r[2])), "7: resident above RSS gives no negative figure", JSON.stringify(rows));
 		ok(/upper bound/.test(sent), "7: and says resident is an upper bound there", sent);
+		await page.close();
+		// With the hook's arena: resident is held below RSS less the arena.
+		({ page, errors } = await open(ctx, render(up.replace("rss=500000", "rss=500000 hook=20000"), [], "uph7")));
+		const bh = await page.evaluate(() => window.fk.timeline.breakdown());
+		const hk = bh.gaps[0].parts.find((p) => p.key === "hook");
+		ok(hk && hk.bytes === 20000 && bh.levels[1].bytes === 480000, "7: the hook's arena keeps its line when resident exceeds RSS", JSON.stringify(bh.gaps[0]));
 		ok(errors.length === 0, "7: no script errors", errors.join("; "));
 		await page.close();
 	});
