@@ -155,6 +155,11 @@
 			g.addEventListener("mousemove", function () {
 				showDetails(swDescribe(T, f[0], dir));
 			});
+			// A click on a caller or a callee opens that function's sandwich.
+			if (f[0])
+				g.addEventListener("click", function () {
+					openSandwich(T.nm[f[0]]);
+				});
 		});
 		return rows + 1;
 	}

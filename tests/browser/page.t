@@ -130,6 +130,11 @@ const rootKids = (page) => page.evaluate(() => {
 		}
 		ok(det.includes("inuse_space " + inu + " B") || det.includes("inuse_space " + (inu / 1024).toFixed(2) + " KiB"), "2: the sandwich names every column's value", det);
 		ok(det.includes("alloc_space " + (al / 1024).toFixed(1) + " KiB") || det.includes("alloc_space " + (al / 1024).toFixed(2) + " KiB"), "2: including the other column", det + " want " + al);
+		// A click on a callee opens its own sandwich.
+		const cb = await page.evaluate(() => { const g = Array.from(document.querySelectorAll("#sandwich > g")).find((e) => /^fn/.test(e.textContent));
+			const r = g.querySelector("rect").getBoundingClientRect(); return [r.x + 2, r.y + 4, g.textContent]; });
+		await page.mouse.click(cb[0], cb[1]);
+		ok((await page.evaluate(() => window.fk.names[window.fk.state.sw])) === cb[2], "2: a click on a callee opens its sandwich", cb[2]);
 		await page.keyboard.press("Escape");
 		// From the table: each row's button.
 		await page.click("#top tbody tr:first-child .swb");
