@@ -5,8 +5,8 @@
 // headless Chromium what a person waits for: load until usable (script
 // ready, graph drawn), search per keystroke (typing a C++ name one
 // character at a time, each prefix searched as the debounced input would),
-// zoom into frames and "(N more)" boxes and back, the top-functions table
-// and a sandwich view. Medians of RUNS page loads.
+// zoom into frames and "(N more)" boxes and back, the functions table,
+// a sandwich view, search with the table open, and invert (callers first). Medians of RUNS page loads.
 // Usage: B=DIR node bench/render-browser.js [RUNS [LINES]]  (from the top of the tree)
 "use strict";
 const fs = require("fs");
@@ -34,7 +34,7 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 
 (async () => {
 	const { ctx, close } = await launch();
-	const load = [], key = [], keyMax = [], zoom = [], mzoom = [], table = [], sw = [];
+	const load = [], key = [], keyMax = [], zoom = [], mzoom = [], table = [], sw = [], inv = [], keyT = [];
 	let frames = 0, drawn = 0, matched = "";
 	const word = "operator new(unsigned long)";
 	for (let r = 0; r < runs; r++) {
@@ -112,6 +112,31 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 			document.documentElement.getBoundingClientRect();
 			return performance.now() - a;
 		}, word));
+		// Search with the functions table open (it filters per keystroke).
+		keyT.push(await page.evaluate((w) => {
+			const t = [];
+			for (let i = 1; i <= w.length; i++) {
+				const a = performance.now();
+				window.fk.search(w.slice(0, i));
+				document.documentElement.getBoundingClientRect();
+				t.push(performance.now() - a);
+			}
+			window.fk.search("");
+			return Math.max(...t);
+		}, word));
+		// Invert (callers first) and back; the first build is the cost.
+		inv.push(await page.evaluate(() => {
+			if (!window.fk.invert)
+				return [NaN, NaN, 0];          // a page from before invert
+			window.fk.zoom(0);
+			const a = performance.now();
+			window.fk.invert(true);
+			document.documentElement.getBoundingClientRect();
+			const b = performance.now(), ni = window.fk.n;
+			window.fk.invert(false);
+			document.documentElement.getBoundingClientRect();
+			return [b - a, performance.now() - b, ni];
+		}));
 		await page.close();
 	}
 	await close();
@@ -122,6 +147,8 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 	console.log(`search per keystroke ms (median of per-run medians): ${med(key).toFixed(1)}, slowest keystroke ${Math.max(...keyMax).toFixed(1)}; '${word}' gives ${matched}`);
 	console.log(`zoom in or out ms (median of the slower of the two): ${med(zoom).toFixed(1)}`);
 	console.log(`zoom into the widest "(N more)" ms (median): ${med(mzoom).toFixed(1)}`);
-	console.log(`top-functions table ms (median): ${med(table).toFixed(1)}; sandwich of '${word}' ms (median): ${med(sw).toFixed(1)}`);
+	console.log(`functions table ms (median): ${med(table).toFixed(1)}; sandwich of '${word}' ms (median): ${med(sw).toFixed(1)}`);
+	console.log(`search per keystroke with the functions table open, slowest keystroke ms (median): ${med(keyT).toFixed(1)}`);
+	console.log(`invert ms (median): ${med(inv.map((x) => x[0])).toFixed(0)} (${inv[0][2]} frames in the inverted tree), back ${med(inv.map((x) => x[1])).toFixed(0)}`);
 	console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 })();

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // flame-data.js: the first part of the interactive script of render-flame's
 // SVG page, embedded at build time: render/build.mk joins flame-data.js,
-// flame-draw.js, flame-search.js, flame-tables.js and flame-events.js, in
-// that order, into the one function below (each part one job; this one the
-// data, formatting and colours). The SVG carries every frame of the profile as data (the
+// flame-draw.js, flame-search.js, flame-tables.js, flame-sandwich.js,
+// flame-invert.js, flame-timeline.js and flame-events.js, in that order,
+// into the one function below (each part one job; this one the data,
+// formatting and colours). The SVG carries every frame of the profile as data (the
 // #fktable code, the #fknames table); this script lays the graph out at the
 // window's real width with a fixed font size and draws only the frames wide
 // enough to see. Search, zoom, counts and tables read the full data, so
@@ -105,9 +106,11 @@
 		return u.length > 1 ? u.slice(1).join("/") : countname;
 	});
 
-	// A heap profile opens on memory in use, as pprof does.
-	var state = { zoom: 0, ra: -1, rb: -1, query: "", icase: true, regex: false, col: Math.max(0, colNames.indexOf("inuse_space")),
-		up: !D.inverted, sel: -1, fn: -1, mpos: -1, normalize: !!D.normalize, table: false, sw: -1 };
+	// A heap profile opens on memory in use, as pprof does; a diff on
+	// "new + vanished", so that what vanished is there to search.
+	var state = { zoom: 0, ra: -1, rb: -1, query: "", icase: true, regex: false,
+		col: D.diff ? 2 : Math.max(0, colNames.indexOf("inuse_space")),
+		up: !D.inverted, sel: -1, fn: -1, mpos: -1, normalize: !!D.normalize, table: false, sw: -1, inv: false, reErr: "" };
 	function wc() {
 		return tot[state.col];
 	}
@@ -117,7 +120,11 @@
 		return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 	}
 	function fmt(v) {
-		var unit = colUnits[state.col];
+		return fmtIn(state.col, v);
+	}
+	// A value in column c's unit.
+	function fmtIn(c, v) {
+		var unit = colUnits[c];
 		if (unit !== "bytes")
 			return commas(v) + (unit ? " " + unit : "");
 		var u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], a = Math.abs(v), j = 0;

@@ -31,7 +31,7 @@
 	var selr = el(NS, "rect", { id: "selr", display: "none" }, svg);
 	var hov = el(NS, "rect", { id: "hov", display: "none" }, svg);
 	var tfo = el(NS, "foreignObject", { id: "tablefo", x: 0, y: 0, width: 10, height: 0, class: "fkui" }, svg);
-	var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "top functions" }, tfo);
+	var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "functions" }, tfo);
 	var hfo = el(NS, "foreignObject", { id: "hdr", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, svg);
 	var hdr = html("div", { class: "hdr" }, hfo);
 	var r1 = html("div", { class: "row" }, hdr);
@@ -61,17 +61,26 @@
 		});
 	}
 	var normBox = D.diff ? check("norm", "normalize", "scale the base to the new total before comparing") : null;
+	// Each switch names what a click does.
 	var sortBtn = html("button", { id: "sort", type: "button", title: "children by name or heaviest first" }, bar, "");
 	var orientBtn = html("button", { id: "orient", type: "button", title: "root at the top (icicle) or at the bottom (flame)" }, bar, "");
+	var invBtn = html("button", { id: "invert", type: "button", "aria-pressed": "false",
+		title: "callers first (bottom-up): each function that holds memory at the root, its callers under it" }, bar, "");
 	var tableBtn = html("button", { id: "tablebtn", type: "button", "aria-pressed": "false",
-		title: "functions by self and total value" }, bar, "Top functions");
+		title: "every function by self and total value" }, bar, "Functions");
+	var swBtn = html("button", { id: "swbtn", type: "button",
+		title: "callers and callees of the selected frame's function, or of the search's heaviest match (s)" }, bar, "Sandwich");
 	var copyBtn = html("button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar, "Copy stack");
 	var legend = html("div", { class: "row", id: "legend" }, hdr);
+	// The details panel keeps its height in the header; a long name
+	// spills over the graph below (never moving it) and is never cut.
 	var details = html("div", { id: "details", class: "det", role: "status", "aria-live": "polite" }, hdr, "");
 	function drawLegend() {
 		legend.textContent = "";
 		if (!D.diff) {
-			legend.appendChild(document.createTextNode("Width: " + colNames[state.col] + " of each frame and its callees. Colour: by name only, not a scale."));
+			legend.appendChild(document.createTextNode("Width: " + colNames[state.col] + " of each frame and its callees. Colour: " +
+				(D.hash ? "by name (same name, same colour), not a scale." :
+				 "a warm shade from the name and the depth, not a scale (render-flame --hash: one colour a name).")));
 			return;
 		}
 		legend.appendChild(document.createTextNode("Colour: change of each frame's total, " +
@@ -219,13 +228,21 @@
 		tfo.setAttribute("width", Wpx);
 		var tlh = tlMeasure(HH);       // a timeline's chart, flame-timeline.js
 		tfo.setAttribute("y", HH + tlh);
-		TH = tlh + (state.table ? Math.ceil(tdiv.getBoundingClientRect().height) + 8 : 0);
-		tfo.setAttribute("height", TH);
+		// Shown before it is measured: a hidden table has no height.
 		tfo.setAttribute("display", state.table ? "inline" : "none");
+		TH = tlh + (state.table ? Math.ceil(tdiv.getBoundingClientRect().height) + 8 : 0);
+		tfo.setAttribute("height", Math.max(0, TH - tlh));
 	}
 	function draw() {
 		measure();
-		layout();
+		// An open sandwich hides the graph: it is laid out on leaving.
+		if (state.sw >= 0) {
+			gen++;
+			drawnList = [];
+			maxD = 0;
+		} else {
+			layout();
+		}
 		H = HH + TH + 6 + (maxD + 1) * FH + 8;
 		svg.setAttribute("width", Wpx);
 		svg.setAttribute("height", H);
@@ -241,8 +258,10 @@
 		view.appendChild(frag);
 		drawThin();
 		reset.disabled = state.zoom === 0 && state.ra < 0;
-		orientBtn.textContent = state.up ? "Root at bottom" : "Root at top";
+		orientBtn.textContent = state.up ? "Root at top" : "Root at bottom";
 		sortBtn.textContent = state.weight ? "Sort by name" : "Sort by weight";
+		invBtn.textContent = state.inv ? "Callees first" : "Callers first";
+		invBtn.setAttribute("aria-pressed", String(state.inv));
 		reset.disabled = reset.disabled && state.sw < 0;
 		drawSel();
 		drawSandwich();

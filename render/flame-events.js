@@ -15,10 +15,28 @@
 			h.push("c=1");
 		if (state.query && state.regex)
 			h.push("x=1");
-		if (state.col)
+		if (TL)
+			tlHash(h);             // snapshots by id (flame-timeline.js)
+		else if (state.col !== col0)
 			h.push("v=" + state.col);
 		if (state.weight)
 			h.push("o=w");
+		if (state.inv)
+			h.push("i=1");
+		if (state.up !== !D.inverted)
+			h.push("u=" + (state.up ? "b" : "t"));
+		if (normBox && state.normalize !== !!D.normalize)
+			h.push("n=" + (state.normalize ? 1 : 0));
+		if (state.table)
+			h.push("t=1");
+		if (topSort && topUser)
+			h.push("ts=" + topSort + (topDesc ? "" : "-a"));
+		if (state.sw >= 0)
+			h.push("w=" + state.sw);
+		if (state.fn >= 0)
+			h.push("f=" + state.fn);
+		if (state.sel >= 0)
+			h.push("k=" + state.sel);
 		var s = h.length ? "#" + h.join("&") : "";
 		if (location.hash !== s && history.replaceState)
 			history.replaceState(null, "", s || location.pathname + location.search);
@@ -42,10 +60,28 @@
 				state.icase = v !== "1";
 			else if (kv[0] === "x")
 				state.regex = v === "1";
-			else if (kv[0] === "v" && /^\d$/.test(v) && +v < self.length)
+			else if (kv[0] === "v" && /^\d+$/.test(v) && +v < (TL ? tlN : self.length))
 				state.col = +v;
 			else if (kv[0] === "o")
 				state.weight = v === "w";
+			else if (kv[0] === "u")
+				state.up = v === "b";
+			else if (kv[0] === "n" && normBox)
+				state.normalize = v === "1";
+			else if (kv[0] === "t")
+				state.table = v === "1";
+			else if (kv[0] === "ts" && /^(self|total|change|name)(-a)?$/.test(v)) {
+				topSort = v.replace(/-a$/, "");
+				topDesc = !/-a$/.test(v);
+				topUser = true;
+			} else if (kv[0] === "w" && /^\d+$/.test(v) && +v < names.length)
+				state.sw = +v;
+			else if (kv[0] === "f" && /^\d+$/.test(v) && +v < names.length)
+				state.fn = +v;
+			else if (kv[0] === "k" && /^\d+$/.test(v) && +v < n)
+				state.sel = +v;
+			else if (TL && (kv[0] === "p" || kv[0] === "g"))
+				tlUnhash(kv[0], v);
 		}
 		// A merged range must be a run of the zoomed frame's children.
 		if (r && r[0] > state.zoom && r[0] < r[1] && r[1] <= end[state.zoom] && parent[r[0]] === state.zoom &&
@@ -80,8 +116,13 @@
 		return -1;
 	}
 	function copyPath(j) {
-		if (j < 0)
+		// Nothing selected: the zoomed frame's stack, if any.
+		if (j < 0 && state.zoom > 0)
+			j = state.zoom;
+		if (j < 0 || j === 0) {
+			showDetails(["Nothing to copy: select a frame under the root (a click or the arrow keys), then Copy stack (c) copies its stack."]);
 			return;
+		}
 		var s = pathOf(j);
 		function done() {
 			showDetails(["Copied the stack of " + names[nm[j]]]);
@@ -148,6 +189,10 @@
 		state.sw = -1;
 		zoom(0);
 	});
+	swBtn.addEventListener("click", sandwichHere);
+	invBtn.addEventListener("click", function () {
+		setInvert(!state.inv);
+	});
 	copyBtn.addEventListener("click", function () {
 		copyPath(state.sel);
 	});
@@ -164,6 +209,7 @@
 	orientBtn.addEventListener("click", function () {
 		state.up = !state.up;
 		draw();
+		saveHash();
 	});
 	q.addEventListener("input", function () {
 		state.fn = -1;
@@ -181,6 +227,7 @@
 		colSel.addEventListener("change", function () {
 			state.col = +colSel.value;
 			topRows = null;
+			drawLegend();
 			runSearch();
 			drawTable();
 			setZoom(state.zoom, -1, -1, false);
@@ -188,8 +235,11 @@
 	if (normBox)
 		normBox.addEventListener("change", function () {
 			state.normalize = normBox.checked;
+			topRows = null;
 			drawLegend();
+			drawTable();
 			draw();
+			saveHash();
 		});
 	q.addEventListener("keydown", function (ev) {
 		if (ev.key === "Enter") {
@@ -216,8 +266,7 @@
 		}
 		if (ev.key === "Escape") {
 			if (state.sw >= 0) {
-				state.sw = -1;
-				draw();
+				closeSandwich();
 				return;
 			}
 			if (state.sel >= 0)
@@ -255,8 +304,11 @@
 			select(s);
 			ev.preventDefault();
 			return;
-		} else if (ev.key === "c" && s >= 0) {
+		} else if (ev.key === "c") {
 			copyPath(s);
+			return;
+		} else if (ev.key === "s" && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+			sandwichHere();
 			return;
 		} else {
 			return;
@@ -285,11 +337,19 @@
 		}).observe(hdr);
 
 	// ---- start --------------------------------------------------------
-	// Indices in the URL are those of its sort order: reorder first.
-	var hash0 = location.hash;
+	// Indices in the URL are those of its tree and sort order: invert
+	// and reorder first.
+	var hash0 = location.hash, col0 = state.col;
+	if (/(^#|&)i=1(&|$)/.test(hash0))
+		setInvert(true, true);
 	if (/(^#|&)o=w(&|$)/.test(hash0))
 		reorder(true);
 	loadHash(hash0);
+	tableBtn.setAttribute("aria-pressed", String(state.table));
+	if (state.table)
+		drawTable();
+	if (TL)
+		tlRestore();
 	q.value = state.query;
 	caseBox.checked = !state.icase;
 	reBox.checked = state.regex;
@@ -301,11 +361,18 @@
 	runSearch();
 	draw();
 	search(false);
+	if (state.sel >= 0)
+		select(state.sel);
 	if (!(tot[0][0] > 0) && !(D.diff && tot[1][0] > 0))
 		showDetails(["No stack has a value."]);
 	window.fk = {
-		state: state, n: n, names: names, timeline: tlApi,
+		state: state, names: names, timeline: tlApi,
+		get n() {
+			return n;
+		},
 		zoom: zoom,
+		select: select,
+		invert: setInvert,
 		name: function (j) {
 			return names[nm[j]];
 		},
@@ -354,6 +421,10 @@
 		top: function () {
 			if (!state.table)
 				toggleTable();
+			if (!topRows) {
+				topRows = computeTop();
+				sortTop();
+			}
 			return topRows.slice(0, 50).map(function (r) {
 				return { name: names[r.k], self: r.self, total: r.total };
 			});
@@ -365,7 +436,7 @@
 			if (k < 0)
 				return null;
 			openSandwich(k);
-			S = sandwich(k);
+			S = swLast;
 			function flat(T) {
 				return T.nm.map(function (x, j) {
 					return { name: names[x], parent: T.p[j], value: T.v[j] };
@@ -379,6 +450,7 @@
 			if (colSel)
 				colSel.value = c;
 			topRows = null;
+			drawLegend();
 			runSearch();
 			drawTable();
 			setZoom(state.zoom, -1, -1, false);

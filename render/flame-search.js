@@ -3,7 +3,8 @@
 // One part of the page script: render/build.mk joins flame-*.js in
 // order into one function scope (see flame-data.js).
 	// ---- search and highlights ---------------------------------------
-	var hit = null, mlist = new Int32Array(0), nmatch = 0, cum = null, sumAll = 0, sumView = 0;
+	// morder: the matches heaviest first (made on the first step).
+	var hit = null, mlist = new Int32Array(0), morder = null, nmatch = 0, cum = null, sumAll = 0, sumView = 0;
 	// Search state kept between keystrokes: names in lower case (made on
 	// the first search), the last literal query and the names it hit, so
 	// typing one more character tests only those names.
@@ -17,6 +18,7 @@
 	function compile() {
 		var s = state.query;
 		q.classList.remove("bad");
+		state.reErr = "";
 		if (!s && state.fn < 0)
 			return null;
 		if (!s) {
@@ -33,6 +35,7 @@
 				};
 			} catch (e) {
 				q.classList.add("bad");
+				state.reErr = String(e.message || e).replace(/^Invalid regular expression: /, "");
 				return null;
 			}
 		}
@@ -50,6 +53,7 @@
 		var test = compile(), t = wc(), j, covered = -1, any = 0;
 		hit = null;
 		cum = null;
+		morder = null;
 		sumAll = sumView = 0;
 		nmatch = 0;
 		if (test) {
@@ -142,19 +146,24 @@
 		}
 	}
 	function showCount() {
+		if (state.reErr) {
+			matched.textContent = "not a regular expression: " + state.reErr;
+			return;
+		}
 		if (hit === null) {
 			matched.textContent = "";
 			return;
 		}
-		var k = state.mpos >= 0 ? state.mpos + 1 : 0;
-		matched.textContent = k + " of " + nmatch + " \u00b7 " + pct(sumAll, wc()[0]) + " of total \u00b7 " +
-			pct(sumView, viewValue()) + " of view";
+		// "N matches" until Enter goes to one; then "k of N".
+		matched.textContent = (state.mpos >= 0 ? state.mpos + 1 + " of " + nmatch : nmatch + (nmatch === 1 ? " match" : " matches")) +
+			" \u00b7 " + pct(sumAll, wc()[0]) + " of total \u00b7 " + pct(sumView, viewValue()) + " of view";
 	}
 	function search(keep) {
 		runSearch();
 		if (!keep)
 			state.mpos = -1;
 		showCount();
+		drawTableBody();
 		// Only the drawn frames change class: a few thousand at most.
 		var k, g = view.children;
 		drawThin();
@@ -182,11 +191,24 @@
 	}
 	// Goes to the next or previous match, zooming out or in as needed so
 	// that it is drawn, and scrolls it into view.
+	// The first is the heaviest match, then lighter ones (ties in tree
+	// order): Enter shows what matters, not a 0.00 % frame.
+	function matchOrder() {
+		if (!morder) {
+			var t = wc();
+			morder = Int32Array.from(mlist).sort(function (a, b) {
+				return t[b] - t[a] || a - b;
+			});
+		}
+		return morder;
+	}
 	function step(dir) {
 		if (!nmatch)
 			return;
+		if (state.mpos < 0 && dir < 0)
+			state.mpos = 0;
 		state.mpos = (state.mpos + dir + nmatch) % nmatch;
-		var m = mlist[state.mpos];
+		var m = matchOrder()[state.mpos];
 		reveal(m);
 		select(m);
 		showCount();
@@ -242,9 +264,14 @@
 	}
 	function showDetails(lines) {
 		details.textContent = "";
+		var box = html("div", { class: "box" }, details);
 		lines.forEach(function (l, k) {
-			html("div", { class: k ? "num" : "name" }, details, l);
+			html("div", { class: k ? "num" : "name" }, box, l);
 		});
+		if (!lines.length)
+			details.textContent = "";
+		else if (box.offsetHeight > details.clientHeight + 1)
+			box.classList.add("long");
 	}
 	function drawSel() {
 		var j = state.sel;
@@ -265,6 +292,7 @@
 			showDetails(describe(j));
 		else
 			showDetails([]);
+		saveHash();
 	}
 	function setZoom(z, a, b, keepSearch) {
 		state.zoom = z;

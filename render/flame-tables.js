@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: MIT
-// flame-tables.js: the top-functions table, sort order, the sandwich view.
+// flame-tables.js: the functions table and the sort order of the tree.
 // One part of the page script: render/build.mk joins flame-*.js in
 // order into one function scope (see flame-data.js).
-	// ---- the top-functions table -------------------------------------
-	var topSort = "self", topRows = null;
+	// ---- the functions table ------------------------------------------
+	// Every function, in a scrolling table that draws only the rows in
+	// sight (a big profile has tens of thousands); the search box filters
+	// it; a header sorts by its column, a second click reverses. A diff
+	// (or a timeline's growth) also has each function's change.
+	var topSort = "", topDesc = true, topUser = false, topRows = null, topView = null, topTop = 0, TRH = 18, TROWS = 14;
+	function hasChange() {
+		return !!D.diff;
+	}
 	function computeTop() {
-		var t = wc(), sf = self[state.col], ts = new Float64Array(names.length), ss = new Float64Array(names.length);
-		var on = new Int32Array(names.length), st = new Int32Array(n + 1), sp = 0, j;
+		var t = wc(), sf = self[state.col], L = names.length, ts = new Float64Array(L), ss = new Float64Array(L);
+		var dc = hasChange(), tn = dc ? new Float64Array(L) : null, tb = dc ? new Float64Array(L) : null, TN = tot[dN], TB = tot[dB];
+		var on = new Int32Array(L), st = new Int32Array(n + 1), sp = 0, j;
 		for (j = 0; j < n; j++) {
 			// Leave the frames whose subtree ended.
 			while (sp && end[st[sp - 1]] <= j)
@@ -15,75 +23,143 @@
 			ss[k] += sf[j];
 			// A function's total counts each stack once, however often
 			// it recurs on it.
-			if (!on[k])
+			if (!on[k]) {
 				ts[k] += t[j];
+				if (dc) {
+					tn[k] += TN[j];
+					tb[k] += TB[j];
+				}
+			}
 			on[k]++;
 			st[sp++] = j;
 		}
-		var rows = [];
-		for (j = 0; j < names.length; j++)
-			if (ss[j] > 0 || ts[j] > 0)
-				rows.push({ k: j, self: ss[j], total: ts[j] });
-		// The root "all" is not a function.
-		rows = rows.filter(function (r) {
-			return r.k !== nm[0] || r.self > 0;
-		});
+		var rows = [], bn = dc ? bnorm() : 1;
+		for (j = 0; j < L; j++)
+			if ((ss[j] > 0 || ts[j] > 0) && (j !== nm[0] || ss[j] > 0))   // the root "all" is not a function
+				rows.push({ k: j, self: ss[j], total: ts[j], change: dc ? tn[j] - tb[j] * bn : 0, base: dc ? tb[j] * bn : 0 });
 		return rows;
 	}
 	function sortTop() {
+		if (!topSort || topSort === "change" && !hasChange())
+			topSort = hasChange() ? "change" : "self";
+		var dir = topDesc ? 1 : -1;
 		topRows.sort(function (a, b) {
 			if (topSort === "name")
-				return names[a.k] < names[b.k] ? -1 : names[a.k] > names[b.k] ? 1 : 0;
-			return b[topSort] - a[topSort] || a.k - b.k;
+				return dir * (names[a.k] < names[b.k] ? 1 : names[a.k] > names[b.k] ? -1 : 0) || a.k - b.k;
+			return dir * (b[topSort] - a[topSort]) || b.total - a.total || a.k - b.k;
 		});
 	}
+	function topCols() {
+		var c = [["self", "Self"], ["total", "Total"]];
+		if (hasChange())
+			c.push(["change", "Change"]);
+		c.push(["name", "Function"]);
+		return c;
+	}
+	function signed(v) {
+		return (v > 0 ? "+" : v < 0 ? "\u2212" : "") + fmt(Math.abs(v));
+	}
+	var topN = null, topScroll = null, topPadA = null, topPadB = null, topBody = null;
 	function drawTable() {
 		tdiv.textContent = "";
+		topBody = null;
 		if (!state.table)
 			return;
 		if (!topRows) {
 			topRows = computeTop();
 			sortTop();
 		}
-		var tb = html("table", { id: "top" }, tdiv), hr = html("tr", {}, html("thead", {}, tb));
-		[["self", "Self"], ["total", "Total"], ["name", "Function"]].forEach(function (c) {
-			var th = html("th", { "data-sort": c[0], role: "columnheader", tabindex: 0,
-				"aria-sort": topSort === c[0] ? (c[0] === "name" ? "ascending" : "descending") : "none" }, hr, c[1] + (topSort === c[0] ? " \u25be" : ""));
+		topN = html("div", { id: "topn" }, tdiv, "");
+		topScroll = html("div", { id: "topscroll", tabindex: -1 }, tdiv);
+		// Its height is that of the whole list (at most TROWS rows), so
+		// that filtering never moves the graph.
+		topScroll.style.height = (Math.min(TROWS, Math.max(1, topRows.length)) + 1) * TRH + 2 + "px";
+		topPadA = html("div", {}, topScroll);
+		var tb = html("table", { id: "top" }, topScroll), hr = html("tr", {}, html("thead", {}, tb));
+		topPadB = html("div", {}, topScroll);
+		topCols().forEach(function (c) {
+			var on = topSort === c[0], asc = on && !topDesc;
+			var th = html("th", { "data-sort": c[0], role: "columnheader", tabindex: 0, class: c[0] === "name" ? "" : "v",
+				"aria-sort": on ? (asc ? "ascending" : "descending") : "none" }, hr, c[1] + (on ? (asc ? " \u25b4" : " \u25be") : ""));
 			function sortBy() {
+				// Numbers open largest first, names in order; again reverses.
+				if (topSort === c[0])
+					topDesc = !topDesc;
+				else
+					topDesc = c[0] !== "name";
 				topSort = c[0];
+				topUser = true;
 				sortTop();
 				drawTable();
-				draw();
+				saveHash();
 			}
 			th.addEventListener("click", sortBy);
 			th.addEventListener("keydown", function (ev) {
 				if (ev.key === "Enter" || ev.key === " ") {
 					ev.preventDefault();
 					sortBy();
+					var e = tdiv.querySelector('th[data-sort="' + c[0] + '"]');
+					if (e)
+						e.focus();
 				}
 			});
 		});
-		var body = html("tbody", {}, tb), t0 = wc()[0];
-		topRows.slice(0, 30).forEach(function (r) {
-			var tr = html("tr", { "data-k": r.k, tabindex: 0, class: r.k === state.fn ? "on" : "" }, body);
-			html("td", { class: "v" }, tr, fmt(r.self) + " " + pct(r.self, t0));
-			html("td", { class: "v" }, tr, fmt(r.total) + " " + pct(r.total, t0));
-			var td = html("td", { class: "fn", title: names[r.k] }, tr);
-			var sb = html("button", { type: "button", class: "swb", title: "callers and callees of this function" }, td, "sandwich");
-			td.appendChild(document.createTextNode(" " + names[r.k]));
-			sb.addEventListener("click", function (ev) {
+		topBody = html("tbody", {}, tb);
+		topScroll.addEventListener("scroll", function () {
+			topTop = topScroll.scrollTop;
+			drawTableBody(true);
+		});
+		topScroll.scrollTop = topTop;
+		drawTableBody();
+		topScroll.scrollTop = topTop;
+	}
+	// The rows in sight; keep: the same list, scrolled.
+	function drawTableBody(keep) {
+		if (!topBody)
+			return;
+		if (!keep || !topView) {
+			var filt = state.query && hit !== null;
+			topView = filt ? topRows.filter(function (r) {
+				return hit[r.k] === 1;
+			}) : topRows;
+			topN.textContent = filt ? topView.length + " of " + topRows.length + " functions match the search" :
+				topRows.length + " functions" + (topRows.length > TROWS ? " (scroll for all)" : "") +
+				"; the button opens a function's callers and callees";
+		}
+		var V = topView, first = Math.max(0, Math.min(Math.floor(topScroll.scrollTop / TRH) - 4, V.length - TROWS - 4)),
+			last = Math.min(V.length, first + TROWS + 10), t0 = wc()[0], dc = hasChange(), j;
+		topPadA.style.height = first * TRH + "px";
+		topPadB.style.height = (V.length - last) * TRH + "px";
+		topBody.textContent = "";
+		for (j = first; j < last; j++)
+			topRow(V[j], t0, dc);
+	}
+	function topRow(r, t0, dc) {
+		var tr = html("tr", { "data-k": r.k, tabindex: 0, class: r.k === state.fn ? "on" : "" }, topBody);
+		html("td", { class: "v" }, tr, fmt(r.self) + " " + pct(r.self, t0));
+		html("td", { class: "v" }, tr, fmt(r.total) + " " + pct(r.total, t0));
+		if (dc)
+			html("td", { class: "v" }, tr, signed(r.change) + (r.base > 0 ? " " + (r.change >= 0 ? "+" : "\u2212") + pct(Math.abs(r.change), r.base) :
+				r.change > 0 ? " new" : ""));
+		var td = html("td", { class: "fn", title: names[r.k] }, tr);
+		var sb = html("button", { type: "button", class: "swb", title: "callers and callees of this function" }, td, "sandwich");
+		td.appendChild(document.createTextNode(" " + names[r.k]));
+		sb.addEventListener("click", function (ev) {
+			ev.stopPropagation();
+			openSandwich(r.k);
+		});
+		tr.addEventListener("click", function () {
+			pickFunction(r.k);
+		});
+		tr.addEventListener("keydown", function (ev) {
+			if (ev.key === "Enter" && ev.target === tr) {
+				ev.preventDefault();
+				pickFunction(r.k);
+			} else if (ev.key === "s" && ev.target === tr) {
+				ev.preventDefault();
 				ev.stopPropagation();
 				openSandwich(r.k);
-			});
-			tr.addEventListener("click", function () {
-				pickFunction(r.k);
-			});
-			tr.addEventListener("keydown", function (ev) {
-				if (ev.key === "Enter" && ev.target === tr) {
-					ev.preventDefault();
-					pickFunction(r.k);
-				}
-			});
+			}
 		});
 	}
 	// Highlights every frame of function k (the search box is cleared).
@@ -101,6 +177,7 @@
 		tableBtn.setAttribute("aria-pressed", String(state.table));
 		drawTable();
 		draw();
+		saveHash();
 	}
 
 	// ---- sort order ---------------------------------------------------
@@ -110,7 +187,7 @@
 	var orig = null, atOrig = null;
 	function reorder(weight) {
 		if (!orig)
-			orig = { depth: depth, parent: parent, nm: nm, end: end, self: self, tot: tot };
+			orig = { n: n, depth: depth, parent: parent, nm: nm, end: end, self: self, tot: tot };
 		var O = orig, t = O.tot[state.col], order = new Int32Array(n), st = new Int32Array(n + 1), sp = 0, k = 0, j, c;
 		st[sp++] = 0;
 		while (sp) {
@@ -164,156 +241,4 @@
 		runSearch();
 		showCount();
 		search(false);
-	}
-
-	// ---- the sandwich view ---------------------------------------------
-	// For function k: its callers merged above (the stacks that reach k,
-	// from k outwards) and its callees merged below (everything under k),
-	// each stack counted at its outermost k, so nothing is counted twice.
-	// Both halves are merged level by level, and only groups wide enough
-	// to draw are split further, so the work follows what is drawn.
-	function sandwich(k) {
-		var t = wc(), j, outer = [], on = 0, stk = [];
-		// The outermost frames of k: those without a k among their callers.
-		for (j = 0; j < n; j++) {
-			while (stk.length && end[stk[stk.length - 1]] <= j)
-				if (nm[stk.pop()] === k)
-					on--;
-			if (nm[j] === k && t[j] > 0 && !on)
-				outer.push(j);
-			if (nm[j] === k)
-				on++;
-			stk.push(j);
-		}
-		var sum = 0;
-		outer.forEach(function (f) {
-			sum += t[f];
-		});
-		var minv = sum > 0 ? sum * MINPX / (Wpx - 2 * XPAD) : 1;
-		function tree() {
-			return { nm: [k], p: [-1], v: [sum], kids: [[]] };
-		}
-		function add(T, p, name, v) {
-			var c = T.nm.length;
-			T.nm.push(name);
-			T.p.push(p);
-			T.v.push(v);
-			T.kids.push([]);
-			T.kids[p].push(c);
-			return c;
-		}
-		// Callers: each group holds the stacks' current ancestors.
-		var up = tree(), down = tree();
-		(function callers(node, cur, w) {
-			var by = new Map(), i2;
-			for (i2 = 0; i2 < cur.length; i2++) {
-				var a = cur[i2];
-				if (a < 0)
-					continue;
-				var g = by.get(nm[a]);
-				if (!g)
-					by.set(nm[a], g = { a: [], w: [], v: 0 });
-				g.a.push(parent[a]);
-				g.w.push(w[i2]);
-				g.v += w[i2];
-			}
-			// Groups too narrow to draw are left out.
-			by.forEach(function (g, name) {
-				if (g.v >= minv)
-					callers(add(up, node, name, g.v), g.a, g.w);
-			});
-		})(0, outer.map(function (f) {
-			return parent[f];
-		}), outer.map(function (f) {
-			return t[f];
-		}));
-		// Callees: each group holds frames of the same merged callee.
-		(function callees(node, frames) {
-			var by = new Map(), i2, c2;
-			for (i2 = 0; i2 < frames.length; i2++)
-				for (c2 = frames[i2] + 1; c2 < end[frames[i2]]; c2 = end[c2]) {
-					if (!(t[c2] > 0))
-						continue;
-					var g = by.get(nm[c2]);
-					if (!g)
-						by.set(nm[c2], g = { f: [], v: 0 });
-					g.f.push(c2);
-					g.v += t[c2];
-				}
-			by.forEach(function (g, name) {
-				if (g.v >= minv)
-					callees(add(down, node, name, g.v), g.f);
-			});
-		})(0, outer);
-		return { up: up, down: down };
-	}
-	var swg = el(NS, "g", { id: "sandwich", role: "group", "aria-label": "sandwich view" }, null);
-	svg.insertBefore(swg, selr);
-	function drawHalf(T, y0, dir, sc) {
-		var rows = 0, out = [];
-		function walk(j, x, d) {
-			var w = T.v[j] * sc;
-			if (w < MINPX)
-				return;
-			out.push([j, x, w, d]);
-			if (d > rows)
-				rows = d;
-			var kids = T.kids[j].slice().sort(function (a, b) {
-				return T.v[b] - T.v[a] || a - b;
-			}), cx = x;
-			for (var i2 = 0; i2 < kids.length; i2++) {
-				walk(kids[i2], cx, d + 1);
-				cx += T.v[kids[i2]] * sc;
-			}
-		}
-		walk(0, XPAD, 0);
-		out.forEach(function (f) {
-			var g = el(NS, "g", { class: "c" + fnv(T.nm[f[0]]) % 16 + (f[3] === 0 && dir < 0 ? " swk" : "") }, swg);
-			var y = y0 + dir * f[3] * FH;
-			el(NS, "rect", { x: f[1].toFixed(1), y: y.toFixed(1), width: f[2].toFixed(1), height: FH - 1 }, g);
-			var chars = Math.floor((f[2] - 6) / CHW);
-			if (chars >= 3) {
-				var tx = el(NS, "text", { x: (f[1] + 3).toFixed(1), y: (y + FH / 2 + FS / 3).toFixed(1) }, g);
-				tx.textContent = cut(names[T.nm[f[0]]], chars);
-			}
-			g.addEventListener("mousemove", function () {
-				showDetails([nametype + " " + names[T.nm[f[0]]], fmt(T.v[f[0]]) + " — " + pct(T.v[f[0]], wc()[0]) + " of total" +
-					(dir < 0 ? ", through this caller" : ", in this callee")]);
-			});
-		});
-		return rows + 1;
-	}
-	function drawSandwich() {
-		swg.textContent = "";
-		if (state.sw < 0) {
-			swg.setAttribute("display", "none");
-			view.setAttribute("display", "inline");
-			return;
-		}
-		view.setAttribute("display", "none");
-		swg.setAttribute("display", "inline");
-		var S = sandwich(state.sw), full = Wpx - 2 * XPAD, tv = S.down.v[0] > S.up.v[0] ? S.down.v[0] : S.up.v[0];
-		var sc = tv > 0 ? full / tv : 0;
-		// Count the callers' rows first, so the function row sits below them.
-		var probe = 0;
-		(function depthOf(j, d) {
-			if (S.up.v[j] * sc < MINPX)
-				return;
-			if (d > probe)
-				probe = d;
-			S.up.kids[j].forEach(function (c) {
-				depthOf(c, d + 1);
-			});
-		})(0, 0);
-		var y0 = HH + TH + 24 + probe * FH;
-		var lab = el(NS, "text", { x: XPAD, y: HH + TH + 16, class: "swl" }, swg);
-		lab.textContent = "Callers of " + names[state.sw] + " (above) and its callees (below); Esc or Reset zoom to go back";
-		drawHalf(S.up, y0, -1, sc);
-		var rows = drawHalf(S.down, y0, 1, sc);
-		H = Math.max(H, y0 + rows * FH + 16);
-		svg.setAttribute("height", H);
-	}
-	function openSandwich(k) {
-		state.sw = k;
-		draw();
 	}

@@ -25,10 +25,13 @@
 	// The chart: its height (the legend's rows, the plot, the x axis) and
 	// margins; tlChart sets the top margin and TLCH from the legend.
 	var TLPH = 146, TLM = { l: 78, r: 16, t: 24, b: 30 }, TLCH = TLM.t + TLPH + TLM.b;
-	// The lines drawn, in the order of "Where is my RSS": key, label, colour.
-	var TLLINES = [["rss", "RSS", "#c0392b"], ["mapped", "mapped", "#8d6e63"], ["resident", "resident", "#7b3fa0"],
-		["active", "active", "#e67e22"], ["allocated", "allocated", "#2e8b3e"], ["heap", "sampled heap", "#1f5fa8"]];
-	var tlDrag = null, tlKeyEnd = -1;
+	// The lines drawn, every figure the data carries: key, label, colour
+	// (the sampled heap last, with a point a snapshot).
+	var TLLINES = [["rss", "RSS", "#c0392b"], ["mapped", "mapped", "#8d6e63"], ["retained", "retained", "#a1887f"],
+		["resident", "resident", "#7b3fa0"], ["metadata", "metadata", "#5c6bc0"], ["active", "active", "#e67e22"],
+		["allocated", "allocated", "#2e8b3e"], ["hook", "profiler (hook)", "#00897b"], ["sampling", "sampling's cost", "#d81b60"],
+		["heap", "sampled heap", "#1f5fa8"]];
+	var tlDrag = null, tlKeyEnd = -1, TLGROWMAX = 200;
 
 	function tlValue(k, key) {
 		if (key === "heap")
@@ -122,10 +125,25 @@
 		for (k = n - 1; k > 0; k--)
 			vt[parent[k]] += vt[k];
 	}
+	// The menu names snapshots, and the growth while one is shown.
+	var tlGrowOpt = null;
+	function tlMenu() {
+		if (!colSel)
+			return;
+		if (state.col >= tlN && tl.a >= 0) {
+			if (!tlGrowOpt)
+				tlGrowOpt = html("option", { value: "" }, colSel);
+			tlGrowOpt.textContent = "growth: " + tlLabel(tl.a) + " \u2192 " + tlLabel(tl.b);
+			colSel.value = "";
+		} else {
+			if (tlGrowOpt)
+				colSel.removeChild(tlGrowOpt);
+			tlGrowOpt = null;
+			colSel.value = state.col;
+		}
+	}
 	function tlRefresh() {
-		// The menu names snapshots; a growth view is none of them.
-		if (colSel)
-			colSel.selectedIndex = state.col < tlN ? state.col : -1;
+		tlMenu();
 		if (wc()[state.zoom] <= 0)
 			state.zoom = 0;
 		topRows = null;
@@ -197,35 +215,98 @@
 			return { k: x, name: names[x], start: sa[x], end: sb[x], growth: gs[x] };
 		});
 	}
-	// "Where is my RSS" for snapshot k: the known levels from RSS down to
-	// the sampled heap, and the gap between each and the next.
+	// "Where is my RSS" for snapshot k: the levels from RSS down to the
+	// sampled heap that the snapshot carries, the gap between each and the
+	// next, and inside a gap the parts the data names (the profiler's own
+	// arena under RSS, jemalloc's metadata in resident, sampling's cost in
+	// allocated); figures outside that chain (mapped, retained) as lines
+	// of their own. A level above the one before it (jemalloc's resident
+	// over the process's RSS: its count of pages is an upper bound) is
+	// shown at that level and said, so that no gap and no share is
+	// negative. The sentence names the biggest single cause.
 	var TLGAPS = {
 		rss: "not in jemalloc's resident pages: other allocators, thread stacks, code, mapped files",
-		resident: "resident but not active: dirty pages jemalloc keeps to reuse, and its metadata",
+		resident: "resident but not active: dirty pages jemalloc keeps to reuse",
 		active: "active but not allocated: fragmentation inside jemalloc's pages",
 		allocated: "allocated but not in the sampled heap: sampling's estimate and allocations made before profiling"
 	};
+	var TLPARTS = {
+		rss: ["hook", "the profiler's own arena (hook)", "the profiler's own bytes, in an arena of its own and left out of jemalloc's figures"],
+		resident: ["metadata", "jemalloc's metadata", "jemalloc's own bookkeeping"],
+		heap: ["sampling", "sampling's own cost", "what sampling itself costs: jemalloc gives each sampled small object an extent " +
+			"of its own (a larger lg_prof_sample costs less)"]
+	};
+	var TLINFO = {
+		mapped: "mapped (jemalloc's address space, not all resident)",
+		retained: "retained (unmapped, kept for reuse; not resident)",
+		hook: "the profiler's own arena (hook), outside jemalloc's figures",
+		metadata: "jemalloc's metadata",
+		sampling: "sampling's own cost (inside allocated)"
+	};
 	function tlBreakdown(k) {
-		var keys = ["rss", "resident", "active", "allocated", "heap"], levels = [], gaps = [], j;
+		var keys = ["rss", "resident", "active", "allocated", "heap"], levels = [], gaps = [], notes = [], info = [], used = {}, j;
 		keys.forEach(function (key) {
 			var v = tlValue(k, key);
-			if (v !== null)
-				levels.push({ key: key, name: key === "heap" ? "sampled heap" : key, bytes: v });
+			if (v === null)
+				return;
+			var L = { key: key, name: key === "heap" ? "sampled heap" : key, raw: v, bytes: v };
+			// The level above holds at least its gap's known part (the
+			// hook's arena is in RSS and never in resident).
+			var up = levels.length ? levels[levels.length - 1] : null, P = up && key !== "heap" ? TLPARTS[up.key] : null;
+			var pv = P ? tlValue(k, P[0]) : null, cap = up ? Math.max(0, up.bytes - (pv !== null ? Math.min(pv, up.bytes) : 0)) : 0;
+			if (up && v > cap) {
+				L.bytes = cap;
+				notes.push(key === "heap" ? "The sampled heap (" + tlFmt(v) + ", an estimate) exceeds " + up.name + " (" + tlFmt(up.bytes) +
+					") here; it is shown as " + up.name + "." :
+					"jemalloc's " + key + " (" + tlFmt(v) + ") exceeds " + (up.key === "rss" ? "the process's RSS" : up.name) + " (" + tlFmt(up.bytes) +
+					")" + (pv ? " less " + P[1] + " (" + tlFmt(pv) + ")" : "") + " here: " + key +
+					" is an upper bound there (jemalloc counts pages the kernel may not hold), shown as " + tlFmt(cap) + ".");
+			}
+			levels.push(L);
 		});
-		var topv = levels.length ? levels[0].bytes : 0, big = -1;
+		var topv = levels.length ? levels[0].bytes : 0, causes = [];
 		for (j = 0; j + 1 < levels.length; j++) {
-			gaps.push({ key: levels[j].key, name: levels[j].name + " \u2212 " + levels[j + 1].name,
-				bytes: levels[j].bytes - levels[j + 1].bytes, why: TLGAPS[levels[j].key] || "" });
-			if (big < 0 || gaps[j].bytes > gaps[big].bytes)
-				big = j;
+			var G = { key: levels[j].key, name: levels[j].name + " \u2212 " + levels[j + 1].name,
+				bytes: levels[j].bytes - levels[j + 1].bytes, why: TLGAPS[levels[j].key] || "", parts: [] };
+			// The parts the data names, each at most what is left of the gap.
+			var left = G.bytes;
+			[TLPARTS[levels[j].key], j + 2 === levels.length ? TLPARTS.heap : null].forEach(function (P) {
+				var v = P ? tlValue(k, P[0]) : null;
+				if (v === null || (P[0] === "hook" && levels[j].key !== "rss"))
+					return;
+				used[P[0]] = true;
+				var b = Math.min(v, left);
+				left -= b;
+				G.parts.push({ key: P[0], name: P[1], bytes: b, raw: v, why: P[2] });
+				if (b < v)
+					notes.push(P[1] + " (" + tlFmt(v) + ") is more than the gap " + G.name + " it lies in; shown as " + tlFmt(b) + ".");
+				causes.push({ name: P[1], bytes: b, why: P[2] });
+			});
+			if (G.parts.length) {
+				G.parts.push({ key: "rest", name: "the rest", bytes: left, why: G.why });
+				causes.push({ name: G.name + " (the rest)", bytes: left, why: G.why });
+			} else {
+				causes.push({ name: G.name, bytes: G.bytes, why: G.why });
+			}
+			gaps.push(G);
 		}
+		["mapped", "retained", "hook", "metadata", "sampling"].forEach(function (key) {
+			var v = tlValue(k, key);
+			if (v !== null && !used[key])
+				info.push({ key: key, name: TLINFO[key], bytes: v });
+		});
+		var big = -1;
+		causes.forEach(function (c, i2) {
+			if (big < 0 || c.bytes > causes[big].bytes)
+				big = i2;
+		});
 		var sentence = "";
 		if (levels.length < 2)
 			sentence = "This snapshot carries no memory figures beyond the sampled heap (an offline dump has only that).";
 		else if (big >= 0)
-			sentence = "The biggest gap is " + gaps[big].name + ", " + tlFmt(gaps[big].bytes) + " (" + pct(gaps[big].bytes, topv) +
-				" of " + levels[0].name + "): " + gaps[big].why + ".";
-		return { levels: levels, gaps: gaps, top: topv, sentence: sentence };
+			sentence = "The biggest gap is " + causes[big].name + ", " + tlFmt(causes[big].bytes) + " (" + pct(causes[big].bytes, topv) +
+				" of " + levels[0].name + "): " + causes[big].why + ".";
+		return { levels: levels, gaps: gaps, info: info, notes: notes, top: topv, sentence: sentence };
 	}
 
 	// ---- drawing --------------------------------------------------------
@@ -373,7 +454,7 @@
 		});
 		for (k = 0; k < tlN; k++)
 			el(NS, "circle", { class: "tlpt", cx: tlX(k).toFixed(1), cy: Y(tlHeap[k]).toFixed(1), r: 3, "data-k": k,
-				fill: TLLINES[5][2] }, tlg);
+				fill: TLLINES[TLLINES.length - 1][2] }, tlg);
 		tlBand = el(NS, "rect", { class: "tlrange", id: "tlband", x: 0, y: y0, width: 1, height: ph, display: "none" }, tlg);
 		// The area that takes clicks and drags.
 		el(NS, "rect", { id: "tlhit", x: TLM.l - 8, y: y0, width: Wpx - TLM.l - TLM.r + 16, height: ph + 8, fill: "transparent" }, tlg);
@@ -405,10 +486,18 @@
 		var cols = html("div", { class: "tlcols" }, tlDiv);
 		var g = html("div", { id: "tlgrowth", class: "tlbox" }, cols);
 		html("div", { class: "tlh" }, g, tl.a >= 0 || b > 0 ? "Grew most, " + tlLabel(a) + " \u2192 " + tlLabel(b) : "Grew most (select a later snapshot or a range)");
-		var gr = a < b ? tlGrowth(a, b, 8) : [];
-		var gt = tlTable(g, ["function (self)", "start", "end", "growth"], gr.map(function (r) {
+		// Every site that grew, in a box that scrolls (the first
+		// TLGROWMAX; the functions table, sorted by change, has them all).
+		var gr = a < b ? tlGrowth(a, b, Infinity) : [], ng = gr.length;
+		if (ng > TLGROWMAX)
+			gr = gr.slice(0, TLGROWMAX);
+		var gs = html("div", { class: "tlscroll" }, g);
+		var gt = tlTable(gs, ["function (self)", "start", "end", "growth"], gr.map(function (r) {
 			return [r.name, tlFmt(r.start), tlFmt(r.end), "+" + tlFmt(r.growth)];
 		}));
+		if (a < b)
+			html("div", { class: "tlnote" }, g, ng > TLGROWMAX ? ng + " sites grew; the first " + TLGROWMAX +
+				" here, all of them in Functions (sorted by change)" : ng + (ng === 1 ? " site grew" : " sites grew"));
 		Array.prototype.forEach.call(gt.tBodies[0].rows, function (tr, j) {
 			tr.addEventListener("click", function () {
 				pickFunction(gr[j].k);
@@ -417,16 +506,29 @@
 		var w = html("div", { id: "tlrss", class: "tlbox" }, cols);
 		var B = tlBreakdown(b);
 		html("div", { class: "tlh" }, w, "Where is my RSS, " + tlLabel(b));
-		var rows = [];
+		var rows = [], kinds = [];
+		function addRow(kind, name, bytes, share) {
+			rows.push([name, tlFmt(bytes), share ? pct(bytes, B.top) : ""]);
+			kinds.push(kind);
+		}
 		B.levels.forEach(function (L, j) {
-			rows.push([L.name, tlFmt(L.bytes), pct(L.bytes, B.top)]);
-			if (j < B.gaps.length)
-				rows.push(["\u2003" + B.gaps[j].name, tlFmt(B.gaps[j].bytes), pct(B.gaps[j].bytes, B.top)]);
+			addRow("level", L.name + (L.raw !== L.bytes ? " (" + tlFmt(L.raw) + " reported)" : ""), L.bytes, true);
+			if (j < B.gaps.length) {
+				addRow("gap", "\u2003" + B.gaps[j].name, B.gaps[j].bytes, true);
+				B.gaps[j].parts.forEach(function (P) {
+					addRow("part", "\u2003\u2003of which " + P.name, P.bytes, true);
+				});
+			}
+		});
+		B.info.forEach(function (I) {
+			addRow("info", I.name, I.bytes, false);
 		});
 		var bt = tlTable(w, ["", "bytes", "share"], rows);
 		Array.prototype.forEach.call(bt.tBodies[0].rows, function (tr, j) {
-			if (j % 2)
-				tr.setAttribute("class", "gap");
+			tr.setAttribute("class", kinds[j]);
+		});
+		B.notes.forEach(function (t) {
+			html("div", { class: "tlnote" }, w, t);
 		});
 		html("div", { id: "tlsentence" }, w, B.sentence);
 	}
@@ -440,6 +542,7 @@
 		// The column shown may come from the URL or the column menu.
 		if (tl.a < 0 && state.col < tlN)
 			tl.b = state.col;
+		tlMenu();
 		tlg.setAttribute("transform", "translate(0," + y + ")");
 		tlChart();
 		tlPanel();
@@ -449,6 +552,51 @@
 		tlfo.setAttribute("height", ph);
 		return TLCH + ph;
 	}
+	// The selection in the URL, by snapshot id: p=ID (a point other
+	// than the last), g=ID,ID (a range).
+	function tlHash(h) {
+		if (tl.a >= 0)
+			h.push("g=" + encodeURIComponent(TL[tl.a].id) + "," + encodeURIComponent(TL[tl.b].id));
+		else if (tl.b !== tlN - 1)
+			h.push("p=" + encodeURIComponent(TL[tl.b].id));
+	}
+	var tlPend = null;
+	function tlIndex(id) {
+		for (var k = 0; k < tlN; k++)
+			if (String(TL[k].id) === id)
+				return k;
+		return -1;
+	}
+	function tlUnhash(key, v) {
+		var ids = v.split(","), a = tlIndex(ids[0]), b = ids.length > 1 ? tlIndex(ids[1]) : -1;
+		if (key === "p" && a >= 0)
+			tlPend = { a: -1, b: a };
+		else if (key === "g" && a >= 0 && b >= 0 && a !== b)
+			tlPend = { a: Math.min(a, b), b: Math.max(a, b) };
+	}
+	// At start, before the first draw.
+	function tlRestore() {
+		if (!tlPend && state.col < tlN)
+			tlPend = { a: -1, b: state.col };
+		if (!tlPend)
+			return;
+		tl.a = tlPend.a;
+		tl.b = tlPend.b;
+		if (tl.a >= 0) {
+			tlFill();
+			D.diff = 1;
+			state.col = tlN + 2;
+		} else {
+			D.diff = 0;
+			state.col = tl.b;
+		}
+		tlMenu();
+	}
+	if (TL)
+		tlAfterTree = function () {
+			if (tl.a >= 0)
+				tlFill();
+		};
 	if (TL && colSel)
 		colSel.addEventListener("change", function () {
 			// Before the page's own handler, which redraws.

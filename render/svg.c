@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/xmlwriter.h>
 
@@ -93,6 +94,26 @@ static void frame_class(const struct fk_emit *e, const struct fk_efr *f, char cl
 
 /* libxml2 reports its own errors on stderr; the library reports through
  * fk_err only, so they are silenced while the writer runs. */
+/* Whether a font-family list ends in a generic family (CSS Fonts 4). */
+static int has_generic(const char *list)
+{
+	static const char *const gen[] = { "serif", "sans-serif", "monospace", "cursive",
+		"fantasy", "system-ui", "ui-sans-serif", "ui-serif", "ui-monospace" };
+	const char *last = strrchr(list, ',');
+	size_t k, len;
+
+	last = last ? last + 1 : list;
+	while (*last == ' ' || *last == '\t')
+		last++;
+	len = strlen(last);
+	while (len && (last[len - 1] == ' ' || last[len - 1] == '\t'))
+		len--;
+	for (k = 0; k < sizeof gen / sizeof gen[0]; k++)
+		if (strlen(gen[k]) == len && strncasecmp(last, gen[k], len) == 0)
+			return 1;
+	return 0;
+}
+
 static void quiet(void *ctx, const char *msg, ...)
 {
 	(void)ctx;
@@ -297,6 +318,10 @@ static int write_open(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 		X(xmlTextWriterWriteAttribute(w, BAD_CAST "preserveAspectRatio", BAD_CAST "xMidYMin meet"));
 	tmp->len = 0;
 	BC(fk_buf_add_clean(tmp, o->fonttype, strlen(o->fonttype)));
+	/* A family the machine lacks (Verdana on Linux) falls back to the
+	 * browser's default, a serif font: name a generic family last. */
+	if (!has_generic(o->fonttype))
+		BC(fk_buf_adds(tmp, ", sans-serif"));
 	BC(fk_buf_add(tmp, "", 1));
 	X(xmlTextWriterWriteAttribute(w, BAD_CAST "font-family", BAD_CAST tmp->p));
 	snprintf(num, sizeof num, "%.10g", g.fs);

@@ -32,7 +32,7 @@ async function open(ctx, file, hash) {
 const idx = (page, name) => page.evaluate((s) => window.fk.find(s), name);
 const geom = (page, name) => page.evaluate((s) => window.fk.geom(window.fk.find(s)), name);
 const sel = (page) => page.evaluate(() => window.fk.state.sel >= 0 ? window.fk.name(window.fk.state.sel) : null);
-const details = (page) => page.evaluate(() => Array.from(document.querySelectorAll("#details > div")).map((d) => d.textContent));
+const details = (page) => page.evaluate(() => Array.from(document.querySelectorAll("#details .name, #details .num")).map((d) => d.textContent));
 async function box(page, name) {
 	const h = await page.evaluateHandle((s) => { return window.fk.rect(window.fk.find(s)); }, name);
 	const el = h.asElement();
@@ -85,19 +85,19 @@ async function box(page, name) {
 
 		// Search: literal by default, case-insensitive, exact counts.
 		const find = async (s, o) => page.evaluate(([a, b]) => window.fk.search(a, b), [s, o || {}]);
-		ok(await find("foo") === "0 of 2 \u00b7 71.43% of total \u00b7 71.43% of view", "literal search: k of N, % of total and of view", await find("foo"));
+		ok(await find("foo") === "2 matches \u00b7 71.43% of total \u00b7 71.43% of view", "literal search: N matches, % of total and of view", await find("foo"));
 		const hl = await page.evaluate(() => Array.from(document.querySelectorAll("#view > .hl")).map((e) => window.fk.name(+e.getAttribute("data-i"))));
 		ok(hl.join(",") === "foo,foo::bar", "matching frames are highlighted", hl.join(","));
-		ok(await find("FOO::") === "0 of 1 \u00b7 21.43% of total \u00b7 21.43% of view", "search ignores case by default", await find("FOO::"));
-		ok(await find("FOO::", { cs: true }) === "0 of 0 \u00b7 0.00% of total \u00b7 0.00% of view", "case switch makes it case-sensitive", await find("FOO::", { cs: true }));
-		ok(await find("e") === "0 of 3 \u00b7 28.57% of total \u00b7 28.57% of view", "nested matches are counted once", await find("e"));
-		ok(await find("(") === "0 of 0 \u00b7 0.00% of total \u00b7 0.00% of view" &&
+		ok(await find("FOO::") === "1 match \u00b7 21.43% of total \u00b7 21.43% of view", "search ignores case by default", await find("FOO::"));
+		ok(await find("FOO::", { cs: true }) === "0 matches \u00b7 0.00% of total \u00b7 0.00% of view", "case switch makes it case-sensitive", await find("FOO::", { cs: true }));
+		ok(await find("e") === "3 matches \u00b7 28.57% of total \u00b7 28.57% of view", "nested matches are counted once", await find("e"));
+		ok(await find("(") === "0 matches \u00b7 0.00% of total \u00b7 0.00% of view" &&
 		   !(await page.evaluate(() => document.getElementById("q").classList.contains("bad"))), "a '(' is plain text by default");
-		ok(await find("^ba", { re: true }) === "0 of 1 \u00b7 14.29% of total \u00b7 14.29% of view", "regex switch: anchored regex", await find("^ba", { re: true }));
+		ok(await find("^ba", { re: true }) === "1 match \u00b7 14.29% of total \u00b7 14.29% of view", "regex switch: anchored regex", await find("^ba", { re: true }));
 		await find("(", { re: true });
 		ok(await page.evaluate(() => document.getElementById("q").classList.contains("bad")), "a bad regex is flagged, no error");
 		await page.evaluate((i) => window.fk.zoom(i), await idx(page, "foo"));
-		ok(await find("baz") === "0 of 1 \u00b7 14.29% of total \u00b7 28.57% of view", "% of view is of the zoomed frame", await find("baz"));
+		ok(await find("baz") === "1 match \u00b7 14.29% of total \u00b7 28.57% of view", "% of view is of the zoomed frame", await find("baz"));
 		await page.evaluate(() => window.fk.zoom(0));
 		// Typing is debounced; Enter runs the search at once and steps.
 		await page.fill("#q", "");
@@ -122,7 +122,7 @@ async function box(page, name) {
 		await page.keyboard.press("Control+f");
 		ok(await page.evaluate(() => document.activeElement && document.activeElement.id === "q"), "Ctrl-F focuses the search box");
 		await page.keyboard.type("deeper");
-		await page.waitForFunction(() => /of 1/.test(document.getElementById("matched").textContent));
+		await page.waitForFunction(() => /^1 match/.test(document.getElementById("matched").textContent));
 		await page.keyboard.press("F3");
 		ok(await sel(page) === "deeper", "F3 goes to the next match", await sel(page));
 
@@ -133,7 +133,7 @@ async function box(page, name) {
 			cs: document.getElementById("case").checked, m: document.getElementById("matched").textContent,
 			w: window.fk.geom(window.fk.state.zoom).w }));
 		ok(st.zoom === z && Math.abs(st.w - 1260) < 0.2, "zoom restored from the URL", JSON.stringify(st));
-		ok(st.q === "De" && st.cs && /^0 of 0/.test(st.m), "search and case restored from the URL", JSON.stringify(st));
+		ok(st.q === "De" && st.cs && /^0 matches/.test(st.m), "search and case restored from the URL", JSON.stringify(st));
 		await p2.page.close();
 
 		// Keyboard: zero-width frames are skipped, selection does not zoom.
@@ -236,7 +236,7 @@ async function box(page, name) {
 		const tiny = await page.evaluate(() => { const o = []; for (let i = 0; i < window.fk.n; i++) if (window.fk.geom(i).shown && /^tiny/.test(window.fk.name(i))) o.push(window.fk.name(i)); return o; });
 		ok(tiny.length === 200 && tiny[0] === "tiny000" && tiny[199] === "tiny199", "clicking it zooms into its 200 real frames", tiny.length);
 		const m2 = await page.evaluate(() => window.fk.search("tiny0"));
-		ok(/^0 of 100 \u00b7 0\.50% of total \u00b7 50\.00% of view$/.test(m2), "search in a merged zoom counts the view's frames", m2);
+		ok(/^100 matches \u00b7 0\.50% of total \u00b7 50\.00% of view$/.test(m2), "search in a merged zoom counts the view's frames", m2);
 		ok(/r=\d+-\d+/.test(page.url()), "the merged zoom is kept in the URL", page.url());
 		ok(errors.length === 0, "no script errors", errors.join("; "));
 		await page.close();
@@ -272,7 +272,7 @@ async function box(page, name) {
 		await page.mouse.move(b.x + 3, b.y + 5);
 		det = await details(page);
 		ok(/^1 count \u2014 10\.00% of total/.test(det[1]), "values are shown in the column's unit", det[1]);
-		ok(/^0 of 1 \u00b7 10\.00% of total/.test(await page.evaluate(() => window.fk.search("^a$", { re: true }))), "search counts the selected column");
+		ok(/^1 match \u00b7 10\.00% of total/.test(await page.evaluate(() => window.fk.search("^a$", { re: true }))), "search counts the selected column");
 		await page.selectOption("#col", "3");
 		ok(/v=3/.test(page.url()), "the column is kept in the URL", page.url());
 		ok(errors.length === 0, "no script errors", errors.join("; "));
@@ -282,6 +282,8 @@ async function box(page, name) {
 		const dsvg = render(fx("diff-new.folded"), ["--diff", path.join(top, "fixtures/folded/diff-base.folded")], "diff");
 		({ page, errors } = await open(ctx, dsvg));
 		const gone = async () => (await geom(page, "gone")).shown ? (await geom(page, "gone")).w : 0;
+		ok(await page.evaluate(() => window.fk.state.col) === 2, "a diff opens on 'new + vanished'");
+		await page.selectOption("#col", "0");
 		const g0 = await gone();
 		await page.selectOption("#col", "2");
 		const g1 = await gone();

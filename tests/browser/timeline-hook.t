@@ -36,10 +36,14 @@ const sel = tlSelection, drag = tlDrag;
 		ok(errors.length === 0, "the hook's timeline page loads without script errors", errors.join("; "));
 		const chart = await page.evaluate(() => ({
 			pts: document.querySelectorAll("#timeline circle.tlpt").length,
-			lines: Array.from(document.querySelectorAll("#timeline path.tlline")).map((p) => p.getAttribute("data-key")).sort() }));
+			lines: Array.from(document.querySelectorAll("#timeline path.tlline")).map((p) => p.getAttribute("data-key")).sort(),
+			// Every figure the data carries, and the sampled heap.
+			keys: Array.from(new Set(["heap"].concat(...JSON.parse(document.getElementById("fkseries").textContent).map((m) =>
+				Object.keys(m).filter((k) => k !== "id" && k !== "time" && typeof m[k] === "number"))))).sort() }));
 		ok(chart.pts === nc, "a point a snapshot", chart.pts + " of " + nc);
-		ok(JSON.stringify(chart.lines) === JSON.stringify(["active", "allocated", "heap", "mapped", "resident", "rss"]),
-		   "the sampled heap and jemalloc's figures and the RSS as lines", chart.lines.join());
+		ok(["active", "allocated", "heap", "mapped", "resident", "rss"].every((k) => chart.lines.includes(k)) &&
+		   JSON.stringify(chart.lines) === JSON.stringify(chart.keys),
+		   "the sampled heap and every figure the data carries (jemalloc's, the RSS) as lines", chart.lines.join() + " vs " + chart.keys.join());
 
 		// A click: that snapshot's graph, whose total is its sampled heap.
 		const k = 2;

@@ -130,7 +130,8 @@ const sel = tlSelection, drag = tlDrag;
 		ok(b.levels[0].key === "rss" && b.levels[0].bytes === 18500 && sum === 18500, "the RSS breakdown adds up to RSS", JSON.stringify(b));
 		ok(b.levels.map((l) => l.key).join() === "rss,resident,active,allocated,heap", "from RSS through resident, active, allocated to the sampled heap", b.levels.map((l) => l.key).join());
 		const shown = await page.evaluate(() => Array.from(document.querySelectorAll("#tlrss tbody tr")).map((r) => Array.from(r.cells).map((c) => c.textContent)));
-		ok(shown.length === 9 && shown[0][2] === "100.00%" && shown[1][1] === "6.35 KiB", "the panel shows each level and gap with bytes and share", JSON.stringify(shown.slice(0, 2)));
+		ok(shown.length === 10 && shown[0][2] === "100.00%" && shown[1][1] === "6.35 KiB" && /^mapped/.test(shown[9][0]),
+		   "the panel shows each level and gap with bytes and share, and mapped on a line of its own", JSON.stringify(shown));
 		const sent = await page.evaluate(() => document.getElementById("tlsentence").textContent);
 		ok(/biggest gap is rss \u2212 resident/.test(sent), "a sentence names the biggest gap", sent);
 		await drag(page, 0, 2);
