@@ -123,11 +123,22 @@ int fk_out_open(struct fk_out *out, const char *path, struct fk_err *err)
 	}
 	struct stat st;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+	/* Refused before any work: renaming a finished file over a directory
+	 * fails only at commit. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fk_err_set(err, FK_EIO, 0, "cannot write output: is a directory");
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* Renaming over a device would replace it with a file. */
+		out->path = strdup(path);
+		if (!out->path)
+			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		out->fp = fopen(path, "w");
-		if (!out->fp)
-			return fk_err_set(err, FK_EIO, 0, "cannot open output: %s", strerror(errno));
+		if (!out->fp) {
+			int e = errno;
+
+			fk_out_abort(out);
+			return fk_err_set(err, FK_EIO, 0, "cannot open output: %s", strerror(e));
+		}
 		out->direct = 1;
 		return 0;
 	}

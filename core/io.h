@@ -23,7 +23,7 @@ void fk_release_input(char *data, size_t len, int mapped);
  * temporary file beside path that is renamed over path on commit. */
 struct fk_out {
 	FILE *fp;
-	char *path;                    /* NULL for stdout */
+	char *path;                    /* NULL for stdout; freed by commit and abort */
 	char *tmp;
 	int direct;                    /* a device or FIFO, written in place */
 };
