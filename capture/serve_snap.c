@@ -228,8 +228,9 @@ static size_t peak_index(void)
 }
 
 /* Drops one snapshot: where the ring is densest in time (the smallest
- * span between a snapshot's neighbours), never the first, the newest or
- * the peak while others are left. */
+ * span between a snapshot's neighbours), never the first or the peak
+ * while others are left, and never the newest: the one just taken is
+ * what a request asked for. */
 static void thin_one(void)
 {
 	size_t peak = peak_index(), drop = SIZE_MAX;
@@ -243,8 +244,10 @@ static void thin_one(void)
 			drop = k;
 		}
 	}
+	/* No middle one to drop (two left, or three with the peak between):
+	 * the oldest goes, even when it is the peak. */
 	if (drop == SIZE_MAX)
-		drop = peak == 0 && ring.n > 1 ? 1 : 0;
+		drop = 0;
 	snap_free(&ring.v[drop]);
 	memmove(&ring.v[drop], &ring.v[drop + 1], (ring.n - drop - 1) * sizeof *ring.v);
 	ring.n--;
@@ -333,9 +336,11 @@ int fk_snap_take(const char *why, uint32_t *id, struct fk_err *err)
 			rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		else if ((rc = fk_profile_parse(p, raw, rlen, err)) == 0) {
 			pthread_mutex_lock(&ring.lock);
+			uint32_t taken = ring.next_id;    /* store() numbers it so */
+
 			rc = store(p, why, err);
 			if (rc == 0 && id)
-				*id = ring.v[ring.n - 1].id;
+				*id = taken;
 			pthread_mutex_unlock(&ring.lock);
 		}
 		fk_profile_free(p);
