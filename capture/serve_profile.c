@@ -268,7 +268,8 @@ int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 /* Symbolizes p with the files its maps name (the live process's own) and
  * writes it in fmt; a pprof covers window seconds (0: a snapshot). */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
-		double window, char **out, size_t *outlen, struct fk_err *err)
+		double window, const char *note, char **out, size_t *outlen,
+		struct fk_err *err)
 {
 	struct fk_pprof_opts po;
 	struct membuf m;
@@ -282,6 +283,8 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	switch (fmt) {
 	case FK_OUT_PPROF:
 		pprof_opts(&po, o, window);
+		if (note)
+			po.note = note;
 		return fk_pprof_encode(p, &po, (unsigned char **)out, outlen, err);
 	case FK_OUT_FLAME:
 		return write_flame(p, o, out, outlen, err);
@@ -303,7 +306,7 @@ int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	*maplen = 0;
 	if (fmt == FK_OUT_RAW)
 		return fk_err_set(err, FK_EUNSUPP, 0, "format raw is only the live heap");
-	return emit(p, fmt, o, 0, out, len, err);
+	return emit(p, fmt, o, 0, NULL, out, len, err);
 }
 
 int fk_serve_series(struct fk_profile *p, uint32_t ncols,
@@ -381,17 +384,38 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 	}
 	p = parse(dump, dlen, "heap", err);
 	if (p)
-		rc = emit(p, fmt, o, 0, out, outlen, err);
+		rc = emit(p, fmt, o, 0, NULL, out, outlen, err);
 	fk_profile_free(p);
 	fk_hook_buf_release(dump, dmaplen);
 	return rc;
 }
 
+/* Whether the profile was reset between base b and cur c: the rate
+ * changed, or a stack's cumulative counts went down in the window g
+ * (they only grow between resets). */
+static int was_reset(const struct fk_profile *b, const struct fk_profile *c,
+		     const struct fk_profile *g)
+{
+	if (b->period != c->period)
+		return 1;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (g->stacks[i].c.acc_objs < 0 || g->stacks[i].c.acc_bytes < 0)
+			return 1;
+	return 0;
+}
+
+/* The window from base to cur, window seconds long, opened at start; a
+ * reset of the profile at reset_at (fk_state_active_since, or -1) inside
+ * it leaves only the part after the reset to tell. 0, 1 when a reset cut
+ * the window at a time not known (err says so: a 409), or -1 with err. */
 static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 		   size_t clen, size_t cmaplen, const struct fk_serve_opts *o,
-		   double window, char **out, size_t *outlen, struct fk_err *err)
+		   double start, double reset_at, char **out, size_t *outlen,
+		   struct fk_err *err)
 {
 	struct fk_profile *b, *c = NULL, *g = NULL;
+	double now = fk_now(), window = now - start;
+	char note[200];
 	int rc = -1;
 
 	b = parse(base, blen, "base", err);
@@ -401,8 +425,25 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 		g = fk_profile_new("window");
 		if (!g)
 			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-		else if (fk_profile_diff(g, b, c, FK_DIFF_WINDOW, err) == 0)
-			rc = emit(g, FK_OUT_PPROF, o, window, out, outlen, err);
+		else if (fk_profile_diff(g, b, c, FK_DIFF_WINDOW, err) == 0) {
+			if (!was_reset(b, c, g))
+				rc = emit(g, FK_OUT_PPROF, o, window, NULL, out, outlen, err);
+			else if (reset_at > start && reset_at <= now) {
+				/* The counts since the reset are cur's own: the
+				 * honest part of the window, said so. */
+				snprintf(note, sizeof note, "window cut by a reset of the profile "
+					 "(a lg_sample change) %.1f s after it opened: these are the "
+					 "%.1f s after the reset, of the %.1f s asked for",
+					 reset_at - start, now - reset_at, window);
+				rc = emit(c, FK_OUT_PPROF, o, now - reset_at, note, out, outlen, err);
+			} else {
+				fk_err_set(err, FK_EUNSUPP, 0, "the profile was reset during this "
+					   "%.0f s window (prof.reset, a lg_sample change), so its "
+					   "counts started again: ask for a window that begins after "
+					   "the reset", window);
+				rc = 1;
+			}
+		}
 	}
 	fk_profile_free(g);
 	fk_profile_free(c);
@@ -493,16 +534,16 @@ void fk_serve_delta_finish(void *ctx, struct fk_reply *r)
 	rc = fk_serve_dump(&cur, &clen, &cmaplen, &err);
 	if (rc == 0) {
 		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
-				    d->has_o ? &d->o : NULL, fk_now() - d->start,
+				    d->has_o ? &d->o : NULL, d->start, fk_state_active_since(),
 				    &r->body, &r->len, &err);
 		d->base = NULL;
 	}
 	fk_je_unlock();
 	fk_serve_delta_drop(d);
-	if (rc < 0) {
+	if (rc != 0) {
 		r->body = NULL;
 		r->len = 0;
-		fk_reply_error(r, err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
+		fk_reply_error(r, rc > 0 ? 409 : err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
 		return;
 	}
 	fk_state_note_dump();
