@@ -230,6 +230,10 @@ extern double fk_snap_interval;
 extern size_t fk_snap_budget;
 #define FK_HOOK_SNAPSHOT_S 60
 #define FK_HOOK_SNAPSHOT_MB 64
+/* The shortest FLAMEKIT_SNAPSHOT_S but 0: a snapshot of a 16k-stack heap
+ * takes 90 ms of the hook's thread (bench/README.md, "Snapshots"), so
+ * every half second is already a sixth of a core. */
+#define FK_HOOK_SNAPSHOT_S_MIN 0.5
 /* Snapshots in the ring at most: the columns a series holds. */
 #define FK_HOOK_MAX_SNAPSHOTS FK_MAX_COLUMNS
 /* How often the hook's thread reads stats.allocated while sampling is on
@@ -499,9 +503,19 @@ void fk_sig_atfork_child(void);
  * large C++ program's modules (libstdc++, a 100 MB binary with DWARF)
  * take tens of megabytes once read; past this the least recently used go. */
 #define FK_HOOK_CACHE_MB 64
-/* The most FLAMEKIT_CACHE_MB accepts (1 TiB): larger is a typo; a bad
- * value gives the default. */
+/* The most FLAMEKIT_CACHE_MB accepts (1 TiB): larger is a typo, refused
+ * like any bad value (hook_env.c). */
 #define FK_HOOK_CACHE_MB_MAX (1024 * 1024)
+/* The module cache's budget in MiB, FLAMEKIT_CACHE_MB (0: no cache), set
+ * by hook_env.c before the first request. */
+extern size_t fk_serve_cache_mb;
+
+/* ---- hook_env.c: the settings from the environment ---- */
+
+/* Reads FLAMEKIT_SNAPSHOT_S, FLAMEKIT_SNAPSHOT_MB and FLAMEKIT_CACHE_MB
+ * into fk_snap_interval, fk_snap_budget and fk_serve_cache_mb; unset or
+ * empty keeps the default. 0, or -1 with err naming the bad value. */
+int fk_env_read(struct fk_err *err);
 
 #define FK_HOOK_STR_(x) #x
 #define FK_HOOK_STR(x) FK_HOOK_STR_(x)

@@ -186,16 +186,12 @@ static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
  * fk_serve_cache_drop. */
 static struct fk_symcache *cache;
 
+size_t fk_serve_cache_mb = FK_HOOK_CACHE_MB;
+
 static struct fk_symcache *serve_cache(void)
 {
-	const char *env = getenv("FLAMEKIT_CACHE_MB");
-	uint64_t mb = FK_HOOK_CACHE_MB;
-	if (cache)
-		return cache;
-	if (env && (fk_parse_u64(env, strlen(env), &mb) < 0 || mb > FK_HOOK_CACHE_MB_MAX))
-		mb = FK_HOOK_CACHE_MB;
-	if (mb > 0)
-		cache = fk_symcache_new((size_t)mb << 20);
+	if (!cache && fk_serve_cache_mb > 0)
+		cache = fk_symcache_new(fk_serve_cache_mb << 20);
 	return cache;
 }
 
