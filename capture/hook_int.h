@@ -240,6 +240,9 @@ extern size_t fk_snap_budget;
  * (one mallctl: microseconds), and by how much it must pass the highest
  * snapshot's for a peak snapshot. */
 #define FK_HOOK_PEAK_POLL_MS 250
+/* A snapshot failure that repeats is told once, then as a count at most
+ * this often (seconds). */
+#define FK_HOOK_TELL_S 60
 #define FK_HOOK_PEAK_STEP 0.10
 
 /* Takes a snapshot now (why: "interval", "peak" or "request"); its id

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -496,6 +498,42 @@ static int map_fd(int fd, char **data, size_t *len, size_t *maplen, struct fk_er
 	return 0;
 }
 
+/* The end of a message for errno e into note[96]: the descriptor limit
+ * when e is EMFILE, else nothing. Returns note. */
+static const char *fd_limit_note(int e, char *note)
+{
+	struct rlimit rl;
+
+	note[0] = 0;
+	if (e != EMFILE)
+		return note;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(note, 96, " (the process holds all %llu descriptors "
+			 "RLIMIT_NOFILE allows)", (unsigned long long)rl.rlim_cur);
+	else
+		snprintf(note, 96, " (the process is at its descriptor limit)");
+	return note;
+}
+
+/* Why prof.dump to path failed: jemalloc says EFAULT for every failure of
+ * its own open or write, so the open is tried again here to name the
+ * cause (EMFILE at the descriptor limit, ENOENT without /proc). */
+static int dump_failed(const char *path, int rc, struct fk_err *err)
+{
+	int t = open(path, O_WRONLY | O_CLOEXEC), e = errno;
+	char note[96];
+
+	if (t >= 0) {
+		close(t);
+		return fk_err_set(err, FK_EIO, 0, "prof.dump to %s failed: %s", path, strerror(rc));
+	}
+	if (e == ENOENT && access("/proc/self/fd", F_OK) != 0)
+		return fk_err_set(err, FK_EIO, 0, "prof.dump to %s failed: /proc is not mounted",
+				  path);
+	return fk_err_set(err, FK_EIO, 0, "prof.dump failed: jemalloc cannot open %s: %s%s",
+			  path, strerror(e), fd_limit_note(e, note));
+}
+
 int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 {
 	char path[64];
@@ -506,13 +544,17 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	if (je_ready(err) < 0)
 		return -1;
 	fd = memfd_create("flamekit-dump", MFD_CLOEXEC);
-	if (fd < 0)
-		return fk_err_set(err, FK_EIO, 0, "memfd_create: %s", strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		char note[96];
+
+		return fk_err_set(err, FK_EIO, 0, "memfd_create: %s%s", strerror(e),
+				  fd_limit_note(e, note));
+	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	rc = je_ctl("prof.dump", NULL, NULL, &pp, sizeof pp);
 	if (rc != 0)
-		ret = fk_err_set(err, FK_EIO, 0, "prof.dump to %s failed: %s (is /proc mounted?)",
-				 path, strerror(rc));
+		ret = dump_failed(path, rc, err);
 	else
 		ret = map_fd(fd, data, len, maplen, err);
 	close(fd);

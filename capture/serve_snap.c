@@ -383,6 +383,40 @@ int fk_snap_timeout_ms(void)
 	return due <= now ? 0 : (int)((due - now) * 1000) + 1;
 }
 
+/* The timer's failures on stderr, rate-limited: a failure that repeats
+ * (a host at its descriptor limit fails every poll, four times a second)
+ * is told once, then counted; the count is told when snapshots work
+ * again, when the failure changes, or every FK_HOOK_TELL_S seconds.
+ * msg is the failure, or NULL for a snapshot taken. The hook's thread
+ * only. */
+static void tell(const char *msg, double now)
+{
+	static char last[sizeof ((struct fk_err *)0)->msg];
+	static unsigned long repeats;
+	static double told;
+
+	if (msg && last[0] && strcmp(msg, last) == 0) {
+		repeats++;
+		if (now - told < FK_HOOK_TELL_S)
+			return;
+		fprintf(stderr, "flamekit-hook: snapshot: failed %lu more times in %.0f s: %s\n",
+			repeats, now - told, msg);
+		repeats = 0;
+		told = now;
+		return;
+	}
+	if (last[0] && repeats)
+		fprintf(stderr, "flamekit-hook: snapshot: failed %lu more times: %s\n", repeats, last);
+	if (msg) {
+		fprintf(stderr, "flamekit-hook: snapshot: %s\n", msg);
+		snprintf(last, sizeof last, "%s", msg);
+		told = now;
+	} else {
+		last[0] = 0;
+	}
+	repeats = 0;
+}
+
 void fk_snap_tick(void)
 {
 	double now = fk_now();
@@ -409,8 +443,7 @@ void fk_snap_tick(void)
 	if (!why)
 		return;
 	fk_err_init(&err, NULL);
-	if (fk_snap_take(why, NULL, &err) < 0)
-		fprintf(stderr, "flamekit-hook: snapshot: %s\n", err.msg);
+	tell(fk_snap_take(why, NULL, &err) < 0 ? err.msg : NULL, now);
 }
 
 /* ---- reading the ring ---- */
