@@ -306,15 +306,26 @@ static void post_snapshot(const struct fk_request *rq, struct fk_reply *r)
 	fk_reply_close(r, f);
 }
 
-/* The timeline: the page (default), the series as folded text, or JSON. */
+static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o);
+
+/* The timeline: the page (default), the series as folded text, or JSON;
+ * the page takes the flame graph's options, which the others refuse. */
 static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 {
+	static const char *const page_only[] = { "title", "colors", "minwidth", "inverted" };
 	const char *f = fk_req_arg(rq, "format");
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
 	struct fk_err err;
 	int fmt = FK_OUT_FLAME;
 	FILE *jf;
 
+	if (f && strcmp(f, "flame") != 0)
+		for (size_t i = 0; i < sizeof page_only / sizeof page_only[0]; i++)
+			if (fk_req_arg(rq, page_only[i])) {
+				fk_reply_error(r, 400, "'%s' shapes the timeline's page "
+					       "(format=flame), not format=%.40s", page_only[i], f);
+				return;
+			}
 	if (f && strcmp(f, "json") == 0) {
 		if ((jf = fk_reply_open(r, "application/json"))) {
 			fk_snap_json(jf);
@@ -326,7 +337,8 @@ static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 		fk_reply_error(r, 400, "unknown timeline format '%.40s': want flame, folded or json", f);
 		return;
 	}
-	o.title = fk_req_arg(rq, "title");
+	if (flame_opts(rq, r, &o))
+		return;
 	fk_err_init(&err, NULL);
 	r->status = 200;
 	r->ctype = fk_fmt_ctype(fmt);

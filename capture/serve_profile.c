@@ -110,6 +110,27 @@ static int mb_close(struct membuf *m, int rc, char **out, size_t *outlen,
 	return 0;
 }
 
+/* render-flame's options for a page from a request's o (may be NULL),
+ * with title when it gives none. */
+static void flame_opts(struct fk_flame_opts *fo, const struct fk_serve_opts *o,
+		       const char *title)
+{
+	fk_flame_opts_init(fo);
+	fo->title = title;
+	if (!o)
+		return;
+	if (o->title && *o->title)
+		fo->title = o->title;
+	if (o->colors && *o->colors)
+		fo->colors = o->colors;
+	if (o->minwidth >= 0) {
+		fo->minwidth = o->minwidth;
+		fo->minwidth_pct = o->minwidth_pct;
+	}
+	if (o->inverted >= 0)
+		fo->inverted = o->inverted != 0;
+}
+
 static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o,
 		       char **out, size_t *outlen, struct fk_err *err)
 {
@@ -124,20 +145,7 @@ static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o
 	rc = fk_folded_write(p, NULL, folded.f, err);
 	if (mb_close(&folded, rc, &ftext, &flen, err) < 0)
 		return -1;
-	fk_flame_opts_init(&fo);
-	fo.title = "Heap in use";
-	if (o) {
-		if (o->title && *o->title)
-			fo.title = o->title;
-		if (o->colors && *o->colors)
-			fo.colors = o->colors;
-		if (o->minwidth >= 0) {
-			fo.minwidth = o->minwidth;
-			fo.minwidth_pct = o->minwidth_pct;
-		}
-		if (o->inverted >= 0)
-			fo.inverted = o->inverted != 0;
-	}
+	flame_opts(&fo, o, "Heap in use");
 	rc = mb_open(&svg, err);
 	if (rc == 0) {
 		rc = fk_flame_render(ftext, flen, NULL, 0, &fo, svg.f, err);
@@ -335,8 +343,7 @@ int fk_serve_series(struct fk_profile *p, uint32_t ncols,
 	size_t tlen = *len;
 	struct fk_flame_opts fo;
 
-	fk_flame_opts_init(&fo);
-	fo.title = o && o->title && *o->title ? o->title : "Heap over time";
+	flame_opts(&fo, o, "Heap over time");
 	if ((rc = mb_open(&m, err)) == 0) {
 		rc = fk_flame_render(text, tlen, NULL, 0, &fo, m.f, err);
 		rc = mb_close(&m, rc, out, len, err);
