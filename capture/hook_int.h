@@ -240,6 +240,11 @@ extern size_t fk_snap_budget;
  * (one mallctl: microseconds), and by how much it must pass the highest
  * snapshot's for a peak snapshot. */
 #define FK_HOOK_PEAK_POLL_MS 250
+/* lg_sample changes (each a prof.reset, which leaves jemalloc's metadata
+ * larger for good): this many at once, then one every FK_HOOK_RESET_S
+ * seconds; more are 429 (hook_routes.c). */
+#define FK_HOOK_RESET_BURST 16
+#define FK_HOOK_RESET_S 10
 /* A snapshot failure that repeats is told once, then as a count at most
  * this often (seconds). */
 #define FK_HOOK_TELL_S 60

@@ -3,6 +3,7 @@
  * method, a path, a handler and the line GET / shows. Handlers fill a
  * reply; the transport (hook_http.c) knows nothing of them, and they know
  * nothing of HTTP's plumbing. GET and HEAD never change state. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,33 @@ static void get_settings(const struct fk_request *rq, struct fk_reply *r)
 	settings_json(r);
 }
 
+/* Whether a reset (a lg_sample change: prof.reset) may run now: a bucket
+ * of FK_HOOK_RESET_BURST, one back every FK_HOOK_RESET_S seconds. Each
+ * reset leaves jemalloc's profiling metadata a little larger for good
+ * (with prof_accum: 44 -> 177 MB of host RSS over 3000 of them), so their
+ * rate bounds that growth. 1, or 0 with *wait the seconds until the next. */
+static int reset_allowed(double *wait)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static double tokens = FK_HOOK_RESET_BURST, last = -1;
+	double now = fk_now();
+	int ok;
+
+	pthread_mutex_lock(&mu);
+	if (last >= 0) {
+		tokens += (now - last) / FK_HOOK_RESET_S;
+		if (tokens > FK_HOOK_RESET_BURST)
+			tokens = FK_HOOK_RESET_BURST;
+	}
+	last = now;
+	ok = tokens >= 1;
+	if (ok)
+		tokens -= 1;
+	*wait = ok ? 0 : (1 - tokens) * FK_HOOK_RESET_S;
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
 static void post_settings(const struct fk_request *rq, struct fk_reply *r)
 {
 	const char *en = fk_req_arg(rq, "enabled"), *lgs = fk_req_arg(rq, "lg_sample");
@@ -187,6 +215,14 @@ static void post_settings(const struct fk_request *rq, struct fk_reply *r)
 		lg = (int)v;
 	if (unavailable(r))
 		return;
+	double wait;
+	if (lg >= 0 && !reset_allowed(&wait)) {
+		fk_reply_error(r, 429, "too many lg_sample changes: each resets the profile "
+			       "(prof.reset) and leaves jemalloc's metadata larger for good, so "
+			       "%d may come at once and then one every %d s; try again in %.0f s",
+			       FK_HOOK_RESET_BURST, FK_HOOK_RESET_S, wait + 0.5);
+		return;
+	}
 	fk_err_init(&err, NULL);
 	if (on < 0) {
 		if (fk_je_get_active(&cur, &err) < 0) {
