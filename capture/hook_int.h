@@ -64,6 +64,12 @@ int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err);
 int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note);
 
 
+/* When FLAMEKIT_MALLCTL chose a copy that holds almost nothing while a
+ * copy it left out holds the program's memory (at least
+ * FK_HOOK_IDLE_HELD bytes and FK_HOOK_IDLE_RATIO times as much): 1 with a
+ * sentence naming both into buf, else 0. */
+int fk_je_idle(char *buf, size_t size);
+
 /* A size_t statistic of the chosen copy ("stats.allocated", ...) after an
  * epoch refresh; 0 when unknown. */
 uint64_t fk_je_stat(const char *name);
@@ -398,6 +404,7 @@ unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
  * less than IDLE_HELD bytes while the process's RSS passes IDLE_RSS. */
 #define FK_HOOK_IDLE_HELD (1u << 20)
 #define FK_HOOK_IDLE_RSS (256u << 20)
+#define FK_HOOK_IDLE_RATIO 4
 /* Longest ?seconds=N of a delta profile. */
 #define FK_HOOK_MAX_SECONDS 3600
 

@@ -249,6 +249,35 @@ static void keep_api_copy(void)
 	je_ncopies = 1;
 }
 
+/* The copies FLAMEKIT_MALLCTL left out (those of the default names in
+ * other functions), kept to tell when the one it chose holds nothing
+ * while another holds the program's memory. Set under je_mu by discover. */
+static struct fk_je_copy je_others[FK_HOOK_MAX_COPIES];
+static size_t je_nothers;
+
+static void find_others(void)
+{
+	static const char *const names[] = { "mallctl", "je_mallctl", "_rjem_mallctl" };
+	struct fk_je_copy all[FK_HOOK_MAX_COPIES];
+	size_t n = fk_find_jemalloc(names, sizeof names / sizeof names[0], all,
+				    FK_HOOK_MAX_COPIES);
+
+	je_nothers = 0;
+	for (size_t i = 0; i < n; i++)
+		if (all[i].ctl != je_copies[je_chosen].ctl)
+			je_others[je_nothers++] = all[i];
+}
+
+/* stats.allocated of copy c after an epoch refresh; 0 when unknown. */
+static uint64_t copy_allocated(const struct fk_je_copy *c)
+{
+	uint64_t epoch = 1;
+	size_t v = 0, sz = sizeof v;
+
+	c->ctl("epoch", NULL, NULL, &epoch, sizeof epoch);
+	return c->ctl("stats.allocated", &v, &sz, NULL, 0) == 0 ? (uint64_t)v : 0;
+}
+
 /* Finds, probes and chooses; under je_mu. */
 static void discover(void)
 {
@@ -286,6 +315,8 @@ static void discover(void)
 	je_ctl = je_copies[je_chosen].ctl;
 	je_avail = je_copies[je_chosen].state;
 	explain(&je_copies[je_chosen]);
+	if (je_env_name[0])
+		find_others();
 	if (je_ncopies > 1) {
 		size_t k;
 
@@ -310,6 +341,34 @@ static void ensure(void)
 	if (!je_done)
 		discover();
 	pthread_mutex_unlock(&je_mu);
+}
+
+int fk_je_idle(char *buf, size_t size)
+{
+	uint64_t mine, best = 0;
+	size_t k = SIZE_MAX;
+
+	ensure();
+	if (!je_env_name[0] || je_chosen < 0 || je_nothers == 0)
+		return 0;
+	mine = copy_allocated(&je_copies[je_chosen]);
+	for (size_t i = 0; i < je_nothers; i++) {
+		uint64_t a = copy_allocated(&je_others[i]);
+
+		if (a > best) {
+			best = a;
+			k = i;
+		}
+	}
+	if (k == SIZE_MAX || best < FK_HOOK_IDLE_HELD || best / FK_HOOK_IDLE_RATIO < mine)
+		return 0;
+	snprintf(buf, size, "FLAMEKIT_MALLCTL=%s chose the jemalloc in %s, which holds %llu "
+		 "bytes, while the one in %s (%s) holds %llu: the program allocates through "
+		 "that one, and profiles of this one are nearly empty (set FLAMEKIT_MALLCTL=%s)",
+		 je_env_name, je_copies[je_chosen].module, (unsigned long long)mine,
+		 je_others[k].module, je_others[k].symbol, (unsigned long long)best,
+		 je_others[k].symbol);
+	return 1;
 }
 
 enum fk_je_avail fk_je_check(const char **why)

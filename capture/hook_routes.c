@@ -25,6 +25,24 @@ static int unavailable(struct fk_reply *r)
 	return 1;
 }
 
+/* 409 when the jemalloc FLAMEKIT_MALLCTL chose is idle and another holds
+ * the program's memory (fk_je_idle): its profiles would be empty 200s.
+ * Said once on stderr as well. 1 when answered. */
+static int idle_copy(struct fk_reply *r)
+{
+	static int told;
+	char why[1024];
+
+	if (!fk_je_idle(why, sizeof why))
+		return 0;
+	if (!told) {
+		told = 1;
+		fprintf(stderr, "flamekit-hook: %s\n", why);
+	}
+	fk_reply_error(r, 409, "%s", why);
+	return 1;
+}
+
 static int parse_bool(const char *s, int *out)
 {
 	if (strcmp(s, "true") == 0 || strcmp(s, "1") == 0) {
@@ -60,6 +78,8 @@ static void json_str(FILE *f, const char *s)
  * program's allocations go elsewhere (another allocator, another copy). */
 static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
 {
+	if (fk_je_idle(buf, size))
+		return 1;
 	uint64_t held = fk_je_stat("stats.allocated");
 	long pages = 0, rss = 0;
 	FILE *f = fopen("/proc/self/statm", "re");
@@ -470,7 +490,7 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 			       format_list(names, sizeof names, ", ", " or "));
 		return;
 	}
-	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || unavailable(r))
+	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || unavailable(r) || idle_copy(r))
 		return;
 	if (fk_req_arg(rq, "snapshot") || fk_req_arg(rq, "base")) {
 		send_snapshot(rq, r, fmt, &o);
@@ -492,7 +512,7 @@ static void get_pprof(const struct fk_request *rq, struct fk_reply *r, int alloc
 		fk_reply_error(r, 400, "bad seconds '%.40s': want 0 to %d", s, FK_HOOK_MAX_SECONDS);
 		return;
 	}
-	if (sample_limit(rq, r, &o) || unavailable(r))
+	if (sample_limit(rq, r, &o) || unavailable(r) || idle_copy(r))
 		return;
 	if (secs == 0) {
 		send_profile(rq, r, FK_OUT_PPROF, &o);
