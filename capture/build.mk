@@ -46,6 +46,9 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #   hook-bench-prog  the workloads of bench/hook.sh (from bench/hook_bench.c)
 #   series-prog      grows a cache, spikes and frees (heap over time)
 HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog
+#   dl-prog          loads, uses and unloads libfk-dl-alpha.so and
+#                    libfk-dl-beta.so (one source, two function names)
+HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
 OBJS     += $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o
@@ -67,6 +70,12 @@ $(B)/hook_bench.o: bench/hook_bench.c | $(B)
 		-fno-optimize-sibling-calls -c -o $@ $<
 $(B)/hook-bench-prog: $(B)/hook_bench.o
 	$(CC) $(LDFLAGS) -o $@ $^
+
+$(B)/dl-prog: tests/hook/dl_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(LDFLAGS) -o $@ $< -ldl
+$(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so: $(B)/libfk-dl-%.so: tests/hook/dl_lib.c | $(B)
+	$(CC) $(CPPFLAGS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
+		-DFKDL_FUNC=dl_$*_alloc -shared $(call NOSAN,$(LDFLAGS)) -o $@ $<
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

@@ -217,13 +217,15 @@ int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
 int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 		  char **out, size_t *len, size_t *maplen, struct fk_err *err);
 
-/* A series of ncols snapshots of p: p is symbolized once, then for each
- * column k set() fills p's counts and the snapshot's metadata; written as
- * folded text (FK_OUT_FOLDED) or the timeline page (FK_OUT_FLAME) into a
- * malloc'd *out. 0, or -1 with err. */
+/* A series of ncols snapshots from parts[0..nparts): the stacks of the
+ * snapshots that share one set of maps are one part, symbolized once with
+ * those maps; for each part and column k, set() fills that part's counts
+ * for snapshot k (none when k is not of the part) and the snapshot's
+ * metadata. Written as folded text (FK_OUT_FOLDED) or the timeline page
+ * (FK_OUT_FLAME) into a malloc'd *out. 0, or -1 with err. */
 struct fk_snapmeta;
-int fk_serve_series(struct fk_profile *p, uint32_t ncols,
-		    void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t ncols,
+		    void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
 				struct fk_snapmeta *m),
 		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
 		    size_t *len, struct fk_err *err);

@@ -313,8 +313,22 @@ int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	return emit(p, fmt, o, 0, NULL, out, len, err);
 }
 
-int fk_serve_series(struct fk_profile *p, uint32_t ncols,
-		    void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+struct part_ctx {
+	void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
+		    struct fk_snapmeta *m);
+	void *ctx;
+	size_t part;
+};
+
+static void part_set(void *ctx, uint32_t k, struct fk_profile *p, struct fk_snapmeta *m)
+{
+	const struct part_ctx *c = ctx;
+
+	c->set(c->ctx, c->part, k, p, m);
+}
+
+int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t ncols,
+		    void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
 				struct fk_snapmeta *m),
 		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
 		    size_t *len, struct fk_err *err)
@@ -327,9 +341,17 @@ int fk_serve_series(struct fk_profile *p, uint32_t ncols,
 
 	if (fmt != FK_OUT_FLAME && fmt != FK_OUT_FOLDED)
 		return fk_err_set(err, FK_EUNSUPP, 0, "a timeline is a flame page or folded");
-	if (fk_symbolize(p, &so, err) < 0 || !(se = fk_series_enc_new(ncols, err)))
+	if (!(se = fk_series_enc_new(ncols, err)))
 		return -1;
-	rc = fk_series_enc_add_all(se, p, set, ctx, err);
+	/* Each part named with its own maps: a library unloaded and another
+	 * loaded at its address between snapshots names each side rightly. */
+	for (size_t i = 0; i < nparts && rc == 0; i++) {
+		struct part_ctx c = { set, ctx, i };
+
+		rc = fk_symbolize(parts[i], &so, err);
+		if (rc == 0)
+			rc = fk_series_enc_add_part(se, parts[i], part_set, &c, err);
+	}
 	if (rc == 0 && (rc = mb_open(&m, err)) == 0) {
 		rc = fk_series_enc_write(se, m.f, err);
 		rc = mb_close(&m, rc, out, len, err);

@@ -48,6 +48,7 @@ struct mapstext {
 	char *text;
 	size_t len;
 	unsigned refs;
+	uint64_t modsig;               /* the modules it maps (modules_sig) */
 };
 
 static struct {
@@ -130,6 +131,34 @@ static uint32_t intern_stack(const uint64_t *addrs, uint32_t depth)
 	return (uint32_t)ring.nstk++;
 }
 
+/* A hash of the lines of maps text[0..len) that map a file (or the vdso):
+ * what naming a stack reads of them. Maps of two times that differ only
+ * in anonymous memory name every stack alike; a library unloaded and
+ * another loaded at its address, or a file replaced (another inode),
+ * change it. */
+static uint64_t modules_sig(const char *text, size_t len)
+{
+	const char *s = text, *end = text + len;
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end, *f = s;
+
+		/* The path is the sixth field. */
+		for (int k = 0; k < 5 && f < e; k++) {
+			while (f < e && *f != ' ')
+				f++;
+			while (f < e && *f == ' ')
+				f++;
+		}
+		if (f < e && (*f == '/' || (e - f >= 2 && f[0] == '[' && f[1] == 'v')))
+			h = (h ^ fk_hash(s, (size_t)(e - s))) * 0x100000001b3u;
+		s = nl ? nl + 1 : end;
+	}
+	return h;
+}
+
 static uint32_t intern_maps(const char *text, size_t len)
 {
 	for (size_t i = ring.nmaps; i-- > 0;)
@@ -148,7 +177,7 @@ static uint32_t intern_maps(const char *text, size_t len)
 	}
 	ring.maps = nv;
 	memcpy(t, text, len);
-	ring.maps[ring.nmaps] = (struct mapstext){ t, len, 1 };
+	ring.maps[ring.nmaps] = (struct mapstext){ t, len, 1, modules_sig(text, len) };
 	ring.bytes += len;
 	return (uint32_t)ring.nmaps++;
 }
@@ -633,39 +662,83 @@ static void meta_of(const struct snap *s, struct fk_snapmeta *m)
 	memcpy(m->stat, s->stat, sizeof m->stat);
 }
 
+/* The snapshots of a series in parts, one per set of modules their maps
+ * name (mapstext.modsig): part i's profile names the stacks of its
+ * snapshots with their own maps. */
 struct series_ctx {
-	const struct snap *const *sel;
-	const uint32_t *slot;
+	const struct snap *const *sel;     /* every snapshot, oldest first */
+	size_t *part;                      /* each snapshot's part */
+	uint32_t **slot;                   /* each part's skeleton slots */
 };
 
-static void series_set(void *ctx, uint32_t k, struct fk_profile *p, struct fk_snapmeta *m)
+static void series_set(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
+		       struct fk_snapmeta *m)
 {
 	const struct series_ctx *c = ctx;
 
-	set_counts(p, c->slot, c->sel[k]);
+	if (c->part[k] == part) {
+		set_counts(p, c->slot[part], c->sel[k]);
+	} else {
+		for (size_t i = 0; i < p->nstacks; i++)
+			memset(&p->stacks[i].c, 0, sizeof p->stacks[i].c);
+	}
 	meta_of(c->sel[k], m);
 }
 
 static int series_locked(int fmt, const struct fk_serve_opts *o, char **out, size_t *len,
 			 struct fk_err *err)
 {
-	const struct snap **sel;
-	struct fk_profile *p;
-	int rc;
+	const struct snap **sel, **sub;
+	struct fk_profile **parts;
+	size_t n = ring.n, nparts = 0;
+	struct series_ctx c;
+	int rc = 0;
 
-	if (ring.n == 0)
+	if (n == 0)
 		return fk_err_set(err, FK_EUNSUPP, 0, "no snapshot yet");
-	sel = malloc(ring.n * sizeof *sel);
-	if (!sel)
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	for (size_t k = 0; k < ring.n; k++)
+	sel = malloc(n * sizeof *sel);
+	sub = malloc(n * sizeof *sub);
+	parts = calloc(n, sizeof *parts);
+	c.part = malloc(n * sizeof *c.part);
+	c.slot = calloc(n, sizeof *c.slot);
+	c.sel = sel;
+	if (!sel || !sub || !parts || !c.part || !c.slot) {
+		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
 		sel[k] = &ring.v[k];
-	uint32_t *slot = NULL;
-	p = skeleton(sel, ring.n, &slot, err);
-	struct series_ctx c = { sel, slot };
-	rc = p ? fk_serve_series(p, (uint32_t)ring.n, series_set, &c, fmt, o, out, len, err) : -1;
-	fk_profile_free(p);
-	free(slot);
+		c.part[k] = SIZE_MAX;
+	}
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		size_t nsub = 0;
+		uint64_t sig = ring.maps[sel[k]->maps].modsig;
+
+		if (c.part[k] != SIZE_MAX)
+			continue;
+		for (size_t j = k; j < n; j++)
+			if (c.part[j] == SIZE_MAX && ring.maps[sel[j]->maps].modsig == sig) {
+				c.part[j] = nparts;
+				sub[nsub++] = sel[j];
+			}
+		parts[nparts] = skeleton(sub, nsub, &c.slot[nparts], err);
+		if (!parts[nparts])
+			rc = -1;
+		else
+			nparts++;
+	}
+	if (rc == 0)
+		rc = fk_serve_series(parts, nparts, (uint32_t)n, series_set, &c, fmt, o, out,
+				     len, err);
+out:
+	for (size_t i = 0; parts && c.slot && i < nparts; i++) {
+		fk_profile_free(parts[i]);
+		free(c.slot[i]);
+	}
+	free(parts);
+	free(c.slot);
+	free(c.part);
+	free(sub);
 	free(sel);
 	return rc;
 }
