@@ -279,7 +279,7 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	struct membuf m;
 	int rc;
 
-	struct fk_symbolize_opts so = { .thread_start = unsampled_thread,
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
 					.cache = serve_cache() };
 
 	if (fk_symbolize(p, &so, err) < 0)
@@ -333,7 +333,7 @@ int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t nco
 		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
 		    size_t *len, struct fk_err *err)
 {
-	struct fk_symbolize_opts so = { .thread_start = unsampled_thread,
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
 					.cache = serve_cache() };
 	struct fk_series_enc *se;
 	struct membuf m;

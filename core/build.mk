@@ -19,6 +19,8 @@ UNIT += $(B)/test_core
 $(B)/test_core: $(B)/test_core.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LDLIBS)
 $(B)/test_core.o: CPPFLAGS += -Itests/unit
+# Their dependency files too, so a header change rebuilds them.
+OBJS += $(B)/test_allocframes.o $(B)/test_core.o
 
 FUZZ += fuzz_heapdump
 $(B)/fuzz_heapdump: $(B)/fuzz_heapdump.o $(B)/libfkcore.a
