@@ -26,5 +26,9 @@ FUZZ += fuzz_heapdump
 $(B)/fuzz_heapdump: $(B)/fuzz_heapdump.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
 
+FUZZ += fuzz_series
+$(B)/fuzz_series: $(B)/fuzz_series.o $(B)/libfkcore.a
+	$(FUZZ_LINK) $(CORE_LDLIBS)
+
 # core/ sees only itself.
 $(call layer,$(CORE_OBJ),core)
