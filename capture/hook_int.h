@@ -242,6 +242,13 @@ extern size_t fk_snap_budget;
  * takes 90 ms of the hook's thread (bench/README.md, "Snapshots"), so
  * every half second is already a sixth of a core. */
 #define FK_HOOK_SNAPSHOT_S_MIN 0.5
+/* What serving the timeline takes for each stack of each snapshot, and
+ * counts against FLAMEKIT_SNAPSHOT_MB with the ring itself: the series'
+ * dense values (8 bytes), their row in the folded accumulator (8) and in
+ * the page's frame table (8). Measured: one timeline GET of 150 snapshots
+ * of 4112 stacks took 12 MB more than one of 20, 22 bytes a cell
+ * (bench/README.md, "The timeline's memory"). */
+#define FK_HOOK_TIMELINE_CELL 24
 /* Snapshots in the ring at most: the columns a series holds. */
 #define FK_HOOK_MAX_SNAPSHOTS FK_MAX_COLUMNS
 /* How often the hook's thread reads stats.allocated while sampling is on
@@ -270,6 +277,10 @@ void fk_snap_tick(void);
 
 /* The snapshots held and the bytes they take. */
 void fk_snap_stats(size_t *n, size_t *bytes);
+
+/* What serving the timeline of the ring now takes beyond the ring, counted
+ * against the budget with it (FK_HOOK_TIMELINE_CELL a stack a snapshot). */
+size_t fk_snap_timeline_bytes(void);
 
 /* Serves snapshot id (base 0), or the growth from snapshot base to
  * snapshot id (or to the heap now when id is 0), in fmt (not raw); takes

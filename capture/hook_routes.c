@@ -149,8 +149,9 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
 	size_t nsnap, snapbytes;
 	fk_snap_stats(&nsnap, &snapbytes);
-	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"snapshot_budget\":%zu,"
-		"\"snapshot_seconds\":%g,", nsnap, snapbytes, fk_snap_budget, fk_snap_interval);
+	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"timeline_bytes\":%zu,"
+		"\"snapshot_budget\":%zu,\"snapshot_seconds\":%g,", nsnap, snapbytes,
+		fk_snap_timeline_bytes(), fk_snap_budget, fk_snap_interval);
 	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
 	fk_serve_cache_stats(&cs);
 	fprintf(f, ",\"cache_modules\":%zu,\"cache_bytes\":%zu,\"cache_hits\":%llu,"

@@ -282,14 +282,27 @@ static void thin_one(void)
 	ring.n--;
 }
 
+/* What serving the timeline of the ring takes beyond the ring itself: a
+ * cell for each stack and snapshot (FK_HOOK_TIMELINE_CELL bytes). */
+static size_t timeline_cost(void)
+{
+	return ring.nstk * ring.n * FK_HOOK_TIMELINE_CELL;
+}
+
+/* Whether the ring and the timeline served from it pass the budget. */
+static int over_budget(void)
+{
+	return ring.bytes + timeline_cost() > fk_snap_budget;
+}
+
 static void thin(void)
 {
 	int dropped = 0;
 
-	while (ring.n > 1 && (ring.bytes > fk_snap_budget || ring.n > FK_HOOK_MAX_SNAPSHOTS)) {
+	while (ring.n > 1 && (over_budget() || ring.n > FK_HOOK_MAX_SNAPSHOTS)) {
 		thin_one();
 		dropped = 1;
-		if (ring.bytes > fk_snap_budget) {
+		if (over_budget()) {
 			compact();
 			dropped = 0;
 		}
@@ -476,6 +489,16 @@ void fk_snap_tick(void)
 }
 
 /* ---- reading the ring ---- */
+
+size_t fk_snap_timeline_bytes(void)
+{
+	size_t b;
+
+	pthread_mutex_lock(&ring.lock);
+	b = timeline_cost();
+	pthread_mutex_unlock(&ring.lock);
+	return b;
+}
 
 void fk_snap_stats(size_t *n, size_t *bytes)
 {
