@@ -5,6 +5,7 @@
 HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
             hook_jemalloc.c hook_find.c hook_params.c hook_state.c hook_reply.c hook_addr.c hook_signal.c serve_profile.c \
             serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c hook_arena.c hook_sampling.c
+HOOK_SRC += hook_env.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
 # version FLAMEKIT_HOOK_0 names), with the development link
@@ -55,6 +56,9 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
                $(B)/hook-fork-prog $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
                $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped
+#   dl-prog          loads, uses and unloads libfk-dl-alpha.so and
+#                    libfk-dl-beta.so (one source, two function names)
+HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o $(B)/fork_prog.o
@@ -83,6 +87,12 @@ $(B)/hook_bench.o: bench/hook_bench.c | $(B)
 		-fno-optimize-sibling-calls -c -o $@ $<
 $(B)/hook-bench-prog: $(B)/hook_bench.o
 	$(CC) $(LDFLAGS) -o $@ $^
+
+$(B)/dl-prog: tests/hook/dl_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(LDFLAGS) -o $@ $< -ldl
+$(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so: $(B)/libfk-dl-%.so: tests/hook/dl_lib.c | $(B)
+	$(CC) $(CPPFLAGS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
+		-DFKDL_FUNC=dl_$*_alloc -shared $(call NOSAN,$(LDFLAGS)) -o $@ $<
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

@@ -90,6 +90,12 @@ int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note);
 const char *fk_je_no_accum(void);
 
 
+/* When FLAMEKIT_MALLCTL chose a copy that holds almost nothing while a
+ * copy it left out holds the program's memory (at least
+ * FK_HOOK_IDLE_HELD bytes and FK_HOOK_IDLE_RATIO times as much): 1 with a
+ * sentence naming both into buf, else 0. */
+int fk_je_idle(char *buf, size_t size);
+
 /* A size_t statistic of the chosen copy ("stats.allocated", ...) after an
  * epoch refresh; 0 when unknown. */
 uint64_t fk_je_stat(const char *name);
@@ -336,13 +342,15 @@ int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
 int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 		  char **out, size_t *len, size_t *maplen, struct fk_err *err);
 
-/* A series of ncols snapshots of p: p is symbolized once, then for each
- * column k set() fills p's counts and the snapshot's metadata; written as
- * folded text (FK_OUT_FOLDED) or the timeline page (FK_OUT_FLAME) into a
- * malloc'd *out. 0, or -1 with err. */
+/* A series of ncols snapshots from parts[0..nparts): the stacks of the
+ * snapshots that share one set of maps are one part, symbolized once with
+ * those maps; for each part and column k, set() fills that part's counts
+ * for snapshot k (none when k is not of the part) and the snapshot's
+ * metadata. Written as folded text (FK_OUT_FOLDED) or the timeline page
+ * (FK_OUT_FLAME) into a malloc'd *out. 0, or -1 with err. */
 struct fk_snapmeta;
-int fk_serve_series(struct fk_profile *p, uint32_t ncols,
-		    void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t ncols,
+		    void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
 				struct fk_snapmeta *m),
 		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
 		    size_t *len, struct fk_err *err);
@@ -355,12 +363,31 @@ extern double fk_snap_interval;
 extern size_t fk_snap_budget;
 #define FK_HOOK_SNAPSHOT_S 60
 #define FK_HOOK_SNAPSHOT_MB 64
+/* The shortest FLAMEKIT_SNAPSHOT_S but 0: a snapshot of a 16k-stack heap
+ * takes 90 ms of the hook's thread (bench/README.md, "Snapshots"), so
+ * every half second is already a sixth of a core. */
+#define FK_HOOK_SNAPSHOT_S_MIN 0.5
+/* What serving the timeline takes for each stack of each snapshot, and
+ * counts against FLAMEKIT_SNAPSHOT_MB with the ring itself: the series'
+ * dense values (8 bytes), their row in the folded accumulator (8) and in
+ * the page's frame table (8). Measured: one timeline GET of 150 snapshots
+ * of 4112 stacks took 12 MB more than one of 20, 22 bytes a cell
+ * (bench/README.md, "The timeline's memory"). */
+#define FK_HOOK_TIMELINE_CELL 24
 /* Snapshots in the ring at most: the columns a series holds. */
 #define FK_HOOK_MAX_SNAPSHOTS FK_MAX_COLUMNS
 /* How often the hook's thread reads stats.allocated while sampling is on
  * (one mallctl: microseconds), and by how much it must pass the highest
  * snapshot's for a peak snapshot. */
 #define FK_HOOK_PEAK_POLL_MS 250
+/* lg_sample changes (each a prof.reset, which leaves jemalloc's metadata
+ * larger for good): this many at once, then one every FK_HOOK_RESET_S
+ * seconds; more are 429 (hook_routes.c). */
+#define FK_HOOK_RESET_BURST 16
+#define FK_HOOK_RESET_S 10
+/* A snapshot failure that repeats is told once, then as a count at most
+ * this often (seconds). */
+#define FK_HOOK_TELL_S 60
 #define FK_HOOK_PEAK_STEP 0.10
 
 /* Takes a snapshot now (why: "interval", "peak" or "request"); its id
@@ -375,6 +402,10 @@ void fk_snap_tick(void);
 
 /* The snapshots held and the bytes they take. */
 void fk_snap_stats(size_t *n, size_t *bytes);
+
+/* What serving the timeline of the ring now takes beyond the ring, counted
+ * against the budget with it (FK_HOOK_TIMELINE_CELL a stack a snapshot). */
+size_t fk_snap_timeline_bytes(void);
 
 /* Serves snapshot id (base 0), or the growth from snapshot base to
  * snapshot id (or to the heap now when id is 0), in fmt (not raw); takes
@@ -583,6 +614,7 @@ unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
  * less than IDLE_HELD bytes while the process's RSS passes IDLE_RSS. */
 #define FK_HOOK_IDLE_HELD (1u << 20)
 #define FK_HOOK_IDLE_RSS (256u << 20)
+#define FK_HOOK_IDLE_RATIO 4
 /* Longest ?seconds=N of a delta profile. */
 #define FK_HOOK_MAX_SECONDS 3600
 
@@ -797,9 +829,19 @@ void fk_sig_atfork_child(void);
  * large C++ program's modules (libstdc++, a 100 MB binary with DWARF)
  * take tens of megabytes once read; past this the least recently used go. */
 #define FK_HOOK_CACHE_MB 64
-/* The most FLAMEKIT_CACHE_MB accepts (1 TiB): larger is a typo; a bad
- * value gives the default. */
+/* The most FLAMEKIT_CACHE_MB accepts (1 TiB): larger is a typo, refused
+ * like any bad value (hook_env.c). */
 #define FK_HOOK_CACHE_MB_MAX (1024 * 1024)
+/* The module cache's budget in MiB, FLAMEKIT_CACHE_MB (0: no cache), set
+ * by hook_env.c before the first request. */
+extern size_t fk_serve_cache_mb;
+
+/* ---- hook_env.c: the settings from the environment ---- */
+
+/* Reads FLAMEKIT_SNAPSHOT_S, FLAMEKIT_SNAPSHOT_MB and FLAMEKIT_CACHE_MB
+ * into fk_snap_interval, fk_snap_budget and fk_serve_cache_mb; unset or
+ * empty keeps the default. 0, or -1 with err naming the bad value. */
+int fk_env_read(struct fk_err *err);
 
 #define FK_HOOK_STR_(x) #x
 #define FK_HOOK_STR(x) FK_HOOK_STR_(x)

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -374,6 +376,35 @@ static void keep_api_copy(void)
 	je_ncopies = 1;
 }
 
+/* The copies FLAMEKIT_MALLCTL left out (those of the default names in
+ * other functions), kept to tell when the one it chose holds nothing
+ * while another holds the program's memory. Set under je_mu by discover. */
+static struct fk_je_copy je_others[FK_HOOK_MAX_COPIES];
+static size_t je_nothers;
+
+static void find_others(void)
+{
+	static const char *const names[] = { "mallctl", "je_mallctl", "_rjem_mallctl" };
+	struct fk_je_copy all[FK_HOOK_MAX_COPIES];
+	size_t n = fk_find_jemalloc(names, sizeof names / sizeof names[0], all,
+				    FK_HOOK_MAX_COPIES);
+
+	je_nothers = 0;
+	for (size_t i = 0; i < n; i++)
+		if (all[i].ctl != je_copies[je_chosen].ctl)
+			je_others[je_nothers++] = all[i];
+}
+
+/* stats.allocated of copy c after an epoch refresh; 0 when unknown. */
+static uint64_t copy_allocated(const struct fk_je_copy *c)
+{
+	uint64_t epoch = 1;
+	size_t v = 0, sz = sizeof v;
+
+	c->ctl("epoch", NULL, NULL, &epoch, sizeof epoch);
+	return c->ctl("stats.allocated", &v, &sz, NULL, 0) == 0 ? (uint64_t)v : 0;
+}
+
 /* Finds, probes and chooses; under je_mu. */
 static void discover(void)
 {
@@ -421,6 +452,8 @@ static void discover(void)
 		c->state = FK_JE_ELSEWHERE;
 	je_avail = c->state;
 	explain(c, bits, exe);
+	if (je_env_name[0])
+		find_others();
 	if (je_ncopies > 1) {
 		size_t k;
 
@@ -445,6 +478,34 @@ static void ensure(void)
 	if (!je_done)
 		discover();
 	pthread_mutex_unlock(&je_mu);
+}
+
+int fk_je_idle(char *buf, size_t size)
+{
+	uint64_t mine, best = 0;
+	size_t k = SIZE_MAX;
+
+	ensure();
+	if (!je_env_name[0] || je_chosen < 0 || je_nothers == 0)
+		return 0;
+	mine = copy_allocated(&je_copies[je_chosen]);
+	for (size_t i = 0; i < je_nothers; i++) {
+		uint64_t a = copy_allocated(&je_others[i]);
+
+		if (a > best) {
+			best = a;
+			k = i;
+		}
+	}
+	if (k == SIZE_MAX || best < FK_HOOK_IDLE_HELD || best / FK_HOOK_IDLE_RATIO < mine)
+		return 0;
+	snprintf(buf, size, "FLAMEKIT_MALLCTL=%s chose the jemalloc in %s, which holds %llu "
+		 "bytes, while the one in %s (%s) holds %llu: the program allocates through "
+		 "that one, and profiles of this one are nearly empty (set FLAMEKIT_MALLCTL=%s)",
+		 je_env_name, je_copies[je_chosen].module, (unsigned long long)mine,
+		 je_others[k].module, je_others[k].symbol, (unsigned long long)best,
+		 je_others[k].symbol);
+	return 1;
 }
 
 enum fk_je_avail fk_je_check(const char **why)
@@ -639,6 +700,42 @@ static int map_fd(int fd, char **data, size_t *len, size_t *maplen, struct fk_er
 	return 0;
 }
 
+/* The end of a message for errno e into note[96]: the descriptor limit
+ * when e is EMFILE, else nothing. Returns note. */
+static const char *fd_limit_note(int e, char *note)
+{
+	struct rlimit rl;
+
+	note[0] = 0;
+	if (e != EMFILE)
+		return note;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(note, 96, " (the process holds all %llu descriptors "
+			 "RLIMIT_NOFILE allows)", (unsigned long long)rl.rlim_cur);
+	else
+		snprintf(note, 96, " (the process is at its descriptor limit)");
+	return note;
+}
+
+/* Why prof.dump to path failed: jemalloc says EFAULT for every failure of
+ * its own open or write, so the open is tried again here to name the
+ * cause (EMFILE at the descriptor limit, ENOENT without /proc). */
+static int dump_failed(const char *path, int rc, struct fk_err *err)
+{
+	int t = open(path, O_WRONLY | O_CLOEXEC), e = errno;
+	char note[96];
+
+	if (t >= 0) {
+		close(t);
+		return fk_err_set(err, FK_EIO, 0, "prof.dump to %s failed: %s", path, strerror(rc));
+	}
+	if (e == ENOENT && access("/proc/self/fd", F_OK) != 0)
+		return fk_err_set(err, FK_EIO, 0, "prof.dump to %s failed: /proc is not mounted",
+				  path);
+	return fk_err_set(err, FK_EIO, 0, "prof.dump failed: jemalloc cannot open %s: %s%s",
+			  path, strerror(e), fd_limit_note(e, note));
+}
+
 int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 {
 	char path[64];
@@ -649,15 +746,19 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	if (je_ready(err) < 0)
 		return -1;
 	fd = memfd_create("flamekit-dump", MFD_CLOEXEC);
-	if (fd < 0)
-		return fk_err_set(err, FK_EIO, 0, "memfd_create: %s", strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		char note[96];
+
+		return fk_err_set(err, FK_EIO, 0, "memfd_create: %s%s", strerror(e),
+				  fd_limit_note(e, note));
+	}
 	/* thread-self: the memfd is in the calling thread's table, which for
 	 * the hook's thread is its own (hook_loop.c), not the process's. */
 	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", fd);
 	rc = je_ctl("prof.dump", NULL, NULL, &pp, sizeof pp);
 	if (rc != 0)
-		ret = fk_err_set(err, FK_EIO, 0, "prof.dump to %s failed: %s (is /proc mounted?)",
-				 path, strerror(rc));
+		ret = dump_failed(path, rc, err);
 	else
 		ret = map_fd(fd, data, len, maplen, err);
 	close(fd);

@@ -133,28 +133,11 @@ static void register_atfork(void)
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-/* FLAMEKIT_SNAPSHOT_S and FLAMEKIT_SNAPSHOT_MB into the ring's settings. */
+/* FLAMEKIT_SNAPSHOT_S, FLAMEKIT_SNAPSHOT_MB and FLAMEKIT_CACHE_MB into
+ * the settings (hook_env.c). */
 static int snap_env(struct fk_err *err)
 {
-	const char *secs = getenv("FLAMEKIT_SNAPSHOT_S"), *mb = getenv("FLAMEKIT_SNAPSHOT_MB");
-	uint64_t v;
-
-	if (secs && *secs) {
-		char *end;
-		double d = strtod(secs, &end);
-
-		if (*end || !(d >= 0 && d <= 86400))
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_SNAPSHOT_S '%.40s': want "
-					  "0 (no interval snapshots) to 86400 seconds", secs);
-		fk_snap_interval = d;
-	}
-	if (mb && *mb) {
-		if (fk_parse_u64(mb, strlen(mb), &v) < 0 || v < 1 || v > 1u << 20)
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_SNAPSHOT_MB '%.40s': want "
-					  "1 to 1048576", mb);
-		fk_snap_budget = (size_t)v << 20;
-	}
-	return 0;
+	return fk_env_read(err);
 }
 
 /* Under st_lock: a loop for the dump signal alone, when one is asked for

@@ -3,6 +3,7 @@
  * method, a path, a handler and the line GET / shows. Handlers fill a
  * reply; the transport (hook_http.c) knows nothing of them, and they know
  * nothing of HTTP's plumbing. GET and HEAD never change state. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,24 @@ static int unavailable(struct fk_reply *r)
 	if (fk_je_check(&why) == FK_JE_OK)
 		return 0;
 	fk_reply_error(r, 503, "%s", why);
+	return 1;
+}
+
+/* 409 when the jemalloc FLAMEKIT_MALLCTL chose is idle and another holds
+ * the program's memory (fk_je_idle): its profiles would be empty 200s.
+ * Said once on stderr as well. 1 when answered. */
+static int idle_copy(struct fk_reply *r)
+{
+	static int told;
+	char why[1024];
+
+	if (!fk_je_idle(why, sizeof why))
+		return 0;
+	if (!told) {
+		told = 1;
+		fprintf(stderr, "flamekit-hook: %s\n", why);
+	}
+	fk_reply_error(r, 409, "%s", why);
 	return 1;
 }
 
@@ -60,6 +79,9 @@ static void json_str(FILE *f, const char *s)
 static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
 {
 	struct fk_arena_mem host;
+
+	if (fk_je_idle(buf, size))
+		return 1;
 	long pages = 0, rss = 0;
 	FILE *f = fopen("/proc/self/statm", "re");
 
@@ -179,8 +201,9 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
 	size_t nsnap, snapbytes;
 	fk_snap_stats(&nsnap, &snapbytes);
-	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"snapshot_budget\":%zu,"
-		"\"snapshot_seconds\":%g,", nsnap, snapbytes, fk_snap_budget, fk_snap_interval);
+	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"timeline_bytes\":%zu,"
+		"\"snapshot_budget\":%zu,\"snapshot_seconds\":%g,", nsnap, snapbytes,
+		fk_snap_timeline_bytes(), fk_snap_budget, fk_snap_interval);
 	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
 	fk_serve_cache_stats(&cs);
 	fprintf(f, ",\"cache_modules\":%zu,\"cache_bytes\":%zu,\"cache_hits\":%llu,"
@@ -219,6 +242,33 @@ static void get_settings(const struct fk_request *rq, struct fk_reply *r)
 	settings_json(r);
 }
 
+/* Whether a reset (a lg_sample change: prof.reset) may run now: a bucket
+ * of FK_HOOK_RESET_BURST, one back every FK_HOOK_RESET_S seconds. Each
+ * reset leaves jemalloc's profiling metadata a little larger for good
+ * (with prof_accum: 44 -> 177 MB of host RSS over 3000 of them), so their
+ * rate bounds that growth. 1, or 0 with *wait the seconds until the next. */
+static int reset_allowed(double *wait)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static double tokens = FK_HOOK_RESET_BURST, last = -1;
+	double now = fk_now();
+	int ok;
+
+	pthread_mutex_lock(&mu);
+	if (last >= 0) {
+		tokens += (now - last) / FK_HOOK_RESET_S;
+		if (tokens > FK_HOOK_RESET_BURST)
+			tokens = FK_HOOK_RESET_BURST;
+	}
+	last = now;
+	ok = tokens >= 1;
+	if (ok)
+		tokens -= 1;
+	*wait = ok ? 0 : (1 - tokens) * FK_HOOK_RESET_S;
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
 static void post_settings(const struct fk_request *rq, struct fk_reply *r)
 {
 	const char *en = fk_req_arg(rq, "enabled"), *lgs = fk_req_arg(rq, "lg_sample");
@@ -242,6 +292,14 @@ static void post_settings(const struct fk_request *rq, struct fk_reply *r)
 		lg = (int)v;
 	if (unavailable(r))
 		return;
+	double wait;
+	if (lg >= 0 && !reset_allowed(&wait)) {
+		fk_reply_error(r, 429, "too many lg_sample changes: each resets the profile "
+			       "(prof.reset) and leaves jemalloc's metadata larger for good, so "
+			       "%d may come at once and then one every %d s; try again in %.0f s",
+			       FK_HOOK_RESET_BURST, FK_HOOK_RESET_S, wait + 0.5);
+		return;
+	}
 	fk_err_init(&err, NULL);
 	if (on < 0) {
 		if (fk_je_get_active(&cur, &err) < 0) {
@@ -361,15 +419,26 @@ static void post_snapshot(const struct fk_request *rq, struct fk_reply *r)
 	fk_reply_close(r, f);
 }
 
-/* The timeline: the page (default), the series as folded text, or JSON. */
+static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o);
+
+/* The timeline: the page (default), the series as folded text, or JSON;
+ * the page takes the flame graph's options, which the others refuse. */
 static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 {
+	static const char *const page_only[] = { "title", "colors", "minwidth", "inverted" };
 	const char *f = fk_req_arg(rq, "format");
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
 	struct fk_err err;
 	int fmt = FK_OUT_FLAME;
 	FILE *jf;
 
+	if (f && strcmp(f, "flame") != 0)
+		for (size_t i = 0; i < sizeof page_only / sizeof page_only[0]; i++)
+			if (fk_req_arg(rq, page_only[i])) {
+				fk_reply_error(r, 400, "'%s' shapes the timeline's page "
+					       "(format=flame), not format=%.40s", page_only[i], f);
+				return;
+			}
 	if (f && strcmp(f, "json") == 0) {
 		if ((jf = fk_reply_open(r, "application/json"))) {
 			fk_snap_json(jf);
@@ -381,7 +450,8 @@ static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 		fk_reply_error(r, 400, "unknown timeline format '%.40s': want flame, folded or json", f);
 		return;
 	}
-	o.title = fk_req_arg(rq, "title");
+	if (flame_opts(rq, r, &o))
+		return;
 	fk_err_init(&err, NULL);
 	r->status = 200;
 	r->ctype = fk_fmt_ctype(fmt);
@@ -477,7 +547,7 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 			       format_list(names, sizeof names, ", ", " or "));
 		return;
 	}
-	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || unavailable(r))
+	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || unavailable(r) || idle_copy(r))
 		return;
 	if (fk_req_arg(rq, "snapshot") || fk_req_arg(rq, "base")) {
 		send_snapshot(rq, r, fmt, &o);
@@ -499,7 +569,7 @@ static void get_pprof(const struct fk_request *rq, struct fk_reply *r, int alloc
 		fk_reply_error(r, 400, "bad seconds '%.40s': want 0 to %d", s, FK_HOOK_MAX_SECONDS);
 		return;
 	}
-	if (sample_limit(rq, r, &o) || unavailable(r))
+	if (sample_limit(rq, r, &o) || unavailable(r) || idle_copy(r))
 		return;
 	if (secs == 0) {
 		send_profile(rq, r, FK_OUT_PPROF, &o);

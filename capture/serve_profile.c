@@ -110,6 +110,27 @@ static int mb_close(struct membuf *m, int rc, char **out, size_t *outlen,
 	return 0;
 }
 
+/* render-flame's options for a page from a request's o (may be NULL),
+ * with title when it gives none. */
+static void flame_opts(struct fk_flame_opts *fo, const struct fk_serve_opts *o,
+		       const char *title)
+{
+	fk_flame_opts_init(fo);
+	fo->title = title;
+	if (!o)
+		return;
+	if (o->title && *o->title)
+		fo->title = o->title;
+	if (o->colors && *o->colors)
+		fo->colors = o->colors;
+	if (o->minwidth >= 0) {
+		fo->minwidth = o->minwidth;
+		fo->minwidth_pct = o->minwidth_pct;
+	}
+	if (o->inverted >= 0)
+		fo->inverted = o->inverted != 0;
+}
+
 static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o,
 		       char **out, size_t *outlen, struct fk_err *err)
 {
@@ -124,20 +145,7 @@ static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o
 	rc = fk_folded_write(p, NULL, folded.f, err);
 	if (mb_close(&folded, rc, &ftext, &flen, err) < 0)
 		return -1;
-	fk_flame_opts_init(&fo);
-	fo.title = "Heap in use";
-	if (o) {
-		if (o->title && *o->title)
-			fo.title = o->title;
-		if (o->colors && *o->colors)
-			fo.colors = o->colors;
-		if (o->minwidth >= 0) {
-			fo.minwidth = o->minwidth;
-			fo.minwidth_pct = o->minwidth_pct;
-		}
-		if (o->inverted >= 0)
-			fo.inverted = o->inverted != 0;
-	}
+	flame_opts(&fo, o, "Heap in use");
 	rc = mb_open(&svg, err);
 	if (rc == 0) {
 		rc = fk_flame_render(ftext, flen, NULL, 0, &fo, svg.f, err);
@@ -184,21 +192,16 @@ static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
  * fk_serve_cache_drop. */
 static struct fk_symcache *cache;
 
+size_t fk_serve_cache_mb = FK_HOOK_CACHE_MB;
+
 static struct fk_symcache *serve_cache(void)
 {
-	const char *env = getenv("FLAMEKIT_CACHE_MB");
-	uint64_t mb = FK_HOOK_CACHE_MB;
-
 	/* Its files are open in the hook thread's own table: another thread
 	 * (a host thread calling the API with no server) goes without. */
 	if (!fk_self_is_hook())
 		return NULL;
-	if (cache)
-		return cache;
-	if (env && (fk_parse_u64(env, strlen(env), &mb) < 0 || mb > FK_HOOK_CACHE_MB_MAX))
-		mb = FK_HOOK_CACHE_MB;
-	if (mb > 0)
-		cache = fk_symcache_new((size_t)mb << 20);
+	if (!cache && fk_serve_cache_mb > 0)
+		cache = fk_symcache_new(fk_serve_cache_mb << 20);
 	return cache;
 }
 
@@ -277,13 +280,14 @@ int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 /* Symbolizes p with the files its maps name (the live process's own) and
  * writes it in fmt; a pprof covers window seconds (0: a snapshot). */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
-		double window, char **out, size_t *outlen, struct fk_err *err)
+		double window, const char *note, char **out, size_t *outlen,
+		struct fk_err *err)
 {
 	struct fk_pprof_opts po;
 	struct membuf m;
 	int rc;
 
-	struct fk_symbolize_opts so = { .thread_start = unsampled_thread,
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
 					.cache = serve_cache() };
 
 	if (fk_symbolize(p, &so, err) < 0)
@@ -291,6 +295,8 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	switch (fmt) {
 	case FK_OUT_PPROF:
 		pprof_opts(&po, o, window);
+		if (note)
+			po.note = note;
 		return fk_pprof_encode(p, &po, (unsigned char **)out, outlen, err);
 	case FK_OUT_FLAME:
 		return write_flame(p, o, out, outlen, err);
@@ -312,16 +318,30 @@ int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	*maplen = 0;
 	if (fmt == FK_OUT_RAW)
 		return fk_err_set(err, FK_EUNSUPP, 0, "format raw is only the live heap");
-	return emit(p, fmt, o, 0, out, len, err);
+	return emit(p, fmt, o, 0, NULL, out, len, err);
 }
 
-int fk_serve_series(struct fk_profile *p, uint32_t ncols,
-		    void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+struct part_ctx {
+	void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
+		    struct fk_snapmeta *m);
+	void *ctx;
+	size_t part;
+};
+
+static void part_set(void *ctx, uint32_t k, struct fk_profile *p, struct fk_snapmeta *m)
+{
+	const struct part_ctx *c = ctx;
+
+	c->set(c->ctx, c->part, k, p, m);
+}
+
+int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t ncols,
+		    void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
 				struct fk_snapmeta *m),
 		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
 		    size_t *len, struct fk_err *err)
 {
-	struct fk_symbolize_opts so = { .thread_start = unsampled_thread,
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
 					.cache = serve_cache() };
 	struct fk_series_enc *se;
 	struct membuf m;
@@ -329,9 +349,17 @@ int fk_serve_series(struct fk_profile *p, uint32_t ncols,
 
 	if (fmt != FK_OUT_FLAME && fmt != FK_OUT_FOLDED)
 		return fk_err_set(err, FK_EUNSUPP, 0, "a timeline is a flame page or folded");
-	if (fk_symbolize(p, &so, err) < 0 || !(se = fk_series_enc_new(ncols, err)))
+	if (!(se = fk_series_enc_new(ncols, err)))
 		return -1;
-	rc = fk_series_enc_add_all(se, p, set, ctx, err);
+	/* Each part named with its own maps: a library unloaded and another
+	 * loaded at its address between snapshots names each side rightly. */
+	for (size_t i = 0; i < nparts && rc == 0; i++) {
+		struct part_ctx c = { set, ctx, i };
+
+		rc = fk_symbolize(parts[i], &so, err);
+		if (rc == 0)
+			rc = fk_series_enc_add_part(se, parts[i], part_set, &c, err);
+	}
 	if (rc == 0 && (rc = mb_open(&m, err)) == 0) {
 		rc = fk_series_enc_write(se, m.f, err);
 		rc = mb_close(&m, rc, out, len, err);
@@ -345,8 +373,7 @@ int fk_serve_series(struct fk_profile *p, uint32_t ncols,
 	size_t tlen = *len;
 	struct fk_flame_opts fo;
 
-	fk_flame_opts_init(&fo);
-	fo.title = o && o->title && *o->title ? o->title : "Heap over time";
+	flame_opts(&fo, o, "Heap over time");
 	if ((rc = mb_open(&m, err)) == 0) {
 		rc = fk_flame_render(text, tlen, NULL, 0, &fo, m.f, err);
 		rc = mb_close(&m, rc, out, len, err);
@@ -390,17 +417,38 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 	}
 	p = parse(dump, dlen, "heap", err);
 	if (p)
-		rc = emit(p, fmt, o, 0, out, outlen, err);
+		rc = emit(p, fmt, o, 0, NULL, out, outlen, err);
 	fk_profile_free(p);
 	fk_hook_buf_release(dump, dmaplen);
 	return rc;
 }
 
+/* Whether the profile was reset between base b and cur c: the rate
+ * changed, or a stack's cumulative counts went down in the window g
+ * (they only grow between resets). */
+static int was_reset(const struct fk_profile *b, const struct fk_profile *c,
+		     const struct fk_profile *g)
+{
+	if (b->period != c->period)
+		return 1;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (g->stacks[i].c.acc_objs < 0 || g->stacks[i].c.acc_bytes < 0)
+			return 1;
+	return 0;
+}
+
+/* The window from base to cur, window seconds long, opened at start; a
+ * reset of the profile at reset_at (fk_state_active_since, or -1) inside
+ * it leaves only the part after the reset to tell. 0, 1 when a reset cut
+ * the window at a time not known (err says so: a 409), or -1 with err. */
 static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 		   size_t clen, size_t cmaplen, const struct fk_serve_opts *o,
-		   double window, char **out, size_t *outlen, struct fk_err *err)
+		   double start, double reset_at, char **out, size_t *outlen,
+		   struct fk_err *err)
 {
 	struct fk_profile *b, *c = NULL, *g = NULL;
+	double now = fk_now(), window = now - start;
+	char note[200];
 	int rc = -1;
 
 	b = parse(base, blen, "base", err);
@@ -410,8 +458,25 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 		g = fk_profile_new("window");
 		if (!g)
 			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-		else if (fk_profile_diff(g, b, c, FK_DIFF_WINDOW, err) == 0)
-			rc = emit(g, FK_OUT_PPROF, o, window, out, outlen, err);
+		else if (fk_profile_diff(g, b, c, FK_DIFF_WINDOW, err) == 0) {
+			if (!was_reset(b, c, g))
+				rc = emit(g, FK_OUT_PPROF, o, window, NULL, out, outlen, err);
+			else if (reset_at > start && reset_at <= now) {
+				/* The counts since the reset are cur's own: the
+				 * honest part of the window, said so. */
+				snprintf(note, sizeof note, "window cut by a reset of the profile "
+					 "(a lg_sample change) %.1f s after it opened: these are the "
+					 "%.1f s after the reset, of the %.1f s asked for",
+					 reset_at - start, now - reset_at, window);
+				rc = emit(c, FK_OUT_PPROF, o, now - reset_at, note, out, outlen, err);
+			} else {
+				fk_err_set(err, FK_EUNSUPP, 0, "the profile was reset during this "
+					   "%.0f s window (prof.reset, a lg_sample change), so its "
+					   "counts started again: ask for a window that begins after "
+					   "the reset", window);
+				rc = 1;
+			}
+		}
 	}
 	fk_profile_free(g);
 	fk_profile_free(c);
@@ -502,16 +567,16 @@ void fk_serve_delta_finish(void *ctx, struct fk_reply *r)
 	rc = fk_serve_dump(&cur, &clen, &cmaplen, &err);
 	if (rc == 0) {
 		rc = fk_serve_delta(d->base, d->blen, d->bmaplen, cur, clen, cmaplen,
-				    d->has_o ? &d->o : NULL, fk_now() - d->start,
+				    d->has_o ? &d->o : NULL, d->start, fk_state_active_since(),
 				    &r->body, &r->len, &err);
 		d->base = NULL;
 	}
 	fk_je_unlock();
 	fk_serve_delta_drop(d);
-	if (rc < 0) {
+	if (rc != 0) {
 		r->body = NULL;
 		r->len = 0;
-		fk_reply_error(r, err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
+		fk_reply_error(r, rc > 0 ? 409 : err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
 		return;
 	}
 	fk_state_note_dump();

@@ -51,6 +51,7 @@ struct mapstext {
 	char *text;
 	size_t len;
 	unsigned refs;
+	uint64_t modsig;               /* the modules it maps (modules_sig) */
 };
 
 static struct {
@@ -128,6 +129,34 @@ static uint32_t intern_stack(const uint64_t *addrs, uint32_t depth)
 	return (uint32_t)ring.nstk++;
 }
 
+/* A hash of the lines of maps text[0..len) that map a file (or the vdso):
+ * what naming a stack reads of them. Maps of two times that differ only
+ * in anonymous memory name every stack alike; a library unloaded and
+ * another loaded at its address, or a file replaced (another inode),
+ * change it. */
+static uint64_t modules_sig(const char *text, size_t len)
+{
+	const char *s = text, *end = text + len;
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end, *f = s;
+
+		/* The path is the sixth field. */
+		for (int k = 0; k < 5 && f < e; k++) {
+			while (f < e && *f != ' ')
+				f++;
+			while (f < e && *f == ' ')
+				f++;
+		}
+		if (f < e && (*f == '/' || (e - f >= 2 && f[0] == '[' && f[1] == 'v')))
+			h = (h ^ fk_hash(s, (size_t)(e - s))) * 0x100000001b3u;
+		s = nl ? nl + 1 : end;
+	}
+	return h;
+}
+
 static uint32_t intern_maps(const char *text, size_t len)
 {
 	for (size_t i = ring.nmaps; i-- > 0;)
@@ -146,7 +175,7 @@ static uint32_t intern_maps(const char *text, size_t len)
 	}
 	ring.maps = nv;
 	memcpy(t, text, len);
-	ring.maps[ring.nmaps] = (struct mapstext){ t, len, 1 };
+	ring.maps[ring.nmaps] = (struct mapstext){ t, len, 1, modules_sig(text, len) };
 	ring.bytes += len;
 	return (uint32_t)ring.nmaps++;
 }
@@ -226,8 +255,9 @@ static size_t peak_index(void)
 }
 
 /* Drops one snapshot: where the ring is densest in time (the smallest
- * span between a snapshot's neighbours), never the first, the newest or
- * the peak while others are left. */
+ * span between a snapshot's neighbours), never the first or the peak
+ * while others are left, and never the newest: the one just taken is
+ * what a request asked for. */
 static void thin_one(void)
 {
 	size_t peak = peak_index(), drop = SIZE_MAX;
@@ -241,21 +271,36 @@ static void thin_one(void)
 			drop = k;
 		}
 	}
+	/* No middle one to drop (two left, or three with the peak between):
+	 * the oldest goes, even when it is the peak. */
 	if (drop == SIZE_MAX)
-		drop = peak == 0 && ring.n > 1 ? 1 : 0;
+		drop = 0;
 	snap_free(&ring.v[drop]);
 	memmove(&ring.v[drop], &ring.v[drop + 1], (ring.n - drop - 1) * sizeof *ring.v);
 	ring.n--;
+}
+
+/* What serving the timeline of the ring takes beyond the ring itself: a
+ * cell for each stack and snapshot (FK_HOOK_TIMELINE_CELL bytes). */
+static size_t timeline_cost(void)
+{
+	return ring.nstk * ring.n * FK_HOOK_TIMELINE_CELL;
+}
+
+/* Whether the ring and the timeline served from it pass the budget. */
+static int over_budget(void)
+{
+	return ring.bytes + timeline_cost() > fk_snap_budget;
 }
 
 static void thin(void)
 {
 	int dropped = 0;
 
-	while (ring.n > 1 && (ring.bytes > fk_snap_budget || ring.n > FK_HOOK_MAX_SNAPSHOTS)) {
+	while (ring.n > 1 && (over_budget() || ring.n > FK_HOOK_MAX_SNAPSHOTS)) {
 		thin_one();
 		dropped = 1;
-		if (ring.bytes > fk_snap_budget) {
+		if (over_budget()) {
 			compact();
 			dropped = 0;
 		}
@@ -360,9 +405,11 @@ int fk_snap_take(const char *why, uint32_t *id, struct fk_err *err)
 			rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		else if ((rc = fk_profile_parse(p, raw, rlen, err)) == 0) {
 			pthread_mutex_lock(&ring.lock);
+			uint32_t taken = ring.next_id;    /* store() numbers it so */
+
 			rc = store(p, why, err);
 			if (rc == 0 && id)
-				*id = ring.v[ring.n - 1].id;
+				*id = taken;
 			pthread_mutex_unlock(&ring.lock);
 		}
 		fk_profile_free(p);
@@ -405,6 +452,40 @@ int fk_snap_timeout_ms(void)
 	return due <= now ? 0 : (int)((due - now) * 1000) + 1;
 }
 
+/* The timer's failures on stderr, rate-limited: a failure that repeats
+ * (a host at its descriptor limit fails every poll, four times a second)
+ * is told once, then counted; the count is told when snapshots work
+ * again, when the failure changes, or every FK_HOOK_TELL_S seconds.
+ * msg is the failure, or NULL for a snapshot taken. The hook's thread
+ * only. */
+static void tell(const char *msg, double now)
+{
+	static char last[sizeof ((struct fk_err *)0)->msg];
+	static unsigned long repeats;
+	static double told;
+
+	if (msg && last[0] && strcmp(msg, last) == 0) {
+		repeats++;
+		if (now - told < FK_HOOK_TELL_S)
+			return;
+		fprintf(stderr, "flamekit-hook: snapshot: failed %lu more times in %.0f s: %s\n",
+			repeats, now - told, msg);
+		repeats = 0;
+		told = now;
+		return;
+	}
+	if (last[0] && repeats)
+		fprintf(stderr, "flamekit-hook: snapshot: failed %lu more times: %s\n", repeats, last);
+	if (msg) {
+		fprintf(stderr, "flamekit-hook: snapshot: %s\n", msg);
+		snprintf(last, sizeof last, "%s", msg);
+		told = now;
+	} else {
+		last[0] = 0;
+	}
+	repeats = 0;
+}
+
 void fk_snap_tick(void)
 {
 	double now = fk_now();
@@ -435,11 +516,20 @@ void fk_snap_tick(void)
 	if (!why)
 		return;
 	fk_err_init(&err, NULL);
-	if (fk_snap_take(why, NULL, &err) < 0)
-		fprintf(stderr, "flamekit-hook: snapshot: %s\n", err.msg);
+	tell(fk_snap_take(why, NULL, &err) < 0 ? err.msg : NULL, now);
 }
 
 /* ---- reading the ring ---- */
+
+size_t fk_snap_timeline_bytes(void)
+{
+	size_t b;
+
+	pthread_mutex_lock(&ring.lock);
+	b = timeline_cost();
+	pthread_mutex_unlock(&ring.lock);
+	return b;
+}
 
 void fk_snap_stats(size_t *n, size_t *bytes)
 {
@@ -626,39 +716,83 @@ static void meta_of(const struct snap *s, struct fk_snapmeta *m)
 	memcpy(m->stat, s->stat, sizeof m->stat);
 }
 
+/* The snapshots of a series in parts, one per set of modules their maps
+ * name (mapstext.modsig): part i's profile names the stacks of its
+ * snapshots with their own maps. */
 struct series_ctx {
-	const struct snap *const *sel;
-	const uint32_t *slot;
+	const struct snap *const *sel;     /* every snapshot, oldest first */
+	size_t *part;                      /* each snapshot's part */
+	uint32_t **slot;                   /* each part's skeleton slots */
 };
 
-static void series_set(void *ctx, uint32_t k, struct fk_profile *p, struct fk_snapmeta *m)
+static void series_set(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
+		       struct fk_snapmeta *m)
 {
 	const struct series_ctx *c = ctx;
 
-	set_counts(p, c->slot, c->sel[k]);
+	if (c->part[k] == part) {
+		set_counts(p, c->slot[part], c->sel[k]);
+	} else {
+		for (size_t i = 0; i < p->nstacks; i++)
+			memset(&p->stacks[i].c, 0, sizeof p->stacks[i].c);
+	}
 	meta_of(c->sel[k], m);
 }
 
 static int series_locked(int fmt, const struct fk_serve_opts *o, char **out, size_t *len,
 			 struct fk_err *err)
 {
-	const struct snap **sel;
-	struct fk_profile *p;
-	int rc;
+	const struct snap **sel, **sub;
+	struct fk_profile **parts;
+	size_t n = ring.n, nparts = 0;
+	struct series_ctx c;
+	int rc = 0;
 
-	if (ring.n == 0)
+	if (n == 0)
 		return fk_err_set(err, FK_EUNSUPP, 0, "no snapshot yet");
-	sel = malloc(ring.n * sizeof *sel);
-	if (!sel)
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	for (size_t k = 0; k < ring.n; k++)
+	sel = malloc(n * sizeof *sel);
+	sub = malloc(n * sizeof *sub);
+	parts = calloc(n, sizeof *parts);
+	c.part = malloc(n * sizeof *c.part);
+	c.slot = calloc(n, sizeof *c.slot);
+	c.sel = sel;
+	if (!sel || !sub || !parts || !c.part || !c.slot) {
+		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
 		sel[k] = &ring.v[k];
-	uint32_t *slot = NULL;
-	p = skeleton(sel, ring.n, &slot, err);
-	struct series_ctx c = { sel, slot };
-	rc = p ? fk_serve_series(p, (uint32_t)ring.n, series_set, &c, fmt, o, out, len, err) : -1;
-	fk_profile_free(p);
-	free(slot);
+		c.part[k] = SIZE_MAX;
+	}
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		size_t nsub = 0;
+		uint64_t sig = ring.maps[sel[k]->maps].modsig;
+
+		if (c.part[k] != SIZE_MAX)
+			continue;
+		for (size_t j = k; j < n; j++)
+			if (c.part[j] == SIZE_MAX && ring.maps[sel[j]->maps].modsig == sig) {
+				c.part[j] = nparts;
+				sub[nsub++] = sel[j];
+			}
+		parts[nparts] = skeleton(sub, nsub, &c.slot[nparts], err);
+		if (!parts[nparts])
+			rc = -1;
+		else
+			nparts++;
+	}
+	if (rc == 0)
+		rc = fk_serve_series(parts, nparts, (uint32_t)n, series_set, &c, fmt, o, out,
+				     len, err);
+out:
+	for (size_t i = 0; parts && c.slot && i < nparts; i++) {
+		fk_profile_free(parts[i]);
+		free(c.slot[i]);
+	}
+	free(parts);
+	free(c.slot);
+	free(c.part);
+	free(sub);
 	free(sel);
 	return rc;
 }

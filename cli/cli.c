@@ -170,14 +170,20 @@ void fk_cli_open_out(struct fk_out *out, const char *path)
 void fk_cli_commit_out(struct fk_out *out, int rc, struct fk_err *err)
 {
 	struct fk_err werr;
+	char *name;
 
 	if (rc < 0) {
 		fk_out_abort(out);
 		fk_die_err(err);
 	}
-	fk_err_init(&werr, out->path ? out->path : "stdout");
+	/* A copy: a failed commit frees out->path before the error is told. */
+	name = out->path ? strdup(out->path) : NULL;
+	if (out->path && !name)
+		fk_die("out of memory");
+	fk_err_init(&werr, name ? name : "stdout");
 	if (fk_out_commit(out, &werr) < 0) {
 		fk_out_abort(out);
 		fk_die_err(&werr);
 	}
+	free(name);
 }

@@ -19,9 +19,15 @@ UNIT += $(B)/test_core
 $(B)/test_core: $(B)/test_core.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LDLIBS)
 $(B)/test_core.o: CPPFLAGS += -Itests/unit
+# Their dependency files too, so a header change rebuilds them.
+OBJS += $(B)/test_allocframes.o $(B)/test_core.o
 
 FUZZ += fuzz_heapdump
 $(B)/fuzz_heapdump: $(B)/fuzz_heapdump.o $(B)/libfkcore.a
+	$(FUZZ_LINK) $(CORE_LDLIBS)
+
+FUZZ += fuzz_series
+$(B)/fuzz_series: $(B)/fuzz_series.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
 
 # core/ sees only itself.

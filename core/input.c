@@ -23,7 +23,7 @@ int fk_profile_load(struct fk_profile *p, const char *path, struct fk_err *err)
 	size_t len;
 	int mapped;
 
-	if (fk_map_input(path, &data, &len, &mapped, err) < 0)
+	if (fk_map_text_input(path, &data, &len, &mapped, err) < 0)
 		return -1;
 	fk_profile_own_input(p, data, len, mapped);
 	return fk_profile_parse(p, data, len, err);

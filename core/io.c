@@ -17,7 +17,7 @@
  * mremap, so growing never copies what was read, on transparent huge pages
  * where allowed. The mapping is trimmed to whole pages of the data, so
  * munmap(*data, *len) releases all of it. */
-static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
+static int read_stream(int fd, int text, char **data, size_t *len, struct fk_err *err)
 {
 	size_t cap = (size_t)2 << 20, n = 0, page = (size_t)sysconf(_SC_PAGESIZE), keep;
 	char *buf = fk_big_alloc(cap);
@@ -28,20 +28,23 @@ static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 		ssize_t r;
 
 		if (n == cap) {
+			/* Never more than the limit and one page: the byte past the
+			 * limit is the refusal, whatever the stream still holds. */
+			size_t ncap = cap > FK_MAX_INPUT / 2 ? FK_MAX_INPUT + page : cap * 2;
 			void *nb;
 
-			if (cap > FK_MAX_INPUT) {
+			if (n > FK_MAX_INPUT) {
 				munmap(buf, cap);
 				return fk_err_set(err, FK_ELIMIT, 0,
 						  "input larger than %zu bytes", FK_MAX_INPUT);
 			}
-			nb = fk_big_resize(buf, cap, cap * 2);
+			nb = fk_big_resize(buf, cap, ncap);
 			if (!nb) {
 				munmap(buf, cap);
 				return fk_err_set(err, FK_ENOMEM, 0, "out of memory reading input");
 			}
 			buf = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r == 0)
@@ -54,6 +57,14 @@ static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 			munmap(buf, cap);
 			return fk_err_set(err, FK_EIO, 0, "read error: %s", strerror(e));
 		}
+		/* Text that holds a NUL byte is refused by every text parser
+		 * at that byte's line, and no format we read starts with one
+		 * (gzip starts 1f 8b, a protobuf field number is never 0): what
+		 * follows is never read. */
+		if ((text && memchr(buf + n, '\0', (size_t)r)) || (n == 0 && buf[0] == '\0')) {
+			n += (size_t)r;
+			break;
+		}
 		n += (size_t)r;
 	}
 	keep = n ? (n + page - 1) / page * page : page;
@@ -64,8 +75,8 @@ static int read_stream(int fd, char **data, size_t *len, struct fk_err *err)
 	return 0;
 }
 
-int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
-		 struct fk_err *err)
+static int map_input(const char *path, int text, char **data, size_t *len,
+		     int *mapped, struct fk_err *err)
 {
 	int is_stdin = !path || strcmp(path, "-") == 0, fd, rc;
 	struct stat st;
@@ -97,10 +108,22 @@ int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
 			close(fd);
 		return fk_err_set(err, FK_ELIMIT, 0, "input larger than %zu bytes", FK_MAX_INPUT);
 	}
-	rc = read_stream(fd, data, len, err);
+	rc = read_stream(fd, text, data, len, err);
 	if (!is_stdin)
 		close(fd);
 	return rc;
+}
+
+int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
+		 struct fk_err *err)
+{
+	return map_input(path, 0, data, len, mapped, err);
+}
+
+int fk_map_text_input(const char *path, char **data, size_t *len, int *mapped,
+		      struct fk_err *err)
+{
+	return map_input(path, 1, data, len, mapped, err);
 }
 
 void fk_release_input(char *data, size_t len, int mapped)
@@ -123,11 +146,22 @@ int fk_out_open(struct fk_out *out, const char *path, struct fk_err *err)
 	}
 	struct stat st;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+	/* Refused before any work: renaming a finished file over a directory
+	 * fails only at commit. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fk_err_set(err, FK_EIO, 0, "cannot write output: is a directory");
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* Renaming over a device would replace it with a file. */
+		out->path = strdup(path);
+		if (!out->path)
+			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		out->fp = fopen(path, "w");
-		if (!out->fp)
-			return fk_err_set(err, FK_EIO, 0, "cannot open output: %s", strerror(errno));
+		if (!out->fp) {
+			int e = errno;
+
+			fk_out_abort(out);
+			return fk_err_set(err, FK_EIO, 0, "cannot open output: %s", strerror(e));
+		}
 		out->direct = 1;
 		return 0;
 	}

@@ -10,11 +10,20 @@
 
 /* Reads all of path ("-" or NULL = stdin), at most FK_MAX_INPUT bytes: a
  * regular file is mapped read-only, a stream is read into memory that
- * grows without copying; no NUL follows the data. *mapped says how to
+ * grows without copying, never to more than the limit and a page (the
+ * byte past the limit is the refusal; one that starts with a NUL byte is
+ * read no further than its first read); no NUL follows the data. *mapped says how to
  * release it (fk_release_input). The one input reader of the tools: every
  * parser takes its input as (ptr, len). 0, or -1 with err (errno text). */
 int fk_map_input(const char *path, char **data, size_t *len, int *mapped,
 		 struct fk_err *err);
+
+/* The same for a text format that no NUL byte may appear in (profiles,
+ * folded stacks): a stream is read only to the end of the read that brings
+ * its first NUL byte, so `/dev/zero` is refused after one read, not at the
+ * size limit; its parser then finds the NUL, at the same line. */
+int fk_map_text_input(const char *path, char **data, size_t *len, int *mapped,
+		      struct fk_err *err);
 
 /* Releases what fk_map_input returned. */
 void fk_release_input(char *data, size_t len, int mapped);
@@ -23,7 +32,7 @@ void fk_release_input(char *data, size_t len, int mapped);
  * temporary file beside path that is renamed over path on commit. */
 struct fk_out {
 	FILE *fp;
-	char *path;                    /* NULL for stdout */
+	char *path;                    /* NULL for stdout; freed by commit and abort */
 	char *tmp;
 	int direct;                    /* a device or FIFO, written in place */
 };

@@ -5,7 +5,9 @@
 #define FK_LIMITS_H
 
 /* Whole input file. Real dumps of large services are tens of MB; 4 GiB keeps
- * every offset in 32 bits of headroom below size_t on any 64-bit host. */
+ * every offset in 32 bits of headroom below size_t on any 64-bit host. A
+ * stream (a pipe, a device) is held to the same bound while it is read:
+ * never more than this and a page in memory (core/io.c). */
 #define FK_MAX_INPUT        ((size_t)4 << 30)
 
 /* One text line. jemalloc writes at most 128 frames of "0x" + 16 hex digits

@@ -39,7 +39,7 @@ int fk_maps_parse_line(struct fk_profile *p, const char *s, size_t n,
 {
 	const char *end = s + n, *cur = s, *f, *dash, *colon;
 	size_t len;
-	uint64_t dev;
+	uint64_t major, minor;
 
 	memset(m, 0, sizeof *m);
 	f = next_field(&cur, end, &len);
@@ -62,9 +62,12 @@ int fk_maps_parse_line(struct fk_profile *p, const char *s, size_t n,
 
 	f = next_field(&cur, end, &len);
 	colon = memchr(f, ':', len);
-	if (!colon || fk_parse_hex(f, (size_t)(colon - f), 0, &dev) < 0 ||
-	    fk_parse_hex(colon + 1, (size_t)(f + len - colon - 1), 0, &dev) < 0)
+	if (!colon || fk_parse_hex(f, (size_t)(colon - f), 0, &major) < 0 ||
+	    fk_parse_hex(colon + 1, (size_t)(f + len - colon - 1), 0, &minor) < 0 ||
+	    major > UINT32_MAX || minor > UINT32_MAX)
 		return bad(lineno, err, "device", f, len);
+	m->dev_major = (uint32_t)major;
+	m->dev_minor = (uint32_t)minor;
 
 	f = next_field(&cur, end, &len);
 	if (fk_parse_u64(f, len, &m->inode) < 0)

@@ -70,6 +70,7 @@ struct fk_mapping {
 	uint64_t start, limit;         /* [start, limit) */
 	uint64_t offset;               /* file offset of start */
 	uint64_t inode;
+	uint32_t dev_major, dev_minor; /* the device of the file ("fe:01") */
 	const char *path;              /* interned; "" for anonymous; without " (deleted)" */
 	char perms[5];                 /* "r-xp" */
 	enum fk_mapkind kind;

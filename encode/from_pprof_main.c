@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "io.h"
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 	};
 	const char *type = NULL, *outpath = NULL, *path = "-";
 	int c, list = 0, ti, columns = 0;
-	struct fk_err err;
+	struct fk_err err, oerr;
 	struct fk_pprof *pp;
 	struct fk_out out;
 	char *data;
@@ -74,12 +75,17 @@ int main(int argc, char **argv)
 	ti = fk_pprof_pick_type(pp, type, &err);
 	if (ti < 0)
 		fk_die_err(&err);
-	if (fk_out_open(&out, outpath, &err) < 0)
-		fk_die_err(&err);
-	if (fk_pprof_folded_write(pp, columns ? SIZE_MAX : (size_t)ti, out.fp, &err) < 0 ||
-	    fk_out_commit(&out, &err) < 0) {
+	/* The output's own errors name the output; the writer's name the input. */
+	fk_err_init(&oerr, outpath && strcmp(outpath, "-") ? outpath : "stdout");
+	if (fk_out_open(&out, outpath, &oerr) < 0)
+		fk_die_err(&oerr);
+	if (fk_pprof_folded_write(pp, columns ? SIZE_MAX : (size_t)ti, out.fp, &err) < 0) {
 		fk_out_abort(&out);
 		fk_die_err(&err);
+	}
+	if (fk_out_commit(&out, &oerr) < 0) {
+		fk_out_abort(&out);
+		fk_die_err(&oerr);
 	}
 	fk_pprof_free(pp);
 	return 0;

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	const char **dirs = fk_xmalloc((size_t)argc * sizeof *dirs);
 	const char *outpath = NULL;
 	int c, keep = 0, mtime = 0;
-	size_t ndirs = 0, nd, i;
+	size_t ndirs = 0, nd, i, named;
 	struct dump *d;
 	struct fk_series_enc *s;
 	struct fk_err err;
@@ -112,19 +112,33 @@ int main(int argc, char **argv)
 	if (nd > FK_MAX_COLUMNS)
 		fk_die("%zu dumps (a series holds at most %d)", nd, FK_MAX_COLUMNS);
 	d = fk_xmalloc(nd * sizeof *d);
+	named = nd;                    /* the first dump whose name says its process */
 	for (i = 0; i < nd; i++) {
+		uint64_t pid, seq;
+
 		d[i].path = argv[optind + (int)i];
 		d[i].arg = i;
 		d[i].pid = 0;
 		d[i].seq = i;
 		if (strcmp(d[i].path, "-") == 0)
 			fk_die("-: a series is read from named files");
-		if (!keep && fk_series_dump_seq(d[i].path, &d[i].pid, &d[i].seq) < 0)
-			fk_die("%s: no sequence number in the name (PREFIX.PID.SEQ.i0.heap or "
-			       "flamekit.PID.SEQ.heap); use --keep-order", d[i].path);
-		if (!keep && i && d[i].pid != d[0].pid)
+		if (fk_series_dump_seq(d[i].path, &pid, &seq) < 0) {
+			if (!keep)
+				fk_die("%s: no sequence number in the name (PREFIX.PID.SEQ.i0.heap "
+				       "or flamekit.PID.SEQ.heap); use --keep-order", d[i].path);
+			continue;
+		}
+		if (!keep)
+			d[i].seq = seq;
+		/* --keep-order changes the order, not the one-process rule:
+		 * every name that says its process must say the same. */
+		if (named < nd && pid != d[named].pid)
 			fk_die("%s: dump of process %llu, not %llu like %s", d[i].path,
-			       (unsigned long long)d[i].pid, (unsigned long long)d[0].pid, d[0].path);
+			       (unsigned long long)pid, (unsigned long long)d[named].pid,
+			       d[named].path);
+		d[i].pid = pid;
+		if (named == nd)
+			named = i;
 	}
 	if (!keep)
 		qsort(d, nd, sizeof *d, by_seq);

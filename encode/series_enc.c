@@ -126,20 +126,28 @@ static void all_set(void *ctx, uint32_t k, struct fk_profile *p)
 	c->set(c->ctx, k, p, &c->s->m[k]);
 }
 
+int fk_series_enc_add_part(struct fk_series_enc *s, struct fk_profile *p,
+			   void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+				       struct fk_snapmeta *m),
+			   void *ctx, struct fk_err *err)
+{
+	struct all_ctx c = { s, set, ctx };
+
+	if (fk_folded_series(p, s->ncols, all_set, &c, s->acc, err) < 0)
+		return -1;
+	memset(s->added, 1, s->ncols);
+	return 0;
+}
+
 int fk_series_enc_add_all(struct fk_series_enc *s, struct fk_profile *p,
 			  void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
 				      struct fk_snapmeta *m),
 			  void *ctx, struct fk_err *err)
 {
-	struct all_ctx c = { s, set, ctx };
-
 	for (uint32_t k = 0; k < s->ncols; k++)
 		if (s->added[k])
 			return fk_err_set(err, FK_EUNSUPP, 0, "snapshot %u added twice", k);
-	if (fk_folded_series(p, s->ncols, all_set, &c, s->acc, err) < 0)
-		return -1;
-	memset(s->added, 1, s->ncols);
-	return 0;
+	return fk_series_enc_add_part(s, p, set, ctx, err);
 }
 
 int fk_series_enc_write(struct fk_series_enc *s, FILE *out, struct fk_err *err)

@@ -46,6 +46,17 @@ int fk_series_enc_add_all(struct fk_series_enc *s, struct fk_profile *p,
 				      struct fk_snapmeta *m),
 			  void *ctx, struct fk_err *err);
 
+/* The same for one part of the stacks (those named with one set of
+ * maps), called once per part: set() gives p's stacks the counts of
+ * snapshot k where k belongs to this part, none where it does not, and
+ * fills m (the same each time). A line named alike in two parts is one
+ * line. Every column counts as added after the first call. Returns 0, or
+ * -1 with err. */
+int fk_series_enc_add_part(struct fk_series_enc *s, struct fk_profile *p,
+			   void (*set)(void *ctx, uint32_t k, struct fk_profile *p,
+				       struct fk_snapmeta *m),
+			   void *ctx, struct fk_err *err);
+
 /* Writes the series: the header lines, then every stack with its value in
  * each snapshot, sorted bytewise. Every column must have been added.
  * Returns 0, or -1 with err. */

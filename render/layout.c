@@ -194,7 +194,8 @@ void fk_tree_release(struct fk_tree *t)
 	fk_big_free(t->nodes, t->capnodes * sizeof *t->nodes);
 	free(t->ctab);
 	free(t->bself);
-	free(t->xself);
+	free(t->xrow);
+	free(t->xvals);
 	free(t->btotal);
 	free(t->vself);
 	free(t->vtotal);
@@ -466,28 +467,49 @@ static int grow_scan(struct fk_tree *t)
 	return 0;
 }
 
-/* Adds the extra columns' values t->xv to node leaf. */
+/* Adds the extra columns' values t->xv to node leaf, giving it a row the
+ * first time one of them is not 0. */
 static int add_extra(struct fk_tree *t, uint32_t leaf, uint64_t lineno,
 		     struct fk_err *err)
 {
 	size_t nx = t->ncols - 1, c;
+	int64_t *row;
 
-	if (t->capx < t->capnodes) {
+	for (c = 0; c < nx; c++)
+		if (t->xv[c])
+			break;
+	if (c == nx)
+		return 0;
+	if (t->capxrow < t->capnodes) {
 		size_t cap = t->capnodes;
-		int64_t *a = realloc(t->xself, cap * nx * sizeof *a);
+		uint32_t *a = realloc(t->xrow, cap * sizeof *a);
 		if (!a)
 			return oom(err);
-		memset(a + t->capx * nx, 0, (cap - t->capx) * nx * sizeof *a);
-		t->xself = a;
-		t->capx = cap;
+		memset(a + t->capxrow, 0, (cap - t->capxrow) * sizeof *a);
+		t->xrow = a;
+		t->capxrow = cap;
 	}
+	if (!t->xrow[leaf]) {
+		if (t->nxrows == t->capxrows) {
+			size_t cap = t->capxrows ? t->capxrows * 2 : 256;
+			int64_t *a;
+
+			if (cap > SIZE_MAX / sizeof *a / nx || !(a = realloc(t->xvals, cap * nx * sizeof *a)))
+				return oom(err);
+			t->xvals = a;
+			t->capxrows = cap;
+		}
+		memset(t->xvals + t->nxrows * nx, 0, nx * sizeof *t->xvals);
+		t->xrow[leaf] = (uint32_t)++t->nxrows;
+	}
+	row = t->xvals + (size_t)(t->xrow[leaf] - 1) * nx;
 	for (c = 0; c < nx; c++) {
 		/* Every value is >= 0 (add_value checked), so if the column's
 		 * total fits, every sum does. */
 		if (__builtin_add_overflow(t->xgrand[c], t->xv[c], &t->xgrand[c]))
 			return fk_err_set(err, FK_ELIMIT, lineno,
 					  "total exceeds %lld", (long long)INT64_MAX);
-		t->xself[(size_t)leaf * nx + c] += t->xv[c];
+		row[c] += t->xv[c];
 	}
 	return 0;
 }

@@ -96,14 +96,20 @@ struct fk_tree {
 
 	int64_t grand, bgrand;         /* running totals, checked for overflow */
 
-	/* Multi-column input: the self values of columns 1..ncols-1 of each
-	 * node, xself[node * (ncols - 1) + c - 1] (column 0 is nodes[].self).
-	 * xv points at the extra values of the line being added (set by the
-	 * caller before fk_tree_add_line; NULL adds zeros). */
+	/* Multi-column input: the self values of columns 1..ncols-1 (column 0
+	 * is nodes[].self), kept only for nodes that have one that is not 0
+	 * (the ends of lines): node n's are xvals[(xrow[n] - 1) * (ncols - 1)
+	 * + c - 1] when n < capxrow and xrow[n] != 0, else all 0 (fk_tree_xself).
+	 * So memory follows the data: 4 bytes a node and a row a stack, not a
+	 * row for every node the node array has room for. xv points at the
+	 * extra values of the line being added (set by the caller before
+	 * fk_tree_add_line; NULL adds zeros). */
 	uint32_t ncols;
 	const int64_t *xv;
-	int64_t *xself;
-	size_t capx;                   /* nodes xself has room for */
+	uint32_t *xrow;
+	size_t capxrow;                /* nodes xrow has room for */
+	int64_t *xvals;
+	size_t nxrows, capxrows;       /* rows used, rows xvals has room for */
 	int64_t xgrand[FK_MAX_COLUMNS];
 	int threads;                   /* finish may rank names and order children
 	                                  on a second thread */
@@ -115,6 +121,14 @@ struct fk_tree {
 
 	const struct fk_series *series; /* a series input's snapshots, or NULL */
 };
+
+/* Node n's self value in extra column c (1 .. ncols-1). */
+static inline int64_t fk_tree_xself(const struct fk_tree *t, uint32_t n, uint32_t c)
+{
+	if (n >= t->capxrow || !t->xrow[n])
+		return 0;
+	return t->xvals[(size_t)(t->xrow[n] - 1) * (t->ncols - 1) + c - 1];
+}
 
 /* Sets up an empty tree with its root. Returns 0 or -1 with err. */
 int fk_tree_init(struct fk_tree *t, struct fk_err *err);

@@ -229,7 +229,7 @@ int fk_emit_table(const struct fk_emit *e, xmlTextWriterPtr w, struct fk_buf *b)
 		if (e->diff)
 			row[k++] = t->bself[n];
 		for (c = 0; c < nx; c++)
-			row[k++] = n < t->capx ? t->xself[(size_t)n * nx + c] : 0;
+			row[k++] = fk_tree_xself(t, n, c + 1);
 		if (t->series) {
 			/* The tree holds a series' last column first and its
 			 * first last (flame.c's line_values). */

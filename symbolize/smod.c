@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "limits.h"
@@ -113,6 +115,62 @@ void fk_smod_rehome(struct fk_smod *m)
 		*ud = m;
 }
 
+/* The first mapping of m's file in the dump (not one of the cache's own
+ * views), or NULL. */
+static const struct fk_mapping *first_map(const struct fk_smod *m)
+{
+	const struct fk_profile *p = m->ctx->p;
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].path == m->path && p->maps[i].kind == FK_MAP_FILE &&
+		    !(m->ctx->own_map && m->ctx->own_map[i]))
+			return &p->maps[i];
+	return NULL;
+}
+
+/* Whether the file opened (identity id) can be the one mapping mp maps:
+ * not when the maps say it was deleted, nor when it is another inode of
+ * the same device. Inode numbers of another device say nothing (another
+ * machine, or overlayfs, whose st_dev is its own while the maps give the
+ * layer's): the layout and code checks decide then, as they do for a
+ * dump without inodes (0). */
+static int is_mapped_file(const struct fk_mapping *mp, const struct fk_fileid *id)
+{
+	if (mp->deleted)
+		return 0;
+	if (mp->inode == 0 || makedev(mp->dev_major, mp->dev_minor) != id->dev)
+		return 1;
+	return mp->inode == id->ino;
+}
+
+/* In the process itself (the hook): the file mp maps, opened through
+ * /proc/self/map_files/, whatever is at its path now. Its identity into
+ * *id; the descriptor, or -1 (the kernel asks for CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE, or the mapping is gone). */
+static int open_mapped(struct fk_smod *m, const struct fk_mapping *mp, struct fk_fileid *id)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/map_files/%llx-%llx",
+		 (unsigned long long)mp->start, (unsigned long long)mp->limit);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fk_smod_fileid(fd, id) != 0 || (mp->inode && id->ino != mp->inode)) {
+		close(fd);
+		return -1;
+	}
+	char *f = strdup(path);
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	free(m->file);
+	m->file = f;
+	return fd;
+}
+
 int fk_smod_open(struct fk_smod *m, char *why, size_t n)
 {
 	m->state = FK_SMOD_BAD;
@@ -120,12 +178,40 @@ int fk_smod_open(struct fk_smod *m, char *why, size_t n)
 		snprintf(why, n, "libelf is too old");
 		return -1;
 	}
-	int fd = fk_rootpath_open(m->ctx->o->sysroot, m->path, &m->file, why, n);
-	if (fd < 0)
-		return fd == -2 ? -2 : -1;
+	/* Without a sysroot the file at the path must be the file mapped:
+	 * another (a library replaced on disk, a new file at a deleted path)
+	 * would name every address from the wrong code. A sysroot holds
+	 * copies, told apart by the layout and code checks alone. */
+	const char *root = m->ctx->o->sysroot;
+	const struct fk_mapping *mp = root && *root ? NULL : first_map(m);
+	int live = m->ctx->o->own_process && mp;
+	int fd = fk_rootpath_open(root, m->path, &m->file, why, n);
+	if (fd == -2)
+		return -2;
+	if (fd < 0 && !(live && mp->deleted))
+		return -1;
 	/* Without an identity the module is used, never cached. */
-	if (fk_smod_fileid(fd, &m->id) != 0)
+	if (fd >= 0 && fk_smod_fileid(fd, &m->id) != 0)
 		memset(&m->id, 0, sizeof m->id);
+	if (mp && (fd < 0 || !is_mapped_file(mp, &m->id))) {
+		uint64_t now = fd >= 0 ? m->id.ino : 0;
+
+		if (fd >= 0)
+			close(fd);
+		fd = live ? open_mapped(m, mp, &m->id) : -1;
+		if (fd < 0) {
+			if (mp->deleted)
+				snprintf(why, n, "the mapped file was deleted%s: not named from the "
+					 "file now at its path%s", live ? " and cannot be read through "
+					 "/proc/self/map_files" : "", now ? "" : " (none)");
+			else
+				snprintf(why, n, "not the file mapped (inode %llu in the dump, %llu "
+					 "now: replaced on disk%s): not named from it",
+					 (unsigned long long)mp->inode, (unsigned long long)now,
+					 live ? "; /proc/self/map_files cannot be read" : "");
+			return -1;
+		}
+	}
 	int r = check_file(m, fd, why, n);
 	if (r != 0) {
 		close(fd);

@@ -35,6 +35,11 @@ struct fk_symbolize_opts {
 	/* What was learned about each module and address kept between calls
 	 * (fk_symcache_new), or NULL: every call starts from scratch. */
 	struct fk_symcache *cache;
+	/* The maps are this process's own (the hook): a mapped file no longer
+	 * at its path (replaced on disk, deleted) is read through
+	 * /proc/self/map_files/. Otherwise, without a sysroot, such a file's
+	 * addresses stay module+offset, with one warning. */
+	int own_process;
 };
 
 /* Resolves every address of p's stacks. Fills p->syms (keys per

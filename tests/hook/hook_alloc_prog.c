@@ -11,7 +11,11 @@
  *   termexit   from now on SIGTERM makes a thread of the program call
  *              exit(0), as a service's shutdown handling does
  *   free       release the blocks kept so far
+ *   fill N     open /dev/null until the descriptor limit, then close N
+ *              (the host at its limit but for N)
+ *   unfill     close what fill opened
  *   quit       stop churning and exit 0 (also at end of input) */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,6 +28,8 @@
 #define BLOCK (64 * 1024)
 
 static void **kept;
+static int filled[65536];
+static size_t nfilled;
 static size_t nkept, capkept;
 
 /* The allocation site the tests expect on top of the profile. */
@@ -170,6 +176,23 @@ int main(void)
 			pthread_sigmask(SIG_BLOCK, &termset, NULL);
 			pthread_create(&tw, NULL, term_waiter, &termset);
 			printf("termexit armed\n");
+		} else if (sscanf(line, "fill %ld", &n) == 1) {
+			int fd;
+
+			while ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0) {
+				if (nfilled == sizeof filled / sizeof filled[0]) {
+					close(fd);
+					break;
+				}
+				filled[nfilled++] = fd;
+			}
+			for (; n > 0 && nfilled > 0; n--)
+				close(filled[--nfilled]);
+			printf("filled %zu\n", nfilled);
+		} else if (strcmp(line, "unfill\n") == 0) {
+			while (nfilled > 0)
+				close(filled[--nfilled]);
+			printf("unfilled\n");
 		} else if (strcmp(line, "free\n") == 0) {
 			for (size_t i = 0; i < nkept; i++)
 				free(kept[i]);

@@ -99,6 +99,7 @@ static void test_maps(void)
 	T_EQ_STR(m.path, "/opt/a b/libc d.so", "path with spaces, suffix removed");
 	T_OK(m.deleted && m.kind == FK_MAP_FILE && m.offset == 0x2000 && m.inode == 99,
 	     "deleted, offset and inode");
+	T_OK(m.dev_major == 8 && m.dev_minor == 1, "device 08:01");
 	T_EQ_STR(fk_maps_basename(m.path), "libc d.so", "basename");
 	T_EQ_STR(fk_maps_basename(""), "[anon]", "anonymous basename");
 	line = "7f0000000000-7f0000021000 rw-p 00000000 00:00 0 ";

@@ -457,9 +457,14 @@ int main(void)
 		x = find(&tree, mx, "x");
 		z = find(&tree, mx, "z");
 		T_EQ_INT(tree.nodes[x].self, 5, "column 0 of x");
-		T_EQ_INT(tree.xself[x], 7, "column 1 of x");
-		T_EQ_INT(tree.xself[find(&tree, x, "y")], 2, "column 1 of y");
-		T_EQ_INT(tree.xself[z], 3, "a zero in column 0 keeps column 1");
+		T_EQ_INT(fk_tree_xself(&tree, x, 1), 7, "column 1 of x");
+		T_EQ_INT(fk_tree_xself(&tree, find(&tree, x, "y"), 1), 2, "column 1 of y");
+		T_EQ_INT(fk_tree_xself(&tree, z, 1), 3, "a zero in column 0 keeps column 1");
+		T_EQ_INT(fk_tree_xself(&tree, mx, 1), 0, "a node no line ends at has 0");
+		/* A row for each node a line ends at with an extra value (x, y,
+		 * z; w's line was refused after its row was made), none for
+		 * the others. */
+		T_OK(tree.nxrows <= 4, "rows only where lines end (%zu)", tree.nxrows);
 		fk_tree_release(&tree);
 
 		fl = fk_flame_new(&o, &err);

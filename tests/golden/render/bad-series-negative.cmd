@@ -1,1 +1,1 @@
-printf '# columns: 1/bytes\n# series: 1 rss=-5\nmain;x 1\n' | render-flame
+render-flame fixtures/bad/series-negative.folded

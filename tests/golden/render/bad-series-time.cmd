@@ -1,1 +1,1 @@
-printf '# columns: 1/bytes\n# series: 1 time=1.5s\nmain;x 1\n' | render-flame
+render-flame fixtures/bad/series-time.folded

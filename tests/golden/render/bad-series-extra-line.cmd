@@ -1,0 +1,1 @@
+render-flame fixtures/bad/series-extra-line.folded
