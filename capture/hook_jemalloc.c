@@ -710,8 +710,9 @@ static const char *fd_limit_note(int e, char *note)
 	if (e != EMFILE)
 		return note;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		snprintf(note, 96, " (the process holds all %llu descriptors "
-			 "RLIMIT_NOFILE allows)", (unsigned long long)rl.rlim_cur);
+		snprintf(note, 96, " (the %s holds all %llu descriptors RLIMIT_NOFILE "
+			 "allows)", fk_self_private_fds() ? "hook's descriptor table" : "process",
+			 (unsigned long long)rl.rlim_cur);
 	else
 		snprintf(note, 96, " (the process is at its descriptor limit)");
 	return note;

@@ -37,7 +37,7 @@ static int idle_copy(struct fk_reply *r)
 		return 0;
 	if (!told) {
 		told = 1;
-		fprintf(stderr, "flamekit-hook: %s\n", why);
+		fk_log("%s", why);
 	}
 	fk_reply_error(r, 409, "%s", why);
 	return 1;

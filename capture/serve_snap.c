@@ -468,16 +468,16 @@ static void tell(const char *msg, double now)
 		repeats++;
 		if (now - told < FK_HOOK_TELL_S)
 			return;
-		fprintf(stderr, "flamekit-hook: snapshot: failed %lu more times in %.0f s: %s\n",
+		fk_log("snapshot: failed %lu more times in %.0f s: %s",
 			repeats, now - told, msg);
 		repeats = 0;
 		told = now;
 		return;
 	}
 	if (last[0] && repeats)
-		fprintf(stderr, "flamekit-hook: snapshot: failed %lu more times: %s\n", repeats, last);
+		fk_log("snapshot: failed %lu more times: %s", repeats, last);
 	if (msg) {
-		fprintf(stderr, "flamekit-hook: snapshot: %s\n", msg);
+		fk_log("snapshot: %s", msg);
 		snprintf(last, sizeof last, "%s", msg);
 		told = now;
 	} else {

@@ -14,8 +14,11 @@
  *   fill N     open /dev/null until the descriptor limit, then close N
  *              (the host at its limit but for N)
  *   unfill     close what fill opened
+ *   nofile N   set the soft RLIMIT_NOFILE to N (the limit applies to the
+ *              hook's own descriptor table too)
  *   quit       stop churning and exit 0 (also at end of input) */
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -189,6 +192,12 @@ int main(void)
 			for (; n > 0 && nfilled > 0; n--)
 				close(filled[--nfilled]);
 			printf("filled %zu\n", nfilled);
+		} else if (sscanf(line, "nofile %ld", &n) == 1) {
+			struct rlimit rl;
+
+			getrlimit(RLIMIT_NOFILE, &rl);
+			rl.rlim_cur = (rlim_t)n;
+			printf(setrlimit(RLIMIT_NOFILE, &rl) == 0 ? "nofile %ld\n" : "nofile failed %ld\n", n);
 		} else if (strcmp(line, "unfill\n") == 0) {
 			while (nfilled > 0)
 				close(filled[--nfilled]);
