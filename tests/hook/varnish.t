@@ -48,13 +48,13 @@ traffic() {
 }
 through() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://127.0.0.1:$1/")" = 200 ]; }
 
-# start_varnish NAME ENV...: varnishd -F in the background; sets VP (the
-# manager), VPORT, VOUT.
+# start_varnish NAME JAIL ENV...: varnishd -F -j JAIL in the background;
+# sets VP (the manager), VPORT, VOUT.
 start_varnish() {
-	name=$1; shift
+	name=$1 jail=$2; shift 2
 	VPORT=$(free_port)
 	VOUT=$T/$name.out
-	env "$@" "$VD" -F -n "$T/v.$name" -a 127.0.0.1:"$VPORT" -b 127.0.0.1:"$bport" -T 127.0.0.1:0 \
+	env "$@" "$VD" -F -j "$jail" -n "$T/v.$name" -a 127.0.0.1:"$VPORT" -b 127.0.0.1:"$bport" -T 127.0.0.1:0 \
 		-s malloc,32m -p thread_pools=1 -p thread_pool_min=5 -p thread_pool_max=50 \
 		>"$VOUT" 2>&1 &
 	VP=$!
@@ -80,63 +80,81 @@ stop_varnish() {
 }
 
 # 1. Without the hook.
-start_varnish plain
+start_varnish plain unix
 check "plain: requests through varnish answer 200" wait_secs 60 through "$VPORT"
 check "plain: the cache child runs" wait_secs 10 has_child
 VC=$(child_of "$VP"); PIDS="$PIDS $VC"
+is "plain: the cache child runs as Debian's vcache (-j unix)" "$(ps -o user= -p "$VC" 2>/dev/null)" vcache
 is "plain: 100 requests, 100 answered 200" "$(traffic "$VPORT" 100)" 100
 stop_varnish
 base_st=$VST base_took=$VTOOK
 check "plain: TERM ends the manager and the child ($base_took s, status $base_st)" [ "$base_st" != stuck ]
 
-# 2. Under the hook.
-hport=$(free_port); U=http://127.0.0.1:$hport
-start_varnish hooked LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$hport FLAMEKIT_SNAPSHOT_S=1
-check "hooked: requests through varnish answer 200" wait_secs 60 through "$VPORT"
-check "hooked: the cache child runs" wait_secs 10 has_child
-VC=$(child_of "$VP"); PIDS="$PIDS $VC"
-check "hooked: the endpoint answers" wait_secs 10 wait_http "$U/"
-s=$(cu "$U/internal/heap/settings")
-is "hooked: settings 200" "$(code)" 200
-is "hooked: the manager serves" "$(jfield "$s" pid)" "$VP"
-is "hooked: one jemalloc in the manager" \
-	"$(awk '/libjemalloc/ { print $5 }' /proc/"$VP"/maps 2>/dev/null | sort -u | wc -l)" 1
-inlist() { case " $(jpy "$(cu "$U/internal/heap/processes")" '" ".join(str(p["pid"]) for p in d["processes"])') " in *" $1 "*) return 0 ;; esac; return 1; }
-check "hooked: the processes list holds the manager $VP" wait_secs 10 inlist "$VP"
-check "hooked: and the cache child $VC" wait_secs 10 inlist "$VC"
-r=$(post "$U/internal/heap/settings?enabled=true&lg_sample=12&pid=all")
-is "hooked: sampling on in every process (pid=all)" "$(code)" 200
-is "hooked: 300 requests, 300 answered 200" "$(traffic "$VPORT" 300)" 300
-cu "$U/internal/heap?pid=$VC&format=folded" >"$T/child.folded"
-is "hooked: the cache child's profile: 200" "$(code)" 200
-# Debian's varnishd is stripped of .symtab: its frames are named from
-# .dynsym (varnishd exports its functions to VMODs) or, inside no symbol,
-# from .eh_frame as varnishd+0xSTART. Both are frames in varnishd.
-nm -D --defined-only "$VD" | awk '$2 ~ /^[Tt]$/ { print $3 }' >"$T/vd.names"
-python3 - "$T/child.folded" "$T/vd.names" >"$T/vd.frames" <<'EOS'
-import sys
-names = set(open(sys.argv[2]).read().split())
-seen = {}
-for line in open(sys.argv[1]):
-    stack = line.rsplit(" ", 1)[0]
-    for f in stack.split(";"):
-        if f in names or f.startswith("varnishd+0x"):
-            seen[f] = seen.get(f, 0) + 1
-for f, n in sorted(seen.items(), key=lambda x: -x[1])[:8]:
-    print(f)
-EOS
-check "hooked: the cache child's profile has frames in varnishd ($(tr '\n' ' ' <"$T/vd.frames"))" [ -s "$T/vd.frames" ]
-cu "$U/internal/heap?format=folded" >"$T/mgr.folded"
-is "hooked: the manager's profile (no pid): 200" "$(code)" 200
-cu "$U/debug/pprof/heap?pid=$VC" >"$T/child.pb"
-is "hooked: the cache child's /debug/pprof/heap: 200" "$(code)" 200
-check "hooked: varnish kept its child (no 'not responding to CLI')" nogrep 'not responding' "$VOUT"
-check "hooked: nothing aborted" sh -c "! grep -Eqi 'fatal|abort|panic' '$VOUT'"
-check "hooked: the child is the same process" sh -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$(child_of "$VP")" "$VC"
+# 2. Under the hook: with -j none (the child keeps the manager's user),
+#    then -j unix, varnishd's default as root, where the cache child
+#    drops to vcache after its fork.
+hooked() {
+	hn=$1 jail=$2
+	hport=$(free_port); U=http://127.0.0.1:$hport
+	start_varnish "$hn" "$jail" LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$hport FLAMEKIT_SNAPSHOT_S=1
+	check "$hn: requests through varnish answer 200" wait_secs 60 through "$VPORT"
+	if gone "$VP"; then
+		wait "$VP"; st=$?
+		notok "$hn: the manager died, status $st: $(grep -Ei 'error|fatal' "$VOUT" | head -n 3 | tr '\n' '|')"
+		return
+	fi
+	check "$hn: the cache child runs" wait_secs 10 has_child
+	VC=$(child_of "$VP"); PIDS="$PIDS $VC"
+	[ "$jail" = unix ] && is "$hn: the cache child runs as vcache" "$(ps -o user= -p "$VC" 2>/dev/null)" vcache
+	check "$hn: the endpoint answers" wait_secs 10 wait_http "$U/"
+	s=$(cu "$U/internal/heap/settings")
+	is "$hn: settings 200" "$(code)" 200
+	is "$hn: the manager serves" "$(jfield "$s" pid)" "$VP"
+	is "$hn: one jemalloc in the manager" \
+		"$(awk '/libjemalloc/ { print $5 }' /proc/"$VP"/maps 2>/dev/null | sort -u | wc -l)" 1
+	inlist() { case " $(jpy "$(cu "$U/internal/heap/processes")" '" ".join(str(p["pid"]) for p in d["processes"])') " in *" $1 "*) return 0 ;; esac; return 1; }
+	check "$hn: the processes list holds the manager $VP" wait_secs 10 inlist "$VP"
+	check "$hn: and the cache child $VC" wait_secs 10 inlist "$VC"
+	r=$(post "$U/internal/heap/settings?enabled=true&lg_sample=12&pid=all")
+	is "$hn: sampling on in every process (pid=all)" "$(code)" 200
+	is "$hn: 300 requests, 300 answered 200" "$(traffic "$VPORT" 300)" 300
+	cu "$U/internal/heap?pid=$VC&format=folded" >"$T/$hn.child.folded"
+	is "$hn: the cache child's profile: 200" "$(code)" 200
+	# Debian's varnishd is stripped of .symtab: its frames are named from
+	# .dynsym (varnishd exports its functions to VMODs) or, inside no symbol,
+	# from .eh_frame as varnishd+0xSTART. Both are frames in varnishd.
+	nm -D --defined-only "$VD" | awk '$2 ~ /^[Tt]$/ { print $3 }' >"$T/vd.names"
+	python3 - "$T/$hn.child.folded" "$T/vd.names" >"$T/$hn.vd.frames" <<-'EOS'
+	import sys
+	names = set(open(sys.argv[2]).read().split())
+	seen = {}
+	for line in open(sys.argv[1]):
+	    stack = line.rsplit(" ", 1)[0]
+	    for f in stack.split(";"):
+	        if f in names or f.startswith("varnishd+0x"):
+	            seen[f] = seen.get(f, 0) + 1
+	for f, n in sorted(seen.items(), key=lambda x: -x[1])[:8]:
+	    print(f)
+	EOS
+	check "$hn: the cache child's profile has frames in varnishd ($(tr '\n' ' ' <"$T/$hn.vd.frames"))" [ -s "$T/$hn.vd.frames" ]
+	cu "$U/internal/heap?format=folded" >"$T/$hn.mgr.folded"
+	is "$hn: the manager's profile (no pid): 200" "$(code)" 200
+	# varnishd exports the deflate functions of its own zlib, which a
+	# library asking the dynamic linker for libz's would get instead.
+	b=$(cu "$U/debug/pprof/heap?pid=$VC" | head -c 200 | tr -d '\0')
+	is "$hn: the cache child's /debug/pprof/heap: 200 ($(printf '%s' "$b" | head -n 1 | tr -cd '[:print:]'))" "$(code)" 200
+	b=$(cu "$U/debug/pprof/heap" | head -c 200 | tr -d '\0')
+	is "$hn: the manager's /debug/pprof/heap: 200 ($(printf '%s' "$b" | head -n 1 | tr -cd '[:print:]'))" "$(code)" 200
+	check "$hn: varnish kept its child (no 'not responding to CLI')" nogrep 'not responding' "$VOUT"
+	check "$hn: nothing aborted" sh -c "! grep -Eqi 'fatal|abort|panic' '$VOUT'"
+	check "$hn: the child is the same process" sh -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$(child_of "$VP")" "$VC"
 
-stop_varnish
-check "hooked: TERM ends the manager and the child ($VTOOK s; without the hook $base_took s)" [ "$VST" != stuck ]
-is "hooked: the manager's status is as without the hook" "$VST" "$base_st"
-check "hooked: in about the time it takes without the hook (+5 s)" le "$VTOOK" "$(awk -v b="$base_took" 'BEGIN { print b + 5 }')"
-silent() { curl -s -o /dev/null --max-time 3 "$U/"; [ $? = 7 ]; }
-check "hooked: then nothing listens on the endpoint" wait_secs 10 silent
+	stop_varnish
+	check "$hn: TERM ends the manager and the child ($VTOOK s; without the hook $base_took s)" [ "$VST" != stuck ]
+	is "$hn: the manager's status is as without the hook" "$VST" "$base_st"
+	check "$hn: in about the time it takes without the hook (+5 s)" le "$VTOOK" "$(awk -v b="$base_took" 'BEGIN { print b + 5 }')"
+	silent() { curl -s -o /dev/null --max-time 3 "$U/"; [ $? = 7 ]; }
+	check "$hn: then nothing listens on the endpoint" wait_secs 10 silent
+}
+hooked hooked-jnone none
+hooked hooked-junix unix
