@@ -11,7 +11,8 @@
  *           turn _exit at once, exec /bin/true, or allocate for 0.3 s
  *           (storm_child_alloc) and exit; prints "forks N" each second and
  *           "done forks=N reaped=N bad=N stuck=N" at the end (bad: a child
- *           that did not exit 0; stuck: one still there 10 s after the end)
+ *           that did not exit 0; stuck: one still there 10 s after the end),
+ *           then stays, still served, until stdin closes
  *   prefork N  forks N workers that allocate in worker_churn until their
  *           parent goes (the first forks one more worker itself); each
  *           prints "worker PID PPID". Commands: grow N (master_grow),

@@ -81,12 +81,11 @@ fd_links() {
 	[ $# -gt 1 ] && d=/proc/$1/task/$2/fd
 	for f in "$d"/*; do printf '%s->%s ' "${f##*/}" "$(readlink "$f" 2>/dev/null)"; done
 }
-# hook_tid PID: the thread of PID named flamekit-hook.
-hook_tid() {
+# hook_tids PID: the threads of PID named flamekit-hook.
+hook_tids() {
 	for t in /proc/"$1"/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = flamekit-hook ] && { echo "${t##*/}"; return 0; }
+		[ "$(cat "$t/comm" 2>/dev/null)" = flamekit-hook ] && echo "${t##*/}"
 	done
-	return 1
 }
 
 # jpy JSON EXPR: EXPR, a Python expression over the parsed JSON d, printed
@@ -113,6 +112,12 @@ load2() {
 		PIDS="$PIDS $!"
 	done
 }
+
+# SLACK: the seconds a "within 2 s" check allows. The tests run on 2
+# shared cores whose load average reaches 10 (a poll's own curl then takes
+# a second): a takeover or join that comes at all comes well within it,
+# one that waits for a timeout of its own does not.
+SLACK=${FK_SLACK:-5}
 
 # t0 / since T0: seconds since a time taken with t0, one decimal.
 t0() { date +%s.%N; }

@@ -24,7 +24,10 @@ members() { printf '%s\n' "$@" | sort -n | tr '\n' ' ' | sed 's/ $//'; }
 ALL=$(members $M $workers)
 
 # listed: the pids GET /internal/heap/processes lists, on one line.
-listed() { jpy "$(cu "$U/internal/heap/processes")" '" ".join(str(p["pid"]) for p in d["processes"])'; }
+# (grep, not python: the join and leave checks time this poll.)
+listed() {
+	cu "$U/internal/heap/processes" | grep -o '"pid":[0-9]*' | cut -d: -f2 | tr '\n' ' ' | sed 's/ $//'
+}
 lists() { [ "$(listed)" = "$1" ]; }
 # lacks PID: the list is there (it holds the master) and PID is not in it.
 lacks() {
@@ -152,7 +155,7 @@ kill -TERM "$W2"
 t=$(t0)
 check "a worker killed leaves the list" wait_secs 10 lacks "$W2"
 took=$(since "$t")
-check "within 2 s (took $took s; 1 s more allowed for a loaded machine)" le "$took" 3
+check "within 2 s (took $took s; up to $SLACK s allowed on a loaded machine)" le "$took" "$SLACK"
 hcmd spawn '^spawned'
 NW=$(last '^spawned' | awk '{ print $2 }')
 PIDS="$PIDS $NW"
@@ -160,7 +163,7 @@ t=$(t0)
 joined() { case " $(listed) " in *" $1 "*) return 0 ;; esac; return 1; }
 check "a new worker joins the list" wait_secs 10 joined "$NW"
 took=$(since "$t")
-check "within 2 s of its fork (took $took s; 1 s more allowed for a loaded machine)" le "$took" 3
+check "within 2 s of its fork (took $took s; up to $SLACK s allowed on a loaded machine)" le "$took" "$SLACK"
 s=$(cu "$U/internal/heap/settings?pid=$NW")
 is "the new worker answers for itself" "$(jfield "$s" pid)" "$NW"
 
