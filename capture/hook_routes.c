@@ -634,7 +634,8 @@ static const struct fk_param heap_params[] = {
 	P(NULL, 0) };
 static const struct fk_param timeline_params[] = {
 	{ .name = "format", .kind = FK_PARAM_WORD, .word = timeline_word },
-	P("title", FK_PARAM_TEXT),
+	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
+	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
 	P(NULL, 0) };
 static const struct fk_param pprof_params[] = {
 	{ .name = "seconds", .kind = FK_PARAM_UINT, .max = FK_HOOK_MAX_SECONDS },
