@@ -4,7 +4,8 @@
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
 HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
             hook_jemalloc.c hook_find.c hook_params.c hook_state.c hook_reply.c hook_addr.c hook_signal.c serve_profile.c \
-            serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c hook_arena.c hook_sampling.c
+            serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c hook_arena.c hook_sampling.c \
+            hook_unwind.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
 # version FLAMEKIT_HOOK_0 names), with the development link
@@ -24,6 +25,8 @@ HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
               $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
 
 $(HOOK_OBJ): CFLAGS += $(HOOK_CFLAGS)
+# The backtrace takes its caller's registers from its own frame.
+$(B)/hook_unwind.o: CFLAGS += -fno-omit-frame-pointer
 
 $(HOOK_REAL): $(HOOK_OBJ) $(HOOK_ALIBS) capture/hook.map
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(HOOK_SONAME) \
