@@ -55,12 +55,14 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #                    stripped of .symtab, stripped but for mallctl, and its
 #                    debug file (tests/hook/conf.t)
 #   fk-rjem-hook-stripped  the fixture that hands _rjem_mallctl over, stripped
+#   hook-jit-prog    allocates from generated code without unwind information
+#                    (tests/hook/jit.t)
 HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
                $(B)/hook-fork-prog $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
-               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped
+               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped $(B)/hook-jit-prog
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o $(B)/fork_prog.o
+            $(B)/test_hook_fetch.o $(B)/fork_prog.o $(B)/jit_prog.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -86,6 +88,13 @@ $(B)/hook_bench.o: bench/hook_bench.c | $(B)
 		-fno-optimize-sibling-calls -c -o $@ $<
 $(B)/hook-bench-prog: $(B)/hook_bench.o
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# hook-jit-prog runs preloaded, its generated code on a stack of its own:
+# a fixture, built without a sanitizer.
+$(B)/jit_prog.o: tests/hook/jit_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -c -o $@ $<
+$(B)/hook-jit-prog: $(B)/jit_prog.o
+	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
