@@ -55,14 +55,16 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #                    stripped of .symtab, stripped but for mallctl, and its
 #                    debug file (tests/hook/conf.t)
 #   fk-rjem-hook-stripped  the fixture that hands _rjem_mallctl over, stripped
+#   unwind-bench-prog  the workloads of bench/unwind.sh (bench/unwind_bench.c)
 #   hook-jit-prog    allocates from generated code without unwind information
 #                    (tests/hook/jit.t)
 HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
                $(B)/hook-fork-prog $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
-               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped $(B)/hook-jit-prog
+               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped $(B)/hook-jit-prog \
+               $(B)/unwind-bench-prog
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o $(B)/fork_prog.o $(B)/jit_prog.o
+            $(B)/test_hook_fetch.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -86,6 +88,12 @@ $(B)/hook-fork-prog: $(B)/fork_prog.o
 $(B)/hook_bench.o: bench/hook_bench.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer \
 		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/unwind_bench.o: bench/unwind_bench.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/unwind-bench-prog: $(B)/unwind_bench.o
+	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -ldl
+
 $(B)/hook-bench-prog: $(B)/hook_bench.o
 	$(CC) $(LDFLAGS) -o $@ $^
 

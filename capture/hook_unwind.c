@@ -61,10 +61,12 @@ struct rule {
  * PC that landed there. Two words per slot, each written atomically; the
  * rule word repeats the PC's low 32 bits, so a reader that meets a slot
  * half rewritten by another thread sees the mismatch and takes the slow
- * path. */
+ * path. The two words share a cache line. */
 #define CACHE_BITS 14
-static _Atomic uint64_t cache_pc[1u << CACHE_BITS];
-static _Atomic uint64_t cache_rule[1u << CACHE_BITS];
+struct slot {
+	_Atomic uint64_t pc, rule;
+};
+static struct slot cache[1u << CACHE_BITS];
 
 static unsigned slot(uintptr_t pc)
 {
@@ -569,8 +571,8 @@ static int rule_at(uintptr_t ra, struct rule *out)
 {
 	uintptr_t pc = ra - 1;
 	unsigned i = slot(pc);
-	uint64_t k = atomic_load_explicit(&cache_pc[i], memory_order_acquire);
-	uint64_t v = atomic_load_explicit(&cache_rule[i], memory_order_acquire);
+	uint64_t k = atomic_load_explicit(&cache[i].pc, memory_order_acquire);
+	uint64_t v = atomic_load_explicit(&cache[i].rule, memory_order_acquire);
 	uint32_t p;
 
 	if (k == pc && (uint32_t)(v >> 32) == (uint32_t)pc && (uint32_t)v) {
@@ -580,9 +582,9 @@ static int rule_at(uintptr_t ra, struct rule *out)
 	if (find_rule(pc, out) < 0)
 		return -1;
 	if ((p = pack(out)) != 0) {
-		atomic_store_explicit(&cache_rule[i], (uint64_t)(uint32_t)pc << 32 | p,
+		atomic_store_explicit(&cache[i].rule, (uint64_t)(uint32_t)pc << 32 | p,
 				      memory_order_release);
-		atomic_store_explicit(&cache_pc[i], pc, memory_order_release);
+		atomic_store_explicit(&cache[i].pc, pc, memory_order_release);
 	}
 	return 0;
 }
