@@ -594,9 +594,13 @@ static int rule_at(uintptr_t ra, struct rule *out)
 
 /* ---- the current thread's stack ---- */
 
-/* The readable mapping that holds the stack pointer, per thread. */
-static __thread uintptr_t stk_lo __attribute__((tls_model("initial-exec")));
-static __thread uintptr_t stk_hi __attribute__((tls_model("initial-exec")));
+/* The readable mappings that held the stack pointer, per thread: a few,
+ * for a thread that switches stacks (a signal's alternate stack,
+ * coroutines). */
+#define STACKS 4
+static __thread uintptr_t stk_lo[STACKS] __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t stk_hi[STACKS] __attribute__((tls_model("initial-exec")));
+static __thread unsigned stk_next __attribute__((tls_model("initial-exec")));
 
 /* Finds the mapping of /proc/self/maps holding sp, with system calls only
  * (no stdio, no allocation, no cancellation point). 0 or -1. */
@@ -657,14 +661,21 @@ static inline int in_stack(uintptr_t addr, uintptr_t lo, uintptr_t hi)
 /* Walks from the caller's state (pc, sp, fp) leaf first into vec. */
 NO_SAN static unsigned walk(void **vec, unsigned max, uintptr_t pc, uintptr_t sp, uintptr_t fp)
 {
-	uintptr_t lo = stk_lo, hi = stk_hi;
-	unsigned n = 0;
+	uintptr_t lo = 0, hi = 0;
+	unsigned n = 0, k;
 
-	if (!(lo <= sp && sp < hi)) {
+	for (k = 0; k < STACKS; k++)
+		if (stk_lo[k] <= sp && sp < stk_hi[k])
+			break;
+	if (k < STACKS) {
+		hi = stk_hi[k];
+	} else {
+		/* No stack known: no frame can be read (the stack is empty). */
 		if (stack_bounds(sp, &lo, &hi) < 0)
 			return 0;
-		stk_lo = lo;
-		stk_hi = hi;
+		k = stk_next++ % STACKS;
+		stk_lo[k] = lo;
+		stk_hi[k] = hi;
 	}
 	lo = sp;
 	while (n < max && pc) {
