@@ -11,10 +11,12 @@
  * - libgcc follows whatever unwind tables a JIT registered and reads the
  *   memory they point at unchecked: tests/hook/jit.t's wrong tables kill it
  *   (SIGSEGV), and knot-resolver's kresd aborts in it (tests/hook/kresd.t).
- * - libunwind is as fast and survived both here, but would be a new
- *   dependency loaded into every host, finds a PC's tables through
- *   dl_iterate_phdr (the loader's lock) on each cache miss, and keeps its
- *   cache per thread; this file needs neither lock nor library.
+ * - libunwind is as fast and survived both here (at the generated code's
+ *   PC it ended the stack, not following the garbage rbp), but would be a
+ *   new library in every host, finds a PC's tables on each cache miss
+ *   through dl_iterate_phdr (the loader's lock) between two sigprocmask
+ *   calls (its dwarf_find_proc_info), and keeps its cache per thread; this
+ *   file needs neither lock nor library.
  * This one allocates nothing, takes no lock (glibc 2.35's _dl_find_object
  * is lock-free), uses initial-exec TLS only, and reads the stack only
  * inside the readable mapping that holds the current thread's stack
@@ -194,6 +196,13 @@ static uintptr_t rd_enc(struct rd *r, uint8_t enc, uintptr_t base, int value_onl
 	return (uintptr_t)v;
 }
 
+/* v times a data alignment factor, wrapping rather than overflowing on a
+ * corrupt table. */
+static long scaled(uint64_t v, int64_t f)
+{
+	return (long)(int64_t)(v * (uint64_t)f);
+}
+
 /* Remembered states (DW_CFA_remember_state) kept per program. */
 #define REMEMBER_MAX 8
 
@@ -236,7 +245,7 @@ static int run_cfa(struct rd *r, uintptr_t loc, uintptr_t target, uint64_t caf, 
 
 		switch (op >> 6) {
 		case 1: adv = lo * caf; goto advance;
-		case 2: set_col(s, lo, REG_AT_CFA, (long)((int64_t)rd_uleb(r) * daf)); continue;
+		case 2: set_col(s, lo, REG_AT_CFA, scaled(rd_uleb(r), daf)); continue;
 		case 3: set_col(s, lo, lo == REG_RBP ? init->rbp.k : init->ra.k,
 				lo == REG_RBP ? init->rbp.off : init->ra.off);
 			continue;
@@ -254,7 +263,7 @@ static int run_cfa(struct rd *r, uintptr_t loc, uintptr_t target, uint64_t caf, 
 		case 0x04: adv = rd_u(r, 4) * caf; goto advance;
 		case 0x05:                                             /* offset_extended */
 			reg = rd_uleb(r);
-			set_col(s, reg, REG_AT_CFA, (long)((int64_t)rd_uleb(r) * daf));
+			set_col(s, reg, REG_AT_CFA, scaled(rd_uleb(r), daf));
 			continue;
 		case 0x06:                                             /* restore_extended */
 			reg = rd_uleb(r);
@@ -352,15 +361,15 @@ unfollowed_cfa:
 		}
 		case 0x11:                                             /* offset_extended_sf */
 			reg = rd_uleb(r);
-			set_col(s, reg, REG_AT_CFA, (long)(rd_sleb(r) * daf));
+			set_col(s, reg, REG_AT_CFA, scaled((uint64_t)rd_sleb(r), daf));
 			continue;
 		case 0x12:                                             /* def_cfa_sf */
 			s->cfa_reg = (int)rd_uleb(r);
-			s->cfa_off = (long)(rd_sleb(r) * daf);
+			s->cfa_off = scaled((uint64_t)rd_sleb(r), daf);
 			s->cfa = CFA_RSP;
 			continue;
 		case 0x13:                                             /* def_cfa_offset_sf */
-			s->cfa_off = (long)(rd_sleb(r) * daf);
+			s->cfa_off = scaled((uint64_t)rd_sleb(r), daf);
 			continue;
 		case 0x14: case 0x15:                                  /* val_offset(_sf) */
 			reg = rd_uleb(r);
@@ -373,7 +382,7 @@ unfollowed_cfa:
 		case 0x2e: (void)rd_uleb(r); continue;                 /* GNU_args_size */
 		case 0x2f:                                             /* GNU_negative_offset_extended */
 			reg = rd_uleb(r);
-			set_col(s, reg, REG_AT_CFA, -(long)((int64_t)rd_uleb(r) * daf));
+			set_col(s, reg, REG_AT_CFA, scaled(0 - rd_uleb(r), daf));
 			continue;
 		default:
 			return -1;
