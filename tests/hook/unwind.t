@@ -31,9 +31,10 @@ start_prog() {
 ARGS=
 
 # session TAG PROG CMDS ENV...: runs PROG (hook-alloc-prog's protocol),
-# enables sampling (at lg 0 from the start: a prof.reset would let each
-# thread finish its current sampling interval first), sends each ;-separated command of CMDS and
-# waits for its answer, then saves $T/TAG.settings, .raw and .folded.
+# enables sampling (at lg 0 from the start: after a prof.reset each thread
+# would first finish the sampling interval it had drawn), sends each
+# ;-separated command of CMDS and waits for its answer, then saves
+# $T/TAG.settings, .raw and .folded.
 session() {
 	tag=$1 prog=$2 cmds=$3; shift 3
 	port=$(free_port)
@@ -109,6 +110,7 @@ agree fk-jestatic-rjem "$FX/fk-jestatic-rjem" "grow 20" LD_PRELOAD="$HOOK" _RJEM
 ARGS=tests/hook/python_prog.py
 agree python3 /usr/bin/python3.11 "grow 30;grow 5" PYTHONMALLOC=malloc PYTHONHASHSEED=0 \
 	LD_PRELOAD="$HOOK $JE" MALLOC_CONF=$ON
+ARGS=
 
 # jemalloc 5.1.0 (the Rust fixture) has no experimental.hooks.prof_backtrace:
 # its own unwinder stays, the settings say why, and sampling still works.
