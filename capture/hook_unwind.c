@@ -293,10 +293,9 @@ static int run_cfa(struct rd *r, uintptr_t loc, uintptr_t target, uint64_t caf, 
 		case 0x0b:                                             /* restore_state */
 			if (depth == 0)
 				return -1;
-			{
-				/* The CFA rule is part of the state too. */
-				*s = stack[--depth];
-			}
+			/* The CFA rule comes back too, as libgcc and gcc's
+			 * epilogues have it. */
+			*s = stack[--depth];
 			continue;
 		case 0x0c:                                             /* def_cfa */
 			s->cfa_reg = (int)rd_uleb(r);
