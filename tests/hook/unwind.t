@@ -10,7 +10,8 @@
 # conf-own-prog, the static-jemalloc fixtures fk-jestatic and
 # fk-jestatic-rjem (the hook installed through their own mallctl), python3.
 # fk-rjem (jemalloc 5.1.0, no experimental.hooks.prof_backtrace) keeps
-# jemalloc's and the settings say why.
+# jemalloc's and the settings say why; another FLAMEKIT_UNWIND value gives
+# the hook's, with one line on stderr.
 . "$(dirname "$0")/hooklib.sh"
 WAIT_TENTHS=300
 trap '' PIPE
@@ -120,3 +121,18 @@ session fk-rjem "$FX/fk-rjem" "grow 20" LD_PRELOAD="$HOOK" _RJEM_MALLOC_CONF=$ON
 		'^jemalloc: jemalloc .*fk-rjem\) has no experimental\.hooks\.prof_backtrace$'
 	check "fk-rjem: samples taken with jemalloc's own" grep -q grow "$T/fk-rjem.folded"
 }
+
+# Another FLAMEKIT_UNWIND value: the hook's unwinder, and one line that says so.
+port=$(free_port)
+U=http://127.0.0.1:$port
+if start_prog "$B/hook-alloc-prog" FLAMEKIT_HTTP=127.0.0.1:$port LD_PRELOAD="$HOOK $JE" MALLOC_CONF=$ON \
+	FLAMEKIT_UNWIND=libgcc && wait_http "$U/internal/heap/settings"; then
+	is "FLAMEKIT_UNWIND=libgcc: the hook's unwinder" "$(jfield "$(cu "$U/internal/heap/settings")" unwinder)" flamekit
+	is "FLAMEKIT_UNWIND=libgcc: one line on stderr" "$(cat "$T/host.err")" \
+		"flamekit-hook: FLAMEKIT_UNWIND='libgcc' is neither jemalloc nor flamekit: using flamekit's"
+	echo quit >&3
+	exec 3>&-
+	wait "$HOST_PID"
+else
+	notok "FLAMEKIT_UNWIND=libgcc: host started"
+fi
