@@ -4,7 +4,8 @@
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
 HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
             hook_jemalloc.c hook_find.c hook_params.c hook_state.c hook_reply.c hook_addr.c hook_signal.c serve_profile.c \
-            serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c hook_arena.c hook_sampling.c
+            serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c hook_arena.c hook_sampling.c \
+            hook_unwind.c
 HOOK_SRC += hook_env.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
@@ -25,6 +26,8 @@ HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
               $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
 
 $(HOOK_OBJ): CFLAGS += $(HOOK_CFLAGS)
+# The backtrace takes its caller's registers from its own frame.
+$(B)/hook_unwind.o: CFLAGS += -fno-omit-frame-pointer
 
 $(HOOK_REAL): $(HOOK_OBJ) $(HOOK_ALIBS) capture/hook.map
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(HOOK_SONAME) \
@@ -53,15 +56,19 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 #                    stripped of .symtab, stripped but for mallctl, and its
 #                    debug file (tests/hook/conf.t)
 #   fk-rjem-hook-stripped  the fixture that hands _rjem_mallctl over, stripped
+#   unwind-bench-prog  the workloads of bench/unwind.sh (bench/unwind_bench.c)
+#   hook-jit-prog    allocates from generated code without unwind information
+#                    (tests/hook/jit.t)
 HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
                $(B)/hook-fork-prog $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
-               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped
+               $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped $(B)/hook-jit-prog \
+               $(B)/unwind-bench-prog
 #   dl-prog          loads, uses and unloads libfk-dl-alpha.so and
 #                    libfk-dl-beta.so (one source, two function names)
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o $(B)/fork_prog.o
+            $(B)/test_hook_fetch.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -85,6 +92,12 @@ $(B)/hook-fork-prog: $(B)/fork_prog.o
 $(B)/hook_bench.o: bench/hook_bench.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer \
 		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/unwind_bench.o: bench/unwind_bench.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/unwind-bench-prog: $(B)/unwind_bench.o
+	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -ldl
+
 $(B)/hook-bench-prog: $(B)/hook_bench.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -93,6 +106,12 @@ $(B)/dl-prog: tests/hook/dl_prog.c | $(B)
 $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so: $(B)/libfk-dl-%.so: tests/hook/dl_lib.c | $(B)
 	$(CC) $(CPPFLAGS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
 		-DFKDL_FUNC=dl_$*_alloc -shared $(call NOSAN,$(LDFLAGS)) -o $@ $<
+# hook-jit-prog runs preloaded, its generated code on a stack of its own:
+# a fixture, built without a sanitizer.
+$(B)/jit_prog.o: tests/hook/jit_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -c -o $@ $<
+$(B)/hook-jit-prog: $(B)/jit_prog.o
+	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

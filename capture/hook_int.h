@@ -172,6 +172,18 @@ double fk_proc_start_epoch(uint64_t start);
  * length (0: unknown). */
 size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size);
 
+/* ---- hook_unwind.c: the sampling backtrace ---- */
+
+/* Installs the hook's own backtrace as jemalloc's
+ * experimental.hooks.prof_backtrace, once, after fk_je_check found a
+ * jemalloc with profiling started; keeps jemalloc's own when
+ * FLAMEKIT_UNWIND=jemalloc or the mallctl is missing (jemalloc < 5.3). */
+void fk_unwind_install(void);
+
+/* Which backtrace samples take: "flamekit", or "jemalloc: WHY". Static
+ * storage, set once by fk_unwind_install. */
+const char *fk_unwind_name(void);
+
 /* ---- hook_log.c: the hook's one line on the host's stderr ---- */
 
 /* Writes "flamekit-hook: MESSAGE\n" in one write to the host's current

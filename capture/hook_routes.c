@@ -197,6 +197,9 @@ static void settings_json(struct fk_reply *r)
 		fputs("\"active_seconds\":null,", f);
 	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_state_sampled() ? "true" : "false");
 	fprintf(f, "\"prof_accum\":%s,", fk_je_prof_accum() ? "true" : "false");
+	fputs("\"unwinder\":", f);
+	json_str(f, fk_unwind_name());
+	fputc(',', f);
 	fprintf(f, "\"max_samples\":%zu,", fk_serve_max_samples);
 	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
 	size_t nsnap, snapbytes;
