@@ -22,8 +22,13 @@ LIBS     += $(HOOK_SO) $(B)/flamekit-hook.pc
 # (capture/hook.map).
 HOOK_ALIBS  = $(B)/libfkrender.a $(B)/libfkenc.a $(B)/libfksym.a $(B)/libfkcore.a
 HOOK_CFLAGS = $(call pkg,libmicrohttpd,--cflags,libmicrohttpd-dev)
+# zlib is linked in statically, its symbols local to the library: a host
+# that exports a zlib of its own (varnishd exports its patched copy's
+# deflate and inflate, not deflateBound) would otherwise get the hook's
+# calls, and every pprof failed with "cannot start zlib compression".
+HOOK_ZLIB   = -l:libz.a
 HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
-              $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
+              $(HOOK_ZLIB) $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
 
 $(HOOK_OBJ): CFLAGS += $(HOOK_CFLAGS)
 # The backtrace takes its caller's registers from its own frame.

@@ -10,8 +10,9 @@
  * connection with SO_PEERCRED (libflamekit-hook(3), PROCESSES): the same
  * user, root, or the user the group began as; the registry also takes a
  * process of another user that descends from the listener (a worker that
- * dropped its privileges), and a proxied request goes only to a socket
- * whose peer is the process it names. A worker watches its registry
+ * dropped its privileges), a worker answers its listener whatever user
+ * that runs as, and a proxied request goes only to a socket whose peer is
+ * the process it names. A worker watches its registry
  * connection: when it ends, the listener is gone, and the worker takes
  * the address over (hook_loop.c). */
 #include <errno.h>
@@ -114,13 +115,38 @@ static int peer(int fd, struct ucred *c)
 	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, c, &len) == 0 ? 0 : -1;
 }
 
+/* The same user, root, or the user the group began as. */
+static int same_user(const struct ucred *c)
+{
+	return c->uid == geteuid() || c->uid == 0 || c->uid == first_uid;
+}
+
+/* Whether pid is an ancestor of this process. */
+static int ancestor(pid_t pid)
+{
+	pid_t p = getpid();
+
+	for (int i = 0; i < 64 && p > 1; i++) {
+		struct fk_proc pr;
+
+		if (fk_proc_info(p, &pr) < 0)
+			return 0;
+		p = pr.ppid;
+		if (p == pid)
+			return 1;
+	}
+	return 0;
+}
+
 int fk_group_peer_ok(int fd)
 {
 	struct ucred c;
 
 	if (peer(fd, &c) < 0)
 		return 0;
-	return c.uid == geteuid() || c.uid == 0 || c.uid == first_uid;
+	/* The listener itself, whatever user it now runs as (varnishd's
+	 * manager switches its effective user, its cache child another). */
+	return same_user(&c) || (join_fd >= 0 && c.pid == join_pid);
 }
 
 int fk_group_listen(struct fk_err *err)
@@ -167,7 +193,7 @@ int fk_group_join(void)
 	fd = connect_name("listener", &c);
 	if (fd < 0)
 		return -1;
-	if (!(c.uid == geteuid() || c.uid == 0 || c.uid == first_uid) || c.pid == getpid()) {
+	if (!(same_user(&c) || ancestor(c.pid)) || c.pid == getpid()) {
 		close(fd);
 		return -1;
 	}
@@ -239,9 +265,10 @@ static void accept_workers(void)
 
 		if (fd < 0)
 			return;
+		/* A worker of another user is one when it descends from this
+		 * process (it dropped privileges after its fork). */
 		if (peer(fd, &c) < 0 || nworkers >= FK_HOOK_MAX_WORKERS || c.pid == getpid() ||
-		    !(c.uid == geteuid() || c.uid == 0 || c.uid == first_uid ||
-		      (geteuid() == 0 && descends(c.pid)))) {
+		    !(same_user(&c) || descends(c.pid))) {
 			close(fd);
 			continue;
 		}
