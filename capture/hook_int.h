@@ -517,6 +517,10 @@ void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
 FILE *fk_reply_open(struct fk_reply *r, const char *ctype);
 void fk_reply_close(struct fk_reply *r, FILE *f);
 
+/* Writes s as a JSON string, quoted: only what the hook's own messages
+ * can hold needs escaping (quotes, backslashes, control bytes). */
+void fk_reply_json_str(FILE *f, const char *s);
+
 /* What answers a request (the route table's dispatcher). */
 typedef void fk_handler_fn(const struct fk_request *rq, struct fk_reply *r);
 

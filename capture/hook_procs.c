@@ -154,22 +154,6 @@ static int json_field(const char *json, size_t len, const char *key, char *out, 
 	return 0;
 }
 
-static void json_put(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			putc(ch, f);
-	}
-	putc('"', f);
-}
-
 /* One entry of the list: what /proc says of pid, with what its settings
  * (set: JSON of len bytes, or NULL for this process) say. */
 static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener)
@@ -208,7 +192,7 @@ static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener)
 		snprintf(en, sizeof en, "%s", active ? "true" : "false");
 	}
 	fprintf(f, "{\"pid\":%ld,\"ppid\":%ld,\"cmdline\":", (long)pid, (long)p.ppid);
-	json_put(f, cmd);
+	fk_reply_json_str(f, cmd);
 	if (st >= 0)
 		fprintf(f, ",\"start_time\":%.2f", st);
 	else
@@ -219,7 +203,7 @@ static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener)
 		char j[800];
 
 		snprintf(j, sizeof j, "%s%s%s in %s", ver, ver[0] ? ", " : "", sym, mod);
-		json_put(f, j);
+		fk_reply_json_str(f, j);
 	} else {
 		fputs("null", f);
 	}
@@ -302,7 +286,7 @@ static void all_finish(void *arg, struct fk_reply *r)
 			fprintf(f, ",{\"pid\":%ld,\"status\":%u", (long)c->pids[i], c->res[i].status);
 			if (c->res[i].status == 0) {
 				fputs(",\"error\":", f);
-				json_put(f, c->errs[i]);
+				fk_reply_json_str(f, c->errs[i]);
 			}
 			putc('}', f);
 		}

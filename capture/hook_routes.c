@@ -56,23 +56,6 @@ static int parse_bool(const char *s, int *out)
 	return -1;
 }
 
-/* JSON string contents: only what our own messages can hold needs escaping. */
-static void json_str(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			putc(ch, f);
-	}
-	putc('"', f);
-}
-
 /* A problem the settings report although profiling works: the chosen
  * jemalloc holds almost nothing while the process is large, so the
  * program's allocations go elsewhere (another allocator, another copy). */
@@ -139,7 +122,7 @@ static void memory_json(FILE *f)
 	fk_arena_why(why, sizeof why);
 	if (ind < 0 && why[0]) {
 		fputs(",\"note\":", f);
-		json_str(f, why);
+		fk_reply_json_str(f, why);
 	}
 	fputs("},\"sampling_memory\":{", f);
 	json_num(f, "allocated", samp, 1);
@@ -176,13 +159,13 @@ static void settings_json(struct fk_reply *r)
 		fputs("\"lg_sample\":null,", f);
 	fprintf(f, "\"jemalloc\":%s,\"mallctl\":", found ? "true" : "false");
 	if (found) {
-		json_str(f, cp.symbol);
+		fk_reply_json_str(f, cp.symbol);
 		fputs(",\"mallctl_module\":", f);
-		json_str(f, cp.module);
+		fk_reply_json_str(f, cp.module);
 		fputs(",\"mallctl_source\":", f);
-		json_str(f, cp.source);
+		fk_reply_json_str(f, cp.source);
 		fputs(",\"jemalloc_version\":", f);
-		json_str(f, cp.version);
+		fk_reply_json_str(f, cp.version);
 	} else {
 		fputs("null,\"mallctl_module\":null,\"mallctl_source\":null,"
 		      "\"jemalloc_version\":null", f);
@@ -198,7 +181,7 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_state_sampled() ? "true" : "false");
 	fprintf(f, "\"prof_accum\":%s,", fk_je_prof_accum() ? "true" : "false");
 	fputs("\"unwinder\":", f);
-	json_str(f, fk_unwind_name());
+	fk_reply_json_str(f, fk_unwind_name());
 	fputc(',', f);
 	fprintf(f, "\"max_samples\":%zu,", fk_serve_max_samples);
 	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
@@ -215,21 +198,21 @@ static void settings_json(struct fk_reply *r)
 	memory_json(f);
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
-		json_str(f, why);
+		fk_reply_json_str(f, why);
 	} else if (found && idle_allocator(idle, sizeof idle, &cp)) {
 		fputs(",\"problem\":", f);
-		json_str(f, idle);
+		fk_reply_json_str(f, idle);
 	}
 	if (note[0]) {
 		fputs(",\"warning\":", f);
-		json_str(f, note);
+		fk_reply_json_str(f, note);
 	}
 	if (av == FK_JE_OK && !fk_je_prof_accum()) {
 		char acc[800];
 
 		snprintf(acc, sizeof acc, "/debug/pprof/allocs has %s", fk_je_no_accum());
 		fputs(",\"allocs\":", f);
-		json_str(f, acc);
+		fk_reply_json_str(f, acc);
 	}
 	fputs("}\n", f);
 	fk_reply_close(r, f);
