@@ -96,7 +96,8 @@ check "plain: TERM ends the manager and the child ($base_took s, status $base_st
 hooked() {
 	hn=$1 jail=$2
 	hport=$(free_port); U=http://127.0.0.1:$hport
-	start_varnish "$hn" "$jail" LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$hport FLAMEKIT_SNAPSHOT_S=1
+	start_varnish "$hn" "$jail" LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$hport FLAMEKIT_SNAPSHOT_S=1 \
+		MALLOC_CONF=lg_prof_sample:12
 	check "$hn: requests through varnish answer 200" wait_secs 60 through "$VPORT"
 	if gone "$VP"; then
 		wait "$VP"; st=$?
