@@ -96,14 +96,6 @@ const char *fk_je_no_accum(void);
  * sentence naming both into buf, else 0. */
 int fk_je_idle(char *buf, size_t size);
 
-/* A size_t statistic of the chosen copy ("stats.allocated", ...) after an
- * epoch refresh; 0 when unknown. */
-uint64_t fk_je_stat(const char *name);
-
-/* Statistics names[0..n) after one epoch refresh into out, -1 each when
- * unknown. */
-void fk_je_stats(const char *const *names, size_t n, int64_t *out);
-
 /* Reads prof.active into *active. 0, or -1 with err. */
 int fk_je_get_active(int *active, struct fk_err *err);
 

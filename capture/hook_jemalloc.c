@@ -551,33 +551,6 @@ int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note)
 }
 
 
-uint64_t fk_je_stat(const char *name)
-{
-	uint64_t epoch = 1;
-	size_t v = 0, sz = sizeof v;
-
-	if (fk_je_check(NULL) == FK_JE_NOTFOUND)
-		return 0;
-	je_ctl("epoch", NULL, NULL, &epoch, sizeof epoch);
-	if (je_ctl(name, &v, &sz, NULL, 0) != 0)
-		return 0;
-	return (uint64_t)v;
-}
-
-void fk_je_stats(const char *const *names, size_t n, int64_t *out)
-{
-	uint64_t epoch = 1;
-	int have = fk_je_check(NULL) != FK_JE_NOTFOUND;
-
-	if (have)
-		je_ctl("epoch", NULL, NULL, &epoch, sizeof epoch);
-	for (size_t i = 0; i < n; i++) {
-		size_t v = 0, sz = sizeof v;
-
-		out[i] = have && je_ctl(names[i], &v, &sz, NULL, 0) == 0 ? (int64_t)v : -1;
-	}
-}
-
 static int je_ready(struct fk_err *err)
 {
 	const char *why = "";

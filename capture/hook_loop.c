@@ -227,7 +227,7 @@ static void run(struct fk_loop *lp)
 	if (lp->cfg.sig > 0)
 		sigdelset(&wait_mask, lp->cfg.sig);
 	while (!atomic_load(&lp->quit)) {
-		int n = 0, ipub = -1, iown = -1, igrp, to = -1;
+		int n = 0, ipub = -1, igrp, to = -1;
 		struct timespec ts, *tsp = NULL;
 
 		pf[n].fd = lp->ctl[0];
@@ -239,7 +239,6 @@ static void run(struct fk_loop *lp)
 			to = min_timeout(to, fk_http_timeout(lp->pub));
 		}
 		if (lp->own) {
-			iown = n;
 			pf[n].fd = fk_http_poll_fd(lp->own);
 			pf[n++].events = POLLIN;
 			to = min_timeout(to, fk_http_timeout(lp->own));
@@ -290,7 +289,6 @@ static void run(struct fk_loop *lp)
 			take_over(lp);
 		if (lp->cfg.http)
 			fk_snap_tick();
-		(void)iown;
 	}
 }
 
@@ -299,8 +297,6 @@ static void loop_free(struct fk_loop *lp)
 	if (lp->ctl[0] >= 0 && !lp->private_fds) {
 		close(lp->ctl[0]);
 		close(lp->ctl[1]);
-	} else if (lp->ctl[0] >= 0 && atomic_load(&lp->tid) == 0) {
-		/* never ran */
 	}
 	pthread_mutex_destroy(&lp->mu);
 	pthread_cond_destroy(&lp->cv);
@@ -375,6 +371,20 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
+/* Waits until lp has made its descriptors (a worker's thread starts
+ * later than its fork) or ended. */
+static int wait_running(struct fk_loop *lp)
+{
+	int st;
+
+	pthread_mutex_lock(&lp->mu);
+	while (lp->state == 0)
+		pthread_cond_wait(&lp->cv, &lp->mu);
+	st = lp->state;
+	pthread_mutex_unlock(&lp->mu);
+	return st;
+}
+
 int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err)
 {
 	struct fk_loop *lp;
@@ -404,12 +414,7 @@ int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err)
 		cur = lp;
 		return 0;
 	}
-	pthread_mutex_lock(&lp->mu);
-	while (lp->state == 0)
-		pthread_cond_wait(&lp->cv, &lp->mu);
-	rc = lp->state;
-	pthread_mutex_unlock(&lp->mu);
-	if (rc < 0) {
+	if (wait_running(lp) < 0) {
 		*err = lp->err;
 		pthread_join(lp->th, NULL);
 		loop_free(lp);
@@ -425,15 +430,10 @@ static void wake(struct fk_loop *lp)
 	char path[64];
 	int tid = atomic_load(&lp->tid), fd;
 
-	if (self_loop == lp || lp->ctl[1] < 0) {
+	/* Its own thread, or a table shared with the host: the pipe is here. */
+	if (self_loop == lp || !lp->private_fds) {
 		if (lp->ctl[1] >= 0 && write(lp->ctl[1], "w", 1) < 0) {
 			/* full: a wake is pending anyway */
-		}
-		return;
-	}
-	if (!lp->private_fds) {
-		if (write(lp->ctl[1], "w", 1) < 0) {
-			/* full */
 		}
 		return;
 	}
@@ -445,20 +445,6 @@ static void wake(struct fk_loop *lp)
 		/* full */
 	}
 	close(fd);
-}
-
-/* Waits until lp has made its descriptors (a worker's thread starts
- * later than its fork) or ended. */
-static int wait_running(struct fk_loop *lp)
-{
-	int st;
-
-	pthread_mutex_lock(&lp->mu);
-	while (lp->state == 0)
-		pthread_cond_wait(&lp->cv, &lp->mu);
-	st = lp->state;
-	pthread_mutex_unlock(&lp->mu);
-	return st;
 }
 
 int fk_loop_call(void (*fn)(void *), void *arg)
