@@ -193,7 +193,10 @@ int fk_group_join(void)
 	fd = connect_name("listener", &c);
 	if (fd < 0)
 		return -1;
-	if (!(same_user(&c) || ancestor(c.pid)) || c.pid == getpid()) {
+	/* A listener of another user is one of the program when it is an
+	 * ancestor of this process, or a descendant (a daemon's worker that
+	 * dropped its privileges and took the address over first). */
+	if (!(same_user(&c) || ancestor(c.pid) || descends(c.pid)) || c.pid == getpid()) {
 		close(fd);
 		return -1;
 	}
