@@ -89,7 +89,8 @@ clean:
 # Installs the tools, the hook library with its header and pkg-config file,
 # and the man pages under $(DESTDIR)$(PREFIX).
 # The library is installed as libflamekit-hook.so.VERSION with the links
-# libflamekit-hook.so.0 (its soname) and libflamekit-hook.so.
+# libflamekit-hook.so.0 (its soname) and libflamekit-hook.so; its serving
+# half, which it loads from its own folder, as libflamekit-hook-serve.so.0.
 BINDIR  = $(DESTDIR)$(PREFIX)/bin
 DLIBDIR = $(DESTDIR)$(LIBDIR)
 INCDIR  = $(DESTDIR)$(PREFIX)/include
@@ -100,6 +101,7 @@ install: all
 	install -m 0755 $(HOOK_REAL) $(DLIBDIR)/libflamekit-hook.so.$(VERSION)
 	ln -sf libflamekit-hook.so.$(VERSION) $(DLIBDIR)/$(HOOK_SONAME)
 	ln -sf $(HOOK_SONAME) $(DLIBDIR)/libflamekit-hook.so
+	install -m 0755 $(SERVE_SO) $(DLIBDIR)/$(SERVE_SONAME)
 	install -m 0644 capture/flamekit_hook.h $(INCDIR)
 	install -m 0644 $(B)/flamekit-hook.pc $(DLIBDIR)/pkgconfig
 	install -m 0644 $(wildcard man/*.1) $(MANDIR)/man1
@@ -108,7 +110,7 @@ install: all
 uninstall:
 	rm -f $(addprefix $(BINDIR)/,$(notdir $(PROGS))) \
 	      $(DLIBDIR)/libflamekit-hook.so.$(VERSION) $(DLIBDIR)/$(HOOK_SONAME) \
-	      $(DLIBDIR)/libflamekit-hook.so \
+	      $(DLIBDIR)/libflamekit-hook.so $(DLIBDIR)/$(SERVE_SONAME) \
 	      $(INCDIR)/flamekit_hook.h $(DLIBDIR)/pkgconfig/flamekit-hook.pc \
 	      $(addprefix $(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
 	      $(addprefix $(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))

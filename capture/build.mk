@@ -2,44 +2,60 @@
 # capture/: libflamekit-hook.so (see DESIGN.md, "The hook", and
 # man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
-HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
-            hook_jemalloc.c hook_find.c hook_params.c hook_state.c hook_reply.c hook_addr.c hook_signal.c serve_profile.c \
-            serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c hook_arena.c hook_sampling.c \
-            hook_unwind.c
-HOOK_SRC += hook_env.c
-HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
+# The hook is two libraries (hook_int.h, "the serving half"): the resident
+# half, which a host maps while idle and which needs nothing but libc, and
+# the serving half, which it loads on first use, with every library of the
+# pipeline linked in.
+HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_state.c \
+            hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
+            hook_sampling.c hook_unwind.c hook_env.c hook_serve.c
+SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_routes.c hook_params.c hook_reply.c \
+             serve_profile.c serve_snap.c hook_procs.c
+HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
+SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
 # version FLAMEKIT_HOOK_0 names), with the development link
-# libflamekit-hook.so beside it, which LD_PRELOAD and -l use.
+# libflamekit-hook.so beside it, which LD_PRELOAD and -l use; the serving
+# half is libflamekit-hook-serve.so.0, in the same folder.
 HOOK_SONAME := libflamekit-hook.so.0
 HOOK_REAL := $(B)/$(HOOK_SONAME)
 HOOK_SO  := $(B)/libflamekit-hook.so
-OBJS     += $(HOOK_OBJ) $(B)/fetch.o
-LIBS     += $(HOOK_SO) $(B)/flamekit-hook.pc
+SERVE_SONAME := libflamekit-hook-serve.so.0
+SERVE_SO := $(B)/$(SERVE_SONAME)
+OBJS     += $(HOOK_OBJ) $(SERVE_OBJ) $(B)/fetch.o
+LIBS     += $(HOOK_SO) $(SERVE_SO) $(B)/flamekit-hook.pc
 
-# The hook runs the same library code as the tools, linked in statically
-# (every object is built -fPIC); only the API and malloc_conf are exported
-# (capture/hook.map).
-HOOK_ALIBS  = $(B)/libfkrender.a $(B)/libfkenc.a $(B)/libfksym.a $(B)/libfkcore.a
+# The serving half runs the same library code as the tools, linked in
+# statically (every object is built -fPIC); it exports only its table
+# (capture/serve.map) and reaches the resident half through that one's
+# private symbol version (capture/hook.map), which -z defs checks here.
+SERVE_ALIBS  = $(B)/libfkrender.a $(B)/libfkenc.a $(B)/libfksym.a $(B)/libfkcore.a
 HOOK_CFLAGS = $(call pkg,libmicrohttpd,--cflags,libmicrohttpd-dev)
 # zlib is linked in statically, its symbols local to the library: a host
 # that exports a zlib of its own (varnishd exports its patched copy's
 # deflate and inflate, not deflateBound) would otherwise get the hook's
 # calls, and every pprof failed with "cannot start zlib compression".
 HOOK_ZLIB   = -l:libz.a
-HOOK_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
-              $(HOOK_ZLIB) $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
+SERVE_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
+               $(HOOK_ZLIB) $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
 
-$(HOOK_OBJ): CFLAGS += $(HOOK_CFLAGS)
+$(HOOK_OBJ) $(SERVE_OBJ): CFLAGS += $(HOOK_CFLAGS)
+# The resident half's symbols are visible, for its version script to
+# choose: the API, and the private version the serving half links to.
+$(HOOK_OBJ): CFLAGS += -fvisibility=default
 # The backtrace takes its caller's registers from its own frame.
 $(B)/hook_unwind.o: CFLAGS += -fno-omit-frame-pointer
 
-$(HOOK_REAL): $(HOOK_OBJ) $(HOOK_ALIBS) capture/hook.map
+$(HOOK_REAL): $(HOOK_OBJ) $(B)/libfkcore.a capture/hook.map
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(HOOK_SONAME) \
 		-Wl,--version-script=capture/hook.map -Wl,-z,defs -Wl,-z,now \
-		-o $@ $(HOOK_OBJ) $(HOOK_ALIBS) $(HOOK_LDLIBS)
+		-o $@ $(HOOK_OBJ) $(B)/libfkcore.a -ldl -lpthread
 $(HOOK_SO): $(HOOK_REAL)
 	ln -sf $(HOOK_SONAME) $@
+$(SERVE_SO): $(SERVE_OBJ) $(SERVE_ALIBS) $(HOOK_REAL) capture/serve.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SERVE_SONAME) \
+		-Wl,--version-script=capture/serve.map -Wl,-z,defs -Wl,-z,now \
+		-o $@ $(SERVE_OBJ) $(SERVE_ALIBS) $(HOOK_REAL) $(SERVE_LDLIBS)
 
 $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -135,7 +151,7 @@ $(B)/fk-rjem-hook-stripped: $(FK_FX)/fk-rjem-hook | $(B)
 	strip --strip-all -o $@ $<
 $(B)/series-prog: $(B)/series_prog.o
 	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -ldl
-$(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO)
+$(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO) $(SERVE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(B)/hook_api_prog.o -L$(B) -lflamekit-hook \
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread
 
@@ -149,7 +165,9 @@ $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 FUZZ     += fuzz_params
 $(B)/fuzz_params: $(B)/fuzz_params.o $(B)/hook_params.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 
-# The hook sees every library (it serves their formats), never cli/;
-# jeprof-raw and its fetcher see core/ (and cli/ for the tool).
-$(call layer,$(HOOK_OBJ),capture symbolize encode render core)
+# The serving half sees every library (it serves their formats), the
+# resident half core/ alone, neither cli/; jeprof-raw and its fetcher see
+# core/ (and cli/ for the tool).
+$(call layer,$(HOOK_OBJ),capture core)
+$(call layer,$(SERVE_OBJ),capture symbolize encode render core)
 $(call layer,$(B)/fetch.o,capture core)

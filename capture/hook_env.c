@@ -2,12 +2,20 @@
 /* The hook's settings read from its environment when it starts serving
  * (libflamekit-hook(3), ENVIRONMENT): each value checked strictly, and a
  * bad one refused with a sentence naming it, never replaced by the
- * default. */
+ * default. The settings themselves live here, in the resident half. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hook_int.h"
 #include "num.h"
+
+/* The settings, held by the resident half and read by both (hook_int.h
+ * says what each is). */
+double fk_snap_interval = FK_HOOK_SNAPSHOT_S;
+size_t fk_snap_budget = (size_t)FK_HOOK_SNAPSHOT_MB << 20;
+size_t fk_serve_cache_mb = FK_HOOK_CACHE_MB;
+size_t fk_serve_max_samples = FK_HOOK_MAX_SAMPLES;
+struct fk_guard fk_guard;
 
 /* FLAMEKIT_SNAPSHOT_S: 0 (no interval snapshots) or FK_HOOK_SNAPSHOT_S_MIN
  * to 86400 seconds. Below the floor the hook's thread would do little but

@@ -3,7 +3,8 @@
  * symbols (dlsym), then in the ELF symbol tables of each loaded object, the
  * executable first (a static jemalloc, prefixed `_rjem_` by Rust's
  * jemalloc-sys or not, exports nothing), including .gnu_debugdata and
- * build-id debug files (symbolize/symfind.c reads them). Each address found
+ * build-id debug files (hook_elf.c reads a file's own tables; the serving
+ * half's symbolize/symfind.c the rest). Each address found
  * is checked to lie in an executable segment of its object at the load
  * bias dl_iterate_phdr gives. */
 #include <dlfcn.h>
@@ -18,7 +19,6 @@
 #include <unistd.h>
 
 #include "hook_int.h"
-#include "symbolize.h"
 
 /* A loaded object, copied out of dl_iterate_phdr (no work is done under
  * the loader's lock). */
@@ -140,20 +140,27 @@ size_t fk_find_jemalloc(const char *const *names, size_t nnames,
 			is_exe ? exe : mod, "dynamic", is_exe);
 	}
 	for (size_t k = 0; k < os.n; k++) {
-		struct fk_symfind f;
-		struct fk_err err;
 		const struct obj *o = &os.v[k];
-		int which;
+		uint64_t vaddr;
+		const char *table;
+		int which = fk_elf_find_func(o->path, names, nnames, &vaddr, &table);
 
-		fk_err_init(&err, NULL);
-		which = fk_symbolize_find_func(o->path, names, nnames, &f, &err);
+		if (which == FK_ELF_ASK) {
+			/* minidebuginfo or a debug file: libdw's reader decides. */
+			struct fk_err err;
+			const struct fk_serve_ops *ops;
+
+			fk_err_init(&err, NULL);
+			ops = fk_serve_load(&err);
+			which = ops ? ops->find_func(o->path, names, nnames, &vaddr, &table, &err) : -1;
+		}
 		if (which < 0)
 			continue;
-		uintptr_t addr = o->bias + (uintptr_t)f.vaddr;
+		uintptr_t addr = o->bias + (uintptr_t)vaddr;
 		if (!in_exec_segment(o, addr))
 			continue;
 		n = add(out, n, max, (fk_mallctl_fn)addr, names[which],
-			o->is_exe ? exe : o->path, f.table, o->is_exe);
+			o->is_exe ? exe : o->path, table, o->is_exe);
 	}
 	free(os.v);
 	return n;

@@ -13,8 +13,6 @@
 
 #include "hook_int.h"
 
-struct fk_guard fk_guard;
-
 /* Compares without leaking the position of the first difference. */
 static int same_secret(const char *a, const char *b)
 {

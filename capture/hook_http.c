@@ -647,6 +647,13 @@ static void drop_gone(void)
 	}
 }
 
+void fk_http_atfork_child(void)
+{
+	/* The pipe was made in the parent's hook thread's table, which the
+	 * child has not: its numbers are another file's there, if any. */
+	work_pipe[0] = work_pipe[1] = -1;
+}
+
 int fk_http_work_fd(void)
 {
 	return work_pipe[0];

@@ -577,6 +577,9 @@ struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *handler, int worker, struc
  * fk_http_run drains it. */
 int fk_http_work_fd(void);
 
+/* In a forked child: forgets the parent's work pipe. */
+void fk_http_atfork_child(void);
+
 /* Whether libmicrohttpd panicked in the last run: the daemon is then
  * abandoned (fk_http_free closes only its listening socket) and the loop
  * makes a new one. */
@@ -635,7 +638,6 @@ struct fk_loop_cfg {
 				      listener's registry, the address taken
 				      over when the listener goes */
 	struct fk_addr addr;       /* FLAMEKIT_HTTP */
-	fk_handler_fn *handler;
 	int sig;                   /* the dump signal, 0 for none */
 };
 
@@ -850,6 +852,72 @@ extern size_t fk_serve_cache_mb;
  * into fk_snap_interval, fk_snap_budget and fk_serve_cache_mb; unset or
  * empty keeps the default. 0, or -1 with err naming the bad value. */
 int fk_env_read(struct fk_err *err);
+
+/* ---- hook_serve.c / serve_ops.c: the serving half, loaded on first use ----
+ *
+ * The hook is two libraries. libflamekit-hook.so (the resident half) finds
+ * jemalloc, listens, samples, takes the dump signal and forks with the
+ * host; it needs nothing but libc. libflamekit-hook-serve.so.0 (the
+ * serving half, beside it) holds HTTP (libmicrohttpd and its GnuTLS), the
+ * symbolizer (libdw), the encoders and the renderer (libxml2, ICU): the
+ * resident half dlopens it on the hook's thread when a connection first
+ * arrives, when sampling is on (snapshots), or when a dump is asked for,
+ * so an idle host maps none of them. The serving half calls the resident
+ * half's functions directly (its private symbol version, hook.map); the
+ * resident half calls the serving half through this table only. */
+struct fk_profile;
+struct fk_serve_ops {
+	const char *version;       /* FK_VERSION of the build: both halves agree */
+	fk_handler_fn *handler;    /* fk_routes_handle */
+	struct MHD_Daemon *(*http_new)(int fd, fk_handler_fn *handler, int worker,
+				       struct fk_err *err);
+	int (*http_poll_fd)(struct MHD_Daemon *d);
+	void (*http_run)(struct MHD_Daemon *d);
+	int (*http_timeout)(struct MHD_Daemon *d);
+	int (*http_work_fd)(void);
+	int (*http_broken)(void);
+	void (*http_quit)(void);
+	void (*http_free)(struct MHD_Daemon *d);
+	int (*snap_timeout_ms)(void);
+	void (*snap_tick)(void);
+	void (*snap_release)(void);
+	void (*cache_drop)(void);
+	void (*atfork_child)(void);     /* in a forked child: forget the
+					   parent's state */
+	int (*fmt_parse)(const char *name);
+	int (*produce)(int fmt, const struct fk_serve_opts *o, char **out,
+		       size_t *len, size_t *maplen, struct fk_err *err);
+	int (*find_func)(const char *path, const char *const *names, size_t n,
+			 uint64_t *vaddr, const char **table, struct fk_err *err);
+};
+
+/* The serving half's table, loading it first (once: later calls return
+ * the table, or the same failure). NULL with err when it cannot be loaded
+ * (missing beside this library, of another version). Any thread; the
+ * load itself is serialised with fork (fk_serve_atfork). */
+const struct fk_serve_ops *fk_serve_load(struct fk_err *err);
+
+/* The table when the serving half is loaded, else NULL: never loads. */
+const struct fk_serve_ops *fk_serve_ops(void);
+
+/* fork handlers' share: 0 prepare (waits for a load in progress), 1
+ * parent, 2 child. */
+void fk_serve_atfork(int phase);
+
+/* ---- hook_elf.c: a function's address from an ELF file's own tables ---- */
+
+/* Looks names[0..n) up as defined functions in the ELF file path the way
+ * fk_symbolize_find_func does (its .symtab, else a build-id debug file's,
+ * else its .dynsym), reading the files directly: the 0-based index of the
+ * first name found in names' order, with *vaddr and *table (".symtab",
+ * "debug file" or ".dynsym"); -1 when none is defined there and no other
+ * source could define one; -2 when the file cannot be read; FK_ELF_ASK
+ * when the answer needs the full reader (a .gnu_debugdata section, a
+ * debug file found by .gnu_debuglink, DEBUGINFOD_URLS, a form this reader
+ * does not take). */
+#define FK_ELF_ASK (-3)
+int fk_elf_find_func(const char *path, const char *const *names, size_t n,
+		     uint64_t *vaddr, const char **table);
 
 #define FK_HOOK_STR_(x) #x
 #define FK_HOOK_STR(x) FK_HOOK_STR_(x)

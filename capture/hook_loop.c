@@ -10,10 +10,11 @@
  * worker) and the process group's sockets (hook_group.c), with the dump
  * signal unblocked only while it waits. Other threads reach it by opening
  * its pipe through /proc/self/task/TID/fd, since the pipe exists in its
- * table only. */
+ * table only. Until the serving half is loaded (hook_serve.c) it polls
+ * the listening sockets themselves: the first connection, or sampling
+ * turned on, loads it and hands the sockets to its daemons. */
 #include <errno.h>
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -51,6 +52,9 @@ struct fk_loop {
 	int job_done;
 	struct MHD_Daemon *pub;    /* the address of FLAMEKIT_HTTP */
 	struct MHD_Daemon *own;    /* a worker's private socket */
+	int pub_fd, own_fd;        /* their sockets before the serving half
+				      is loaded (-1: none) */
+	int load_failed;           /* the serving half could not be loaded */
 	double retry_at;           /* when to try taking the address over */
 	double retry_step;
 };
@@ -60,9 +64,15 @@ static struct fk_loop *cur;
 /* The loop thread's own loop, for code that runs on it. */
 static __thread struct fk_loop *self_loop;
 
+/* Whether this loop serves the public address (now or once loaded). */
+static int is_public(const struct fk_loop *lp)
+{
+	return lp->pub || lp->pub_fd >= 0;
+}
+
 int fk_loop_member(void)
 {
-	return cur && cur->cfg.member && !cur->pub;
+	return cur && cur->cfg.member && !is_public(cur);
 }
 
 static void set_state(struct fk_loop *lp, int st)
@@ -98,48 +108,127 @@ static void own_table(struct fk_loop *lp)
 
 /* The public address: listens and starts its daemon, in place of a
  * worker's (one daemon at a time). 0 or -1 with err. */
+/* Hands the listening sockets to daemons of the serving half, when it
+ * is loaded (a no-op before). A socket whose daemon cannot be made is
+ * closed: 0, or -1 with err (the last failure). */
+static int attach(struct fk_loop *lp, struct fk_err *err)
+{
+	const struct fk_serve_ops *ops = fk_serve_ops();
+	int rc = 0;
+
+	if (!ops)
+		return 0;
+	if (lp->pub_fd >= 0) {
+		lp->pub = ops->http_new(lp->pub_fd, ops->handler, 0, err);
+		lp->pub_fd = -1;
+		rc = lp->pub ? rc : -1;
+	}
+	if (lp->own_fd >= 0) {
+		lp->own = ops->http_new(lp->own_fd, ops->handler, 1, err);
+		lp->own_fd = -1;
+		rc = lp->own ? rc : -1;
+	}
+	return rc;
+}
+
+/* Loads the serving half (on this thread: its libraries' start-up
+ * allocations are the hook's own) and attaches the sockets to it. A
+ * failure is said once; the sockets are then closed, since nothing can
+ * answer on them. */
+static void serve(struct fk_loop *lp)
+{
+	struct fk_err err;
+
+	if (lp->load_failed)
+		return;
+	fk_err_init(&err, NULL);
+	if (!fk_serve_load(&err)) {
+		lp->load_failed = 1;
+		fk_log("serving stopped: %s", err.msg);
+		if (lp->pub_fd >= 0)
+			close(lp->pub_fd);
+		if (lp->own_fd >= 0)
+			close(lp->own_fd);
+		lp->pub_fd = lp->own_fd = -1;
+		return;
+	}
+	if (attach(lp, &err) < 0)
+		fk_log("%s", err.msg);
+}
+
+/* Closes a daemon, or the socket waiting for one. */
+static void close_own(struct fk_loop *lp)
+{
+	if (lp->own)
+		fk_serve_ops()->http_free(lp->own);
+	if (lp->own_fd >= 0)
+		close(lp->own_fd);
+	lp->own = NULL;
+	lp->own_fd = -1;
+}
+
+static void close_public(struct fk_loop *lp)
+{
+	if (lp->pub)
+		fk_serve_ops()->http_free(lp->pub);
+	if (lp->pub_fd >= 0)
+		close(lp->pub_fd);
+	lp->pub = NULL;
+	lp->pub_fd = -1;
+}
+
+/* The public address: listens, in place of a worker's socket (one at a
+ * time), and starts its daemon once the serving half is there. 0 or -1
+ * with err. */
 static int listen_public(struct fk_loop *lp, struct fk_err *err)
 {
 	int fd = fk_addr_listen(&lp->cfg.addr, 128, err);
 
 	if (fd < 0)
 		return -1;
-	if (lp->own) {
-		fk_http_free(lp->own);
-		lp->own = NULL;
-	}
-	lp->pub = fk_http_new(fd, lp->cfg.handler, 0, err);
-	return lp->pub ? 0 : -1;
+	close_own(lp);
+	lp->pub_fd = fd;
+	return attach(lp, err);
 }
 
-/* A worker's private socket and its daemon. 0 or -1 with err. */
+/* A worker's private socket, and its daemon once the serving half is
+ * there. 0 or -1 with err. */
 static int listen_own(struct fk_loop *lp, struct fk_err *err)
 {
 	int fd = fk_group_worker_socket(err);
 
 	if (fd < 0)
 		return -1;
-	lp->own = fk_http_new(fd, lp->cfg.handler, 1, err);
-	return lp->own ? 0 : -1;
+	lp->own_fd = fd;
+	return attach(lp, err);
 }
 
 /* libmicrohttpd panicked: its daemon is left, a new one made. */
 static void renew(struct fk_loop *lp)
 {
+	const struct fk_serve_ops *ops = fk_serve_ops();
 	struct fk_err err;
 
 	fk_err_init(&err, NULL);
 	if (lp->pub) {
-		fk_http_free(lp->pub);
+		ops->http_free(lp->pub);
 		lp->pub = NULL;
 		if (listen_public(lp, &err) < 0)
 			fk_log("%s: %s", lp->cfg.addr.text, err.msg);
 	} else if (lp->own) {
-		fk_http_free(lp->own);
+		ops->http_free(lp->own);
 		lp->own = NULL;
 		if (listen_own(lp, &err) < 0)
 			fk_log("worker %ld: %s", (long)getpid(), err.msg);
 	}
+}
+
+/* Whether sampling is on (the snapshots' timer needs the serving half),
+ * as serve_snap.c's timer tells it. */
+static int sampling_on(void)
+{
+	return fk_state_active_since() >= 0 ||
+	       (fk_state_sampled() && fk_state_active_since() >= 0);
 }
 
 /* What the thread serves, made in its own table. */
@@ -227,26 +316,41 @@ static void run(struct fk_loop *lp)
 	if (lp->cfg.sig > 0)
 		sigdelset(&wait_mask, lp->cfg.sig);
 	while (!atomic_load(&lp->quit)) {
-		int n = 0, ipub = -1, igrp, to = -1;
+		int n = 0, ipub = -1, iwait, nwait, igrp, to = -1;
 		struct timespec ts, *tsp = NULL;
+		const struct fk_serve_ops *ops;
 
+		if (lp->cfg.http && !fk_serve_ops() && sampling_on())
+			serve(lp);
+		ops = fk_serve_ops();
 		pf[n].fd = lp->ctl[0];
 		pf[n++].events = POLLIN;
 		if (lp->pub) {
 			ipub = n;
-			pf[n].fd = fk_http_poll_fd(lp->pub);
+			pf[n].fd = ops->http_poll_fd(lp->pub);
 			pf[n++].events = POLLIN;
-			to = min_timeout(to, fk_http_timeout(lp->pub));
+			to = min_timeout(to, ops->http_timeout(lp->pub));
 		}
 		if (lp->own) {
-			pf[n].fd = fk_http_poll_fd(lp->own);
+			pf[n].fd = ops->http_poll_fd(lp->own);
 			pf[n++].events = POLLIN;
-			to = min_timeout(to, fk_http_timeout(lp->own));
+			to = min_timeout(to, ops->http_timeout(lp->own));
 		}
-		if (lp->cfg.http)
-			to = min_timeout(to, fk_snap_timeout_ms());
-		if (fk_http_work_fd() >= 0 && (lp->pub || lp->own)) {
-			pf[n].fd = fk_http_work_fd();
+		/* Sockets waiting for the serving half: a connection loads it. */
+		iwait = n;
+		if (lp->pub_fd >= 0) {
+			pf[n].fd = lp->pub_fd;
+			pf[n++].events = POLLIN;
+		}
+		if (lp->own_fd >= 0) {
+			pf[n].fd = lp->own_fd;
+			pf[n++].events = POLLIN;
+		}
+		nwait = n - iwait;
+		if (lp->cfg.http && ops)
+			to = min_timeout(to, ops->snap_timeout_ms());
+		if (ops && ops->http_work_fd() >= 0 && (lp->pub || lp->own)) {
+			pf[n].fd = ops->http_work_fd();
 			pf[n++].events = POLLIN;
 		}
 		if (lp->retry_at > 0) {
@@ -271,24 +375,29 @@ static void run(struct fk_loop *lp)
 			break;
 		if (fk_sig_take())
 			fk_sig_dump();
-		if (ipub >= 0 && (pf[ipub].revents & POLLNVAL)) {
+		if ((ipub >= 0 && (pf[ipub].revents & POLLNVAL)) ||
+		    (nwait > 0 && (pf[iwait].revents & POLLNVAL))) {
 			/* Cannot happen with a table of our own; with a shared
 			 * one the program closed the hook's descriptors. */
 			fk_log("the program closed the hook's file descriptors; serving stopped");
 			break;
 		}
+		for (int i = iwait; i < iwait + nwait; i++)
+			if (pf[i].revents)
+				serve(lp);
+		ops = fk_serve_ops();
 		if (lp->pub)
-			fk_http_run(lp->pub);
+			ops->http_run(lp->pub);
 		if (lp->own)
-			fk_http_run(lp->own);
-		if (fk_http_broken())
+			ops->http_run(lp->own);
+		if (ops && ops->http_broken())
 			renew(lp);
-		if (fk_group_events(pf + igrp, n - igrp) == FK_GROUP_LOST && !lp->pub)
+		if (fk_group_events(pf + igrp, n - igrp) == FK_GROUP_LOST && !is_public(lp))
 			take_over(lp);
 		if (lp->retry_at > 0 && fk_now() >= lp->retry_at)
 			take_over(lp);
-		if (lp->cfg.http)
-			fk_snap_tick();
+		if (lp->cfg.http && ops)
+			ops->snap_tick();
 	}
 }
 
@@ -330,9 +439,7 @@ static void *loop_main(void *arg)
 	fk_err_init(&err, NULL);
 	if (setup(lp, &err) < 0) {
 		lp->err = err;
-		if (lp->pub)
-			fk_http_free(lp->pub);
-		lp->pub = NULL;
+		close_public(lp);
 		if (lp->cfg.member)
 			fk_log("worker %ld: %s", (long)getpid(), err.msg);
 		set_state(lp, -1);
@@ -344,7 +451,7 @@ static void *loop_main(void *arg)
 		 * not wait for a thread that had not started). */
 		pthread_mutex_unlock(&lp->mu);
 		fk_group_close();
-		fk_http_free(lp->own);
+		close_own(lp);
 		loop_free(lp);
 		return NULL;
 	}
@@ -355,15 +462,14 @@ static void *loop_main(void *arg)
 	set_state(lp, 1);
 	run(lp);
 	fk_sig_detach();
-	if (lp->cfg.http) {
-		fk_snap_release();
+	if (lp->cfg.http && fk_serve_ops()) {
+		fk_serve_ops()->snap_release();
 		/* The cache's files are open in this table: closed here. */
-		fk_serve_cache_drop();
+		fk_serve_ops()->cache_drop();
 	}
 	fk_group_close();
-	fk_http_free(lp->pub);
-	fk_http_free(lp->own);
-	lp->pub = lp->own = NULL;
+	close_public(lp);
+	close_own(lp);
 	pthread_mutex_lock(&lp->mu);
 	lp->state = 2;
 	pthread_cond_broadcast(&lp->cv);
@@ -398,6 +504,7 @@ int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	lp->cfg = *cfg;
 	lp->ctl[0] = lp->ctl[1] = -1;
+	lp->pub_fd = lp->own_fd = -1;
 	pthread_mutex_init(&lp->mu, NULL);
 	pthread_cond_init(&lp->cv, NULL);
 	/* The thread inherits a full mask: signals stay with the host's threads. */
@@ -509,8 +616,8 @@ int fk_loop_end(struct fk_loop *lp, double wait)
 		return 0;
 	}
 	pthread_mutex_unlock(&lp->mu);
-	if (lp->pub || lp->own || lp->cfg.http)
-		fk_http_quit();
+	if ((lp->pub || lp->own || lp->cfg.http) && fk_serve_ops())
+		fk_serve_ops()->http_quit();
 	if (wait_running(lp) == 1)
 		wake(lp);
 	if (wait < 0) {

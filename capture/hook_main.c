@@ -89,12 +89,14 @@ static void fork_prepare(void)
 {
 	pthread_mutex_lock(&st_lock);
 	fk_je_atfork(0);
+	fk_serve_atfork(0);
 	fk_state_atfork(0);
 }
 
 static void fork_parent(void)
 {
 	fk_state_atfork(1);
+	fk_serve_atfork(1);
 	fk_je_atfork(1);
 	pthread_mutex_unlock(&st_lock);
 }
@@ -106,6 +108,7 @@ static void forked_child(void)
 	int had;
 
 	fk_state_atfork(2);
+	fk_serve_atfork(2);
 	fk_je_atfork(2);
 	fk_state_forget(0);
 	stopping = 0;
@@ -115,8 +118,8 @@ static void forked_child(void)
 	had = fk_loop_forget(&cfg);
 	fk_group_atfork_child();
 	fk_sig_atfork_child();
-	fk_serve_atfork_child();
-	fk_snap_atfork_child();
+	if (fk_serve_ops())
+		fk_serve_ops()->atfork_child();
 	if (had && cfg.http) {
 		cfg.member = 1;
 		fk_err_init(&err, NULL);
@@ -196,7 +199,6 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 		fk_guard.remote = 1;
 	}
 	cfg.http = 1;
-	cfg.handler = fk_routes_handle;
 	cfg.sig = signum > 0 ? signum : 0;
 	/* A signal-only loop, or a worker's (a forked child that starts a
 	 * server of its own), is replaced by one that serves; the old one is
@@ -322,12 +324,30 @@ int fk_hook_status(struct fk_hook_status *st)
 /* One dump for fk_hook_dump, made on the hook's thread when one runs
  * (the module cache's files are open in its table). */
 struct dump_job {
+	const struct fk_serve_ops *ops;
 	int fmt;
 	char *out;
 	size_t len, maplen;
 	struct fk_err err;
 	int rc;
 };
+
+/* Loads the serving half for a dump, on the hook's thread when one runs:
+ * its libraries' start-up allocations are the hook's own. */
+static void load_job(void *arg)
+{
+	struct dump_job *j = arg;
+	struct fk_arena_save sv;
+	int old = 0, had;
+
+	fk_err_init(&j->err, NULL);
+	had = fk_je_thread_active(0, &old) == 0;
+	fk_arena_begin(&sv);
+	j->ops = fk_serve_load(&j->err);
+	fk_arena_end(&sv);
+	if (had)
+		fk_je_thread_active(old, NULL);
+}
 
 static void dump_job_run(void *arg)
 {
@@ -341,7 +361,7 @@ static void dump_job_run(void *arg)
 	 * out of the program's arenas (a no-op on the hook's thread). */
 	had = fk_je_thread_active(0, &old) == 0;
 	fk_arena_begin(&sv);
-	j->rc = fk_serve_produce(j->fmt, &o, &j->out, &j->len, &j->maplen, &j->err);
+	j->rc = j->ops->produce(j->fmt, &o, &j->out, &j->len, &j->maplen, &j->err);
 	fk_arena_end(&sv);
 	if (had)
 		fk_je_thread_active(old, NULL);
@@ -357,13 +377,18 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	int fmt, rc;
 
 	fk_err_init(&err, NULL);
-	fmt = fk_fmt_parse(format ? format : "pprof");
+	memset(&j, 0, sizeof j);
+	fk_loop_call(load_job, &j);
+	if (!j.ops) {
+		set_errbuf(errbuf, errsize, &j.err);
+		return -1;
+	}
+	fmt = j.ops->fmt_parse(format ? format : "pprof");
 	if (fmt < 0) {
 		fk_err_set(&err, FK_ESYNTAX, 0, "unknown format '%.40s'", format);
 		set_errbuf(errbuf, errsize, &err);
 		return -1;
 	}
-	memset(&j, 0, sizeof j);
 	j.fmt = fmt;
 	fk_err_init(&j.err, NULL);
 	fk_loop_call(dump_job_run, &j);

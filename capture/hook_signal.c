@@ -118,12 +118,14 @@ void fk_sig_dump(void)
 	char *data = NULL;
 	size_t len = 0, maplen = 0;
 	struct fk_err err;
+	const struct fk_serve_ops *ops;
 	int out, rc;
 
 	if (!dir || !*dir)
 		dir = ".";
 	fk_err_init(&err, NULL);
-	rc = fk_serve_produce(FK_OUT_RAW, NULL, &data, &len, &maplen, &err);
+	ops = fk_serve_load(&err);
+	rc = ops ? ops->produce(FK_OUT_RAW, NULL, &data, &len, &maplen, &err) : -1;
 	if (rc != 0) {
 		fk_log("signal dump: %s", rc > 0 ? FK_HOOK_NOTHING_SAMPLED : err.msg);
 		return;

@@ -31,8 +31,6 @@ static const struct {
 	[FK_OUT_SYMBOLIZED] = { "symbolized", "text/plain; charset=utf-8" },
 };
 
-size_t fk_serve_max_samples = FK_HOOK_MAX_SAMPLES;
-
 /* Windows (?seconds=N) whose base dump is taken and that wait for their
  * end: the settings report it, so a client can tell its window is open. */
 static atomic_uint windows_open;
@@ -191,8 +189,6 @@ static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
  * with a budget of FLAMEKIT_CACHE_MB megabytes (0: no cache), freed by
  * fk_serve_cache_drop. */
 static struct fk_symcache *cache;
-
-size_t fk_serve_cache_mb = FK_HOOK_CACHE_MB;
 
 static struct fk_symcache *serve_cache(void)
 {

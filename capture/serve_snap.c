@@ -71,9 +71,6 @@ static struct {
 	double armed_since;            /* fk_state_active_since() the timer follows */
 } ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_id = 1 };
 
-double fk_snap_interval = FK_HOOK_SNAPSHOT_S;
-size_t fk_snap_budget = (size_t)FK_HOOK_SNAPSHOT_MB << 20;
-
 static int64_t rss_bytes(void)
 {
 	long pages = 0, rss = -1;

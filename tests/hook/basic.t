@@ -158,9 +158,15 @@ check "exit with a pending delta took under 5 s" [ $(( $(date +%s) - t0 )) -lt 5
 is "the pending delta request got 503" "$(cat "$T/late.code")" 503
 like "and was told why" "$(cat "$T/late")" 'server is stopping'
 
-nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ { print $3 }' | sed 's/@.*//' | sort >"$T/syms"
-is "the library exports only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")" \
+nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ && $3 ~ /@@FLAMEKIT_HOOK_0$/ { print $3 }' | sed 's/@.*//' |
+	sort >"$T/syms"
+is "the library's API version holds only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")" \
 	"fk_hook_dump fk_hook_set_active fk_hook_set_mallctl fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
+is "everything else it exports is in its private version, for its serving half" \
+	"$(nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ && $3 !~ /@@FLAMEKIT_HOOK_(0|PRIVATE_0)$/' | head -3)" ""
+is "the serving half exports its table alone" \
+	"$(nm -D --defined-only "$B/libflamekit-hook-serve.so.0" | awk '$2 ~ /[TDBR]/ { print $3 }' | tr '\n' ' ')" \
+	"fk_serve_ops_0@@FLAMEKIT_HOOK_SERVE_0 "
 like "pkg-config file" "$(PKG_CONFIG_PATH=$B pkg-config --libs flamekit-hook)" '^-L/.*/lib(/[a-z0-9_-]+)? -lflamekit-hook *$'
 check "hook printed nothing on stderr" [ ! -s "$T/host.err" ]
 

@@ -21,6 +21,7 @@ ma=$(${CC:-cc} -print-multiarch)
 L=lib/$ma
 for f in bin/jeprof-raw bin/symbolize bin/to-pprof bin/to-folded bin/from-pprof bin/render-flame bin/heap-series \
 	 $L/libflamekit-hook.so.0.1.0 $L/libflamekit-hook.so.0 $L/libflamekit-hook.so \
+	 $L/libflamekit-hook-serve.so.0 \
 	 include/flamekit_hook.h $L/pkgconfig/flamekit-hook.pc \
 	 share/man/man1/jeprof-raw.1 share/man/man1/render-flame.1 share/man/man3/libflamekit-hook.3; do
 	[ -e "$d/usr/local/$f" ] && ok "installed $f" || nok "installed $f"
@@ -52,6 +53,24 @@ else
 	nok "a program links and runs against the installed library: $(head -3 "$d/cc.err" | tr '\n' ' ')"
 fi
 rm -f "$d/t" "$d/t.c" "$d/cc.err"
+# Preloaded from where it was installed, the hook finds its serving half
+# beside it on the first request (not in a sanitized build: the host would
+# need the sanitizers' runtime).
+JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
+if [ -z "$san" ] && [ -n "$JE" ]; then
+	LD_PRELOAD="$d/usr/local/$L/libflamekit-hook.so $JE" FLAMEKIT_HTTP="unix:$d/hook.sock" \
+		sleep 300 </dev/null >/dev/null 2>"$d/hook.err" &
+	hp=$!
+	i=0; while [ ! -S "$d/hook.sock" ] && [ $i -lt 300 ] && kill -0 $hp 2>/dev/null; do
+		sleep 0.1; i=$((i + 1)); done
+	code=$(curl -s --max-time 60 --unix-socket "$d/hook.sock" -o "$d/settings.json" -w '%{http_code}' \
+		http://localhost/internal/heap/settings)
+	[ "$code" = 200 ] && grep -q '"jemalloc":true' "$d/settings.json" &&
+		ok "the installed hook serves, its serving half loaded from its folder" ||
+		nok "the installed hook answered '$code': $(head -c 300 "$d/hook.err" "$d/settings.json" 2>/dev/null | tr '\n' ' ')"
+	kill $hp 2>/dev/null; wait $hp 2>/dev/null
+	rm -f "$d/hook.sock" "$d/hook.err" "$d/settings.json"
+fi
 make -s --no-print-directory B="$B" DESTDIR="$d" PREFIX=/usr/local uninstall >/dev/null 2>&1
 left=$(find "$d" -type f | wc -l)
 [ "$left" = 0 ] && ok "make uninstall removes every file" || nok "make uninstall left $left files"
