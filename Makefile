@@ -27,7 +27,7 @@ CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -I$(B)
 # own headers and those of the folders below, so the compiler rejects a
 # call up or sideways. Each fragment sets INCS for its objects with
 # `$(call layer,OBJECTS,FOLDERS)`; test programs and fuzz targets see all.
-INCS = -Icore -Icli -Isymbolize -Iencode -Irender -Icapture
+INCS = -Icore -Icli -Isymbolize -Iencode -Irender -Icapture -Icheck
 layer = $(eval $(1): INCS = $(foreach f,$(2),-I$(f)))
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 ifeq ($(WERROR),1)
@@ -56,13 +56,14 @@ include encode/build.mk
 include render/build.mk
 include capture/build.mk
 include capture/jeprof_raw.mk
+include check/build.mk
 include tests/build.mk
 
 .PHONY: all clean deps test check test-update demo fuzz install uninstall
 all: $(PROGS) $(LIBS)
 
 # Sources are found by vpath; file names are unique across the tree.
-vpath %.c core cli symbolize encode render capture tests/unit tests/fuzz $(B)
+vpath %.c core cli symbolize encode render capture check tests/unit tests/fuzz $(B)
 $(B)/%.o: %.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -c -o $@ $<
 

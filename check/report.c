@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* The outcome of heap-check's checks as text for a CI log, or as markdown
+ * tables (GitHub-flavoured, CommonMark escapes) for a CI job's summary;
+ * and the pieces every format shares: titles, sizes, shares, site names. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapcheck.h"
+
+char *fk_report_size(int64_t v, char *buf, size_t size)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double d = (double)v, a = d < 0 ? -d : d;
+	size_t u = 0;
+
+	if (a < 1024) {
+		snprintf(buf, size, "%" PRId64 " B", v);
+		return buf;
+	}
+	d /= 1024;
+	a /= 1024;
+	while (a >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+		d /= 1024;
+		a /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", d, units[u]);
+	return buf;
+}
+
+char *fk_report_share(int64_t v, int64_t total, char *buf, size_t size)
+{
+	if (total <= 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.1f%%", 100.0 * (double)v / (double)total);
+	return buf;
+}
+
+char *fk_report_title(const struct fk_check *c, char *buf, size_t size)
+{
+	switch (c->kind) {
+	case FK_CHECK_INUSE: snprintf(buf, size, "in use"); break;
+	case FK_CHECK_ALLOC: snprintf(buf, size, "allocated"); break;
+	case FK_CHECK_GROWTH: snprintf(buf, size, "growth of in use"); break;
+	case FK_CHECK_BUDGET:
+		snprintf(buf, size, "budget line %" PRIu64 " '%s'", c->lineno, c->pattern);
+		break;
+	}
+	return buf;
+}
+
+char *fk_report_site(const char *stack, size_t len, char *buf, size_t size)
+{
+	size_t e = len, n = 0, k;
+
+	buf[0] = '\0';
+	for (k = 0; k < 4 && e > 0; k++) {
+		size_t b = e;
+		int w;
+
+		while (b > 0 && stack[b - 1] != ';')
+			b--;
+		w = snprintf(buf + n, size - n, "%s%.*s", k ? " < " : "", (int)(e - b), stack + b);
+		if (w < 0 || (size_t)w >= size - n)
+			return buf;
+		n += (size_t)w;
+		e = b ? b - 1 : 0;
+		if (b == 0)
+			return buf;
+	}
+	if (e > 0 && n + 6 < size)
+		snprintf(buf + n, size - n, " < ...");
+	return buf;
+}
+
+/* Markdown cell text: every ASCII punctuation that could make a table
+ * cell, emphasis, a link or HTML is backslash-escaped (CommonMark). */
+static void md_put(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\`*_{}[]<>|~&#!", *s))
+			putc('\\', out);
+		putc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+	}
+}
+
+/* The title, value, limit and share of a check, as the text line and the
+ * table's cells show them. */
+struct cells {
+	char title[512], value[32], limit[32], share[32], exact[32];
+};
+
+static void cells(const struct fk_check *c, struct cells *x)
+{
+	fk_report_title(c, x->title, sizeof x->title);
+	fk_report_size(c->value, x->value, sizeof x->value);
+	fk_report_size(c->limit, x->limit, sizeof x->limit);
+	snprintf(x->exact, sizeof x->exact, "%" PRId64, c->value);
+	if (c->kind == FK_CHECK_GROWTH && c->value > 0) {
+		char t[32];
+		snprintf(x->value, sizeof x->value, "+%s", fk_report_size(c->value, t, sizeof t));
+	}
+	if (c->kind == FK_CHECK_GROWTH && c->pct >= 0) {
+		size_t n = strlen(x->limit);
+		snprintf(x->limit + n, sizeof x->limit - n, " (%" PRId64 ".%02" PRId64 "%%)",
+			 c->pct / 100, c->pct % 100);
+	}
+	if (c->kind == FK_CHECK_BUDGET)
+		fk_report_share(c->value, c->total, x->share, sizeof x->share);
+	else if (c->kind == FK_CHECK_GROWTH)
+		fk_report_share(c->value, c->base, x->share, sizeof x->share);
+	else
+		snprintf(x->share, sizeof x->share, "-");
+}
+
+static void text_sites(const struct fk_check *c, FILE *out)
+{
+	char site[1024], v[32], b[32], sh[32];
+	size_t i;
+
+	for (i = 0; i < c->nsites; i++) {
+		const struct fk_check_site *t = &c->sites[i];
+
+		fk_report_site(t->stack, t->len, site, sizeof site);
+		fk_report_size(t->value, v, sizeof v);
+		if (c->kind == FK_CHECK_GROWTH)
+			fprintf(out, "    +%-10s from %-10s %s\n", v,
+				fk_report_size(t->base, b, sizeof b), site);
+		else
+			fprintf(out, "    %-10s %6s  %s\n", v,
+				fk_report_share(t->value, c->total, sh, sizeof sh), site);
+	}
+	if (c->more)
+		fprintf(out, "    (%zu more sites)\n", c->more);
+}
+
+static void md_sites(const struct fk_check *c, const char *title, FILE *out)
+{
+	char site[1024], v[32], b[32], sh[32];
+	int growth = c->kind == FK_CHECK_GROWTH;
+	size_t i;
+
+	fputs("\n#### ", out);
+	md_put(out, title);
+	fputs(growth ? ": the sites that grew most\n\n| Site | Growth | Base |\n|:---|---:|---:|\n"
+		     : ": the heaviest sites\n\n| Site | Bytes | Share |\n|:---|---:|---:|\n", out);
+	for (i = 0; i < c->nsites; i++) {
+		const struct fk_check_site *t = &c->sites[i];
+
+		fputs("| ", out);
+		md_put(out, fk_report_site(t->stack, t->len, site, sizeof site));
+		fk_report_size(t->value, v, sizeof v);
+		if (growth)
+			fprintf(out, " | +%s | %s |\n", v, fk_report_size(t->base, b, sizeof b));
+		else
+			fprintf(out, " | %s | %s |\n", v,
+				fk_report_share(t->value, c->total, sh, sizeof sh));
+	}
+	if (c->more)
+		fprintf(out, "\n%zu more sites.\n", c->more);
+}
+
+int fk_report_text(const struct fk_verdict *vd, FILE *out, int markdown)
+{
+	char iu[32];
+	struct cells x;
+	size_t i;
+
+	fk_report_size(vd->inuse, iu, sizeof iu);
+	if (markdown) {
+		fputs("### heap-check: ", out);
+		md_put(out, vd->source);
+		fprintf(out, "\n\n%zu of %zu checks over budget; in use %s.\n\n"
+			"| Check | Value | Budget | Share | Result |\n"
+			"|:---|---:|---:|---:|:---|\n", vd->nover, vd->n, iu);
+	} else {
+		fprintf(out, "%s: in use %s; %zu of %zu checks over budget\n", vd->source, iu,
+			vd->nover, vd->n);
+	}
+	for (i = 0; i < vd->n; i++) {
+		const struct fk_check *c = &vd->v[i];
+
+		cells(c, &x);
+		if (markdown) {
+			fputs("| ", out);
+			md_put(out, x.title);
+			fprintf(out, " | %s | %s | %s | %s |\n", x.value, x.limit, x.share,
+				c->over ? "**over**" : "ok");
+			continue;
+		}
+		fprintf(out, "%-5s %s: %s (%s bytes) %s %s", c->over ? "over" : "ok", x.title,
+			x.value, x.exact, c->over ? ">" : "<=", x.limit);
+		if (c->kind == FK_CHECK_BUDGET)
+			fprintf(out, c->matched ? ", %s of in use, %zu stacks" : ", no stack matched",
+				x.share, c->matched);
+		if (c->kind == FK_CHECK_GROWTH) {
+			char b[32];
+			fprintf(out, ", against %s (%s)", vd->base_source,
+				fk_report_size(c->base, b, sizeof b));
+			if (c->sites_over)
+				fprintf(out, "; %zu sites grew more", c->sites_over);
+		}
+		fputc('\n', out);
+		text_sites(c, out);
+	}
+	for (i = 0; markdown && i < vd->n; i++)
+		if (vd->v[i].over) {
+			cells(&vd->v[i], &x);
+			md_sites(&vd->v[i], x.title, out);
+		}
+	return 0;
+}
+
+int fk_report_write(const struct fk_verdict *vd, enum fk_report_format f, FILE *out,
+		    struct fk_err *err)
+{
+	if (f == FK_REPORT_JUNIT)
+		fk_report_junit(vd, out);
+	else
+		fk_report_text(vd, out, f == FK_REPORT_MARKDOWN);
+	if (fflush(out) != 0 || ferror(out))
+		return fk_err_set(err, FK_EIO, 0, "write error");
+	return 0;
+}
