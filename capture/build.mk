@@ -6,7 +6,7 @@ HOOK_SRC := hook_main.c hook_loop.c hook_http.c hook_guard.c hook_routes.c \
             hook_jemalloc.c hook_find.c hook_params.c hook_state.c hook_reply.c hook_addr.c hook_signal.c serve_profile.c \
             serve_snap.c hook_group.c hook_procs.c hook_proc.c hook_log.c hook_arena.c hook_sampling.c \
             hook_unwind.c
-HOOK_SRC += hook_env.c
+HOOK_SRC += hook_env.c hook_atexit.c
 HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
 # version FLAMEKIT_HOOK_0 names), with the development link
