@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "heapcheck.h"
+#include "utf8.h"
 
 char *fk_report_size(int64_t v, char *buf, size_t size)
 {
@@ -76,13 +77,27 @@ char *fk_report_site(const char *stack, size_t len, char *buf, size_t size)
 }
 
 /* Markdown cell text: every ASCII punctuation that could make a table
- * cell, emphasis, a link or HTML is backslash-escaped (CommonMark). */
+ * cell, emphasis, a link or HTML is backslash-escaped (CommonMark);
+ * controls become spaces and bytes that start no valid UTF-8 sequence
+ * U+FFFD, so a summary page always decodes. */
 static void md_put(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (strchr("\\`*_{}[]<>|~&#!", *s))
+	size_t n = strlen(s), k;
+	uint32_t cp;
+
+	for (; n > 0; s += k, n -= k) {
+		k = fk_utf8_dec((const unsigned char *)s, n, &cp);
+		if (k == 0) {
+			fputs("\xef\xbf\xbd", out);
+			k = 1;
+			continue;
+		}
+		if (cp < 0x80 && strchr("\\`*_{}[]<>|~&#!", (int)cp))
 			putc('\\', out);
-		putc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+		if (cp < 0x20 || cp == 0x7f)
+			putc(' ', out);
+		else
+			fwrite(s, 1, k, out);
 	}
 }
 

@@ -33,8 +33,8 @@ static enum kind sniff(const char *d, size_t n)
 {
 	unsigned char c = n ? (unsigned char)d[0] : 0;
 
-	if (starts(d, n, "heap_v2/") || starts(d, n, "heap profile:") ||
-	    starts(d, n, "--- symbol"))
+	/* "heap" alone: a damaged dump header gets the dump reader's message. */
+	if (starts(d, n, "heap") || starts(d, n, "--- symbol"))
 		return K_PROFILE;
 	if (n >= 2 && c == 0x1f && (unsigned char)d[1] == 0x8b)
 		return K_PPROF;
