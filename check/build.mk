@@ -3,7 +3,7 @@
 # files, the checks, the text/markdown/JUnit reports) and heap-check, the
 # memory gate for CI (man/heap-check.1). It reads every format through the
 # readers and folded writers below it, so it links encode/ and symbolize/.
-CHK_SRC := sites.c budget.c verdict.c report.c junit.c run.c
+CHK_SRC := sites.c budget.c verdict.c figures.c report.c junit.c run.c
 CHK_OBJ := $(CHK_SRC:%.c=$(B)/%.o)
 OBJS    += $(CHK_OBJ) $(B)/heap_check_main.o
 LIBS    += $(B)/libfkcheck.a

@@ -175,7 +175,7 @@ int fk_verdict_growth(struct fk_verdict *vd, const struct fk_sites *s,
 int fk_verdict_budget(struct fk_verdict *vd, const struct fk_sites *s,
 		      const struct fk_budget *b, struct fk_err *err);
 
-/* ---- report.c, junit.c: the outcome in a format ---- */
+/* ---- report.c, junit.c, figures.c: the outcome in a format ---- */
 
 enum fk_report_format {
 	FK_REPORT_TEXT,                /* for a terminal or a CI log */
@@ -192,7 +192,7 @@ int fk_report_write(const struct fk_verdict *vd, enum fk_report_format f, FILE *
 int fk_report_text(const struct fk_verdict *vd, FILE *out, int markdown);
 int fk_report_junit(const struct fk_verdict *vd, FILE *out);
 
-/* Helpers the writers share (report.c). The title of check c ("in use",
+/* What the writers share (figures.c). The title of check c ("in use",
  * "budget line 3 'parse_*'") into buf; a size in bytes as "1.5 MiB"
  * (exact below 1 KiB) into buf; a share of total as "12.5%" into buf;
  * a site named by its leaf and up to three callers, leaf first, joined by
