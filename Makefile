@@ -5,6 +5,7 @@
 #   make            build everything under build/
 #   make test       install missing packages, build with -Werror, run all tests
 #   make demo       install missing packages, build, run the demo pipeline
+#   make gate-demo  the same for a memory gate: a test run checked by heap-check
 #   make fuzz       build the libFuzzer targets (clang)
 #   make SANITIZE=address,undefined test
 
@@ -59,7 +60,7 @@ include capture/jeprof_raw.mk
 include check/build.mk
 include tests/build.mk
 
-.PHONY: all clean deps test check test-update demo fuzz install uninstall
+.PHONY: all clean deps test check test-update demo gate-demo fuzz install uninstall
 all: $(PROGS) $(LIBS)
 
 # Sources are found by vpath; file names are unique across the tree.
@@ -83,6 +84,12 @@ test-update: all
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
+
+# A memory gate as a CI job runs it: a test run under the hook, the heap at
+# exit, heap-check against demo/heap.budget, the flame graph of what went over.
+gate-demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/gate-demo
 
 clean:
 	rm -rf $(B)

@@ -52,8 +52,8 @@ static void failure(const struct fk_check *c, FILE *out)
 	snprintf(msg, sizeof msg, "%s: %s%s over its budget of %s", title,
 		 c->kind == FK_CHECK_GROWTH && c->value > 0 ? "+" : "", v, l);
 	if (c->kind == FK_CHECK_GROWTH && c->value <= c->limit)
-		snprintf(msg, sizeof msg, "%s: %zu sites grew more than %s", title,
-			 c->sites_over, l);
+		snprintf(msg, sizeof msg, "%s: %zu site%s grew more than %s", title,
+			 c->sites_over, c->sites_over == 1 ? "" : "s", l);
 	fputs("      <failure type=\"over budget\" message=\"", out);
 	xml_put(out, msg);
 	fputs("\">", out);

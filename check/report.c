@@ -140,15 +140,18 @@ int fk_report_text(const struct fk_verdict *vd, FILE *out, int markdown)
 		}
 		fprintf(out, "%-5s %s: %s (%s bytes) %s %s", c->over ? "over" : "ok", x.title,
 			x.value, x.exact, c->over ? ">" : "<=", x.limit);
-		if (c->kind == FK_CHECK_BUDGET)
-			fprintf(out, c->matched ? ", %s of in use, %zu stacks" : ", no stack matched",
-				x.share, c->matched);
+		if (c->kind == FK_CHECK_BUDGET && c->matched)
+			fprintf(out, ", %s of in use, %zu stack%s", x.share, c->matched,
+				c->matched == 1 ? "" : "s");
+		else if (c->kind == FK_CHECK_BUDGET)
+			fputs(", no stack matched", out);
 		if (c->kind == FK_CHECK_GROWTH) {
 			char b[32];
 			fprintf(out, ", against %s (%s)", vd->base_source,
 				fk_report_size(c->base, b, sizeof b));
 			if (c->sites_over)
-				fprintf(out, "; %zu sites grew more", c->sites_over);
+				fprintf(out, "; %zu site%s grew more", c->sites_over,
+					c->sites_over == 1 ? "" : "s");
 		}
 		fputc('\n', out);
 		text_sites(c, out);

@@ -90,7 +90,7 @@ t "--budget over: exit 1" [ "$st" = 1 ]
 t "a line over: value, budget, share" has "^over  budget line 2 'fk_alloc_\*': 3.9 MiB (4073804 bytes) > 2.0 MiB, 59.1% of in use, 3 stacks"
 t "its sites listed" grep -Eq '^    2.0 MiB +30.4%  fk_alloc_big' "$tmp/out"
 t "a line within" has "^ok    budget line 3 'fks_\*': 1.6 MiB (1688861 bytes) <= 2.0 MiB"
-t "a broad line gets only what earlier lines left" has "^over  budget line 4 'main': 1.0 MiB (1048576 bytes) > 1.0 KiB, 15.2% of in use, 1 stacks"
+t "a broad line gets only what earlier lines left" has "^over  budget line 4 'main': 1.0 MiB (1048576 bytes) > 1.0 KiB, 15.2% of in use, 1 stack"
 t "a line no stack matched is said" has "^ok    budget line 5 'nothing_here': 0 B (0 bytes) <= 1 B, no stack matched"
 t "2 of 4 over" has '2 of 4 checks over budget'
 printf 'main 1KiB\nfk_alloc_* 2MiB\n' >"$tmp/budget2"
@@ -108,7 +108,7 @@ growth=$((1048576 - 400000 - 5000))
 hc --base "$tmp/base.folded" --max-growth 1MiB "$tmp/s.prof"
 t "growth within: total +$growth and no site more than 1 MiB" [ "$st" = 0 ] && has "^ok    growth of in use: +628.5 KiB ($growth bytes) <= 1.0 MiB"
 hc --base "$tmp/base.folded" --max-growth 1000KiB "$tmp/s.prof"
-t "a site past the limit fails the check though the total is within" [ "$st" = 1 ] && has "; 1 sites grew more"
+t "a site past the limit fails the check though the total is within" [ "$st" = 1 ] && has "; 1 site grew more"
 t "only sites that grew are listed" [ "$(grep -c '^    +' "$tmp/out")" = 1 ] && grep -Eq '^    \+1.0 MiB +from 1.0 MiB +fk_alloc_big' "$tmp/out"
 hc --base "$tmp/base.folded" --max-growth 5% "$tmp/s.prof"
 t "N%: 5% of the base's in use is over" [ "$st" = 1 ] && has "> 305.1 KiB (5.00%)"
