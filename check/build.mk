@@ -26,3 +26,10 @@ $(B)/fuzz_budget: $(B)/fuzz_budget.o $(B)/budget.o $(B)/libfkcore.a
 # check/ sees encode/, symbolize/ and core/; its tool also cli/.
 $(call layer,$(CHK_OBJ),check encode symbolize core)
 $(call layer,$(B)/heap_check_main.o,check cli core)
+
+# Unit tests of the library (tests/unit/test_check.c).
+UNIT += $(B)/test_check
+OBJS += $(B)/test_check.o
+$(B)/test_check.o: CPPFLAGS += -Itests/unit
+$(B)/test_check: $(B)/test_check.o $(B)/libfkcheck.a $(B)/libfkenc.a $(B)/libfksym.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS) $(SYM_LDLIBS) $(CORE_LDLIBS)

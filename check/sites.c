@@ -164,14 +164,13 @@ static int finish(struct fk_sites *s, struct fk_err *err)
 	return 0;
 }
 
-int fk_sites_parse_folded(struct fk_sites *s, const char *source, const char *data,
-			  size_t len, struct fk_err *err)
+/* Reads folded text data[0..len) into s, whose other fields are set. */
+static int parse(struct fk_sites *s, const char *data, size_t len, struct fk_err *err)
 {
 	struct ctx c = { s, 1, 0, -1, err };
 	uint64_t lineno = 0;
 	size_t hl = 0;
 
-	s->source = source;
 	if (starts(data, len, "# columns:")) {
 		const char *nl = memchr(data, '\n', len);
 		size_t e = nl ? (size_t)(nl - data) : len;
@@ -187,6 +186,14 @@ int fk_sites_parse_folded(struct fk_sites *s, const char *source, const char *da
 	if (fk_folded_each_from(data + hl, len - hl, &lineno, 0, on_line, NULL, &c, err) < 0)
 		return -1;
 	return finish(s, err);
+}
+
+int fk_sites_parse_folded(struct fk_sites *s, const char *source, const char *data,
+			  size_t len, struct fk_err *err)
+{
+	memset(s, 0, sizeof *s);
+	s->source = source;            /* s->text stays NULL: data is borrowed */
+	return parse(s, data, len, err);
 }
 
 /* Runs a folded writer into memory, then reads its text. */
@@ -209,7 +216,7 @@ static int fold(struct fk_sites *s, const struct writer *w, struct fk_err *err)
 		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	if (rc < 0)
 		return -1;
-	return fk_sites_parse_folded(s, s->source, s->text, s->textlen, err);
+	return parse(s, s->text, s->textlen, err);
 }
 
 int fk_sites_load(struct fk_sites *s, const char *path, fk_sites_warn_fn *warn,
@@ -240,7 +247,7 @@ int fk_sites_load(struct fk_sites *s, const char *path, fk_sites_warn_fn *warn,
 		s->mapped = mapped;
 		if (memchr(data, '\0', len))
 			return fk_err_set(err, FK_ESYNTAX, 0, "not a profile (binary data)");
-		return fk_sites_parse_folded(s, src, data, len, err);
+		return parse(s, data, len, err);
 	case K_PPROF:
 		rc = fk_pprof_read(data, len, &pp, err);
 		fk_release_input(data, len, mapped);
