@@ -202,6 +202,16 @@ struct writer {
 	const struct fk_pprof *pp;
 };
 
+static int has_type(const struct fk_pprof *pp, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fk_pprof_ntypes(pp); i++)
+		if (strcmp(fk_pprof_type_name(pp, i), name) == 0)
+			return 1;
+	return 0;
+}
+
 static int fold(struct fk_sites *s, const struct writer *w, struct fk_err *err)
 {
 	struct fk_folded_opts fo = { .columns = 1 };
@@ -253,6 +263,11 @@ int fk_sites_load(struct fk_sites *s, const char *path, fk_sites_warn_fn *warn,
 		fk_release_input(data, len, mapped);
 		if (rc < 0)
 			return -1;
+		if (!has_type(pp, "inuse_space")) {
+			fk_pprof_free(pp);
+			return fk_err_set(err, FK_EUNSUPP, 0,
+					  "no inuse_space sample type: not a heap profile");
+		}
 		w.pp = pp;
 		rc = fold(s, &w, err);
 		fk_pprof_free(pp);

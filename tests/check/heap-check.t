@@ -206,6 +206,9 @@ printf '# columns: inuse_space/bytes alloc_space/bytes\nmain;foo 12\n' >"$tmp/co
 bad_input "columns folded with a value missing" "$tmp/cols.folded" "^heap-check: $tmp/cols.folded: line 2: 1 values, not 2"
 printf '# columns: x/bytes\nmain;foo 12\n' >"$tmp/nocol.folded"
 bad_input "columns folded without inuse_space" "$tmp/nocol.folded" "line 1: no inuse_space column"
+bad_input "a CPU profile" fixtures/pprof/go-cpu.pb.gz "^heap-check: fixtures/pprof/go-cpu.pb.gz: no inuse_space sample type"
+hc --max-inuse 1KiB --max-alloc 1KiB fixtures/pprof/go-heap.pb.gz
+t "a Go heap profile: in use and allocated" [ "$st" = 1 ] && has '^over  in use: .* (7127093 bytes)' && has '^over  allocated: ' && has 'main.allocLarge < main.main'
 hc --base "$tmp/empty" --max-growth 1 "$tmp/s.prof"
 t "bad base: exit 2 naming the base" [ "$st" = 2 ] && err1 "^heap-check: $tmp/empty: empty input"
 exit 0
