@@ -70,7 +70,7 @@ int fk_dump_to_file(const char *path, const char *what)
 	return rc;
 }
 
-static void at_exit(void)
+static void dump_at_exit(void)
 {
 	char path[sizeof at_path + 32];
 	size_t i, n = 0;
@@ -131,6 +131,6 @@ void fk_atexit_init(void)
 		return;
 	}
 	at_pid = getpid();
-	if (atexit(at_exit) != 0)
+	if (atexit(dump_at_exit) != 0)
 		fk_log("FLAMEKIT_AT_EXIT: atexit failed");
 }

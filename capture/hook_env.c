@@ -79,7 +79,7 @@ int fk_env_at_exit(char *path, size_t size, struct fk_err *err)
 	const char *s = getenv("FLAMEKIT_AT_EXIT");
 	size_t n, i, slash = 0;
 	struct stat st;
-	int pid = 0;
+	int each = 0;
 
 	path[0] = '\0';
 	if (!s || !*s)
@@ -90,7 +90,7 @@ int fk_env_at_exit(char *path, size_t size, struct fk_err *err)
 			return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_AT_EXIT '%.80s': a '%%' "
 					  "other than %%p (the process id) or %%%%", s);
 		if (s[i] == '%')
-			pid |= s[++i] == 'p';
+			each |= s[++i] == 'p';
 	}
 	if (s[n - 1] == '/')
 		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_AT_EXIT '%.80s': a folder, "
@@ -118,5 +118,5 @@ int fk_env_at_exit(char *path, size_t size, struct fk_err *err)
 		return -1;
 	}
 	path[slash] = '/';
-	return 1 + pid;
+	return 1 + each;
 }
