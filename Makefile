@@ -5,6 +5,7 @@
 #   make            build everything under build/
 #   make test       install missing packages, build with -Werror, run all tests
 #   make demo       install missing packages, build, run the demo pipeline
+#   make gate-demo  the same for a memory gate: a test run checked by heap-check
 #   make fuzz       build the libFuzzer targets (clang)
 #   make SANITIZE=address,undefined test
 
@@ -27,7 +28,7 @@ CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -I$(B)
 # own headers and those of the folders below, so the compiler rejects a
 # call up or sideways. Each fragment sets INCS for its objects with
 # `$(call layer,OBJECTS,FOLDERS)`; test programs and fuzz targets see all.
-INCS = -Icore -Icli -Isymbolize -Iencode -Irender -Icapture
+INCS = -Icore -Icli -Isymbolize -Iencode -Irender -Icapture -Icheck
 layer = $(eval $(1): INCS = $(foreach f,$(2),-I$(f)))
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 ifeq ($(WERROR),1)
@@ -56,13 +57,14 @@ include encode/build.mk
 include render/build.mk
 include capture/build.mk
 include capture/jeprof_raw.mk
+include check/build.mk
 include tests/build.mk
 
-.PHONY: all clean deps test check test-update demo fuzz install uninstall
+.PHONY: all clean deps test check test-update demo gate-demo fuzz install uninstall
 all: $(PROGS) $(LIBS)
 
 # Sources are found by vpath; file names are unique across the tree.
-vpath %.c core cli symbolize encode render capture tests/unit tests/fuzz $(B)
+vpath %.c core cli symbolize encode render capture check tests/unit tests/fuzz $(B)
 $(B)/%.o: %.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -82,6 +84,12 @@ test-update: all
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
+
+# A memory gate as a CI job runs it: a test run under the hook, the heap at
+# exit, heap-check against demo/heap.budget, the flame graph of what went over.
+gate-demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/gate-demo
 
 clean:
 	rm -rf $(B)

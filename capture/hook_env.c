@@ -5,6 +5,8 @@
  * default. The settings themselves live here, in the resident half. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hook_int.h"
 #include "num.h"
@@ -73,4 +75,56 @@ int fk_env_read(struct fk_err *err)
 	if (snapshot_s(err) < 0 || snapshot_mb(err) < 0 || cache_mb(err) < 0)
 		return -1;
 	return 0;
+}
+
+/* FLAMEKIT_AT_EXIT: the file the heap is written to at exit. Made
+ * absolute now, against the start's working folder (a program may change
+ * folders before it exits); "%p" stands for the process id, "%%" for '%'.
+ * The folder must exist (unless its name holds %p), so a typo fails at
+ * start, not silently at exit. */
+int fk_env_at_exit(char *path, size_t size, struct fk_err *err)
+{
+	const char *s = getenv("FLAMEKIT_AT_EXIT");
+	size_t n, i, slash = 0;
+	struct stat st;
+	int each = 0;
+
+	path[0] = '\0';
+	if (!s || !*s)
+		return 0;
+	n = strlen(s);
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%' && (i + 1 == n || (s[i + 1] != 'p' && s[i + 1] != '%')))
+			return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_AT_EXIT '%.80s': a '%%' "
+					  "other than %%p (the process id) or %%%%", s);
+		if (s[i] == '%')
+			each |= s[++i] == 'p';
+	}
+	if (s[n - 1] == '/')
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_AT_EXIT '%.80s': a folder, "
+				  "not a file", s);
+	if (s[0] == '/') {
+		if (n >= size)
+			return fk_err_set(err, FK_ELIMIT, 0, "FLAMEKIT_AT_EXIT longer than %zu bytes",
+					  size - 1);
+		memcpy(path, s, n + 1);
+	} else if (!getcwd(path, size) || strlen(path) + 1 + n >= size) {
+		path[0] = '\0';
+		return fk_err_set(err, FK_ELIMIT, 0, "bad FLAMEKIT_AT_EXIT '%.80s': its absolute "
+				  "path is unknown or longer than %zu bytes", s, size - 1);
+	} else {
+		strcat(strcat(path, "/"), s);
+	}
+	for (i = 0; path[i]; i++)
+		if (path[i] == '/')
+			slash = i;
+	path[slash] = '\0';
+	if (!memchr(path, '%', slash) && (stat(slash ? path : "/", &st) < 0 || !S_ISDIR(st.st_mode))) {
+		fk_err_set(err, FK_EIO, 0, "bad FLAMEKIT_AT_EXIT '%.80s': no folder '%.80s'", s,
+			   slash ? path : "/");
+		path[0] = '\0';
+		return -1;
+	}
+	path[slash] = '/';
+	return 1 + each;
 }

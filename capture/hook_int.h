@@ -918,6 +918,27 @@ void fk_serve_atfork(int phase);
 #define FK_ELF_ASK (-3)
 int fk_elf_find_func(const char *path, const char *const *names, size_t n,
 		     uint64_t *vaddr, const char **table);
+/* Reads FLAMEKIT_AT_EXIT into path (size bytes), made absolute: 0 when
+ * unset or empty, 1 when set, 2 when set with "%p" in it (a file per
+ * process), or -1 with err naming the bad value (a '%' but %p and %%, a
+ * folder, no such folder). */
+int fk_env_at_exit(char *path, size_t size, struct fk_err *err);
+
+/* ---- hook_atexit.c: FLAMEKIT_AT_EXIT, the heap at exit ---- */
+
+/* Reads FLAMEKIT_AT_EXIT (hook_env.c) and, when it is set and jemalloc
+ * can profile, turns sampling on and arranges for the heap to be written
+ * there when the process exits normally (exit or a return from main, not
+ * _exit or a signal): by the process that read it, or with %p by every
+ * process of the program. Problems are told on stderr once. Called by the
+ * constructor. */
+void fk_atexit_init(void);
+
+/* Writes a raw dump of the heap now (with its maps) to path, whole or not
+ * at all (a temporary file beside it, renamed); what names the dump in
+ * the one line on stderr that a failure or an empty profile gives.
+ * 0, or -1. */
+int fk_dump_to_file(const char *path, const char *what);
 
 #define FK_HOOK_STR_(x) #x
 #define FK_HOOK_STR(x) FK_HOOK_STR_(x)

@@ -446,6 +446,7 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	struct fk_err err;
 	void *probe;
 
+	fk_atexit_init();
 	if ((!addr || !*addr) && (!signame || !*signame))
 		return;
 	if (!claim_owner())

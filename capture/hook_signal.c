@@ -96,56 +96,13 @@ int fk_sig_install(struct fk_err *err)
 	return sig;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 void fk_sig_dump(void)
 {
 	const char *dir = getenv("FLAMEKIT_DUMP_DIR");
-	char path[4096], tmp[4200];
-	char *data = NULL;
-	size_t len = 0, maplen = 0;
-	struct fk_err err;
-	const struct fk_serve_ops *ops;
-	int out, rc;
+	char path[4096];
 
 	if (!dir || !*dir)
 		dir = ".";
-	fk_err_init(&err, NULL);
-	ops = fk_serve_load(&err);
-	rc = ops ? ops->produce(FK_OUT_RAW, NULL, &data, &len, &maplen, &err) : -1;
-	if (rc != 0) {
-		fk_log("signal dump: %s", rc > 0 ? FK_HOOK_NOTHING_SAMPLED : err.msg);
-		return;
-	}
 	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), sig_seq++);
-	snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-	/* Written beside and renamed, so a reader never sees half a dump. The
-	 * temporary file is new and unpredictably named (mkostemp: O_EXCL, so
-	 * a planted symlink is never followed); rename replaces a link planted
-	 * at the final name, not its target. */
-	out = mkostemp(tmp, O_CLOEXEC);
-	rc = out < 0 ? -1 : write_all(out, data, len);
-	if (out >= 0 && close(out) < 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -1;
-	if (rc < 0) {
-		fk_log("signal dump: %s: %s", path, strerror(errno));
-		if (out >= 0)
-			unlink(tmp);
-	}
-	fk_hook_buf_release(data, maplen);
+	fk_dump_to_file(path, "signal dump");
 }

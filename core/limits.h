@@ -100,4 +100,9 @@
 /* Sampling period: jemalloc's lg_prof_sample is at most 63. */
 #define FK_MAX_PERIOD_LG    63
 
+/* Budget lines of one heap-check budget file: each is matched against every
+ * frame of every stack, so 10 000 lines over a 12k-stack dump of depth 50
+ * is already billions of fnmatch calls; real budgets have tens. */
+#define FK_MAX_BUDGET_LINES 10000
+
 #endif

@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 B=${B:-build}
 n=0; fail=0
-for d in core cli symbolize encode render capture; do
+for d in core cli symbolize encode render capture check; do
 	n=$((n + 1))
 	if out=$(B=$B scripts/check-layers "$d" 2>&1); then
 		echo "ok $n - $d/: no call cycle between its files"

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* Sizes ("64MiB"), growth limits ("5%") and budget files: one
+ * "PATTERN SIZE" a line, the pattern an fnmatch(3) glob matched against
+ * whole frame names (man/heap-check.1, "Budget files"). */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "heapcheck.h"
+#include "io.h"
+#include "limits.h"
+#include "num.h"
+
+int fk_size_parse(const char *s, size_t n, int64_t *out)
+{
+	static const struct { const char *unit; int shift; } units[] = {
+		{ "", 0 }, { "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 },
+	};
+	size_t d = 0, i;
+	uint64_t v;
+
+	while (d < n && (unsigned)s[d] - '0' < 10)
+		d++;
+	if (d == 0 || fk_parse_u64(s, d, &v) < 0)
+		return -1;
+	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
+		size_t ul = strlen(units[i].unit);
+
+		if (n - d != ul || memcmp(s + d, units[i].unit, ul) != 0)
+			continue;
+		if (v > (uint64_t)INT64_MAX >> units[i].shift)
+			return -1;
+		*out = (int64_t)(v << units[i].shift);
+		return 0;
+	}
+	return -1;
+}
+
+int fk_growth_parse(const char *s, size_t n, int64_t *out, int *pct)
+{
+	size_t d = 0, f = 0;
+	uint64_t whole, frac = 0;
+
+	*pct = 0;
+	if (n == 0 || s[n - 1] != '%')
+		return fk_size_parse(s, n, out);
+	n--;
+	while (d < n && (unsigned)s[d] - '0' < 10)
+		d++;
+	if (d == 0 || fk_parse_u64(s, d, &whole) < 0 || whole > 1000000)
+		return -1;
+	if (d < n) {
+		/* Two decimals at most: the limit is kept in hundredths. */
+		if (s[d] != '.' || n - d - 1 == 0 || n - d - 1 > 2 ||
+		    fk_parse_u64(s + d + 1, n - d - 1, &frac) < 0)
+			return -1;
+		f = n - d - 1;
+		if (f == 1)
+			frac *= 10;
+	}
+	*out = (int64_t)(whole * 100 + frac);
+	*pct = 1;
+	return 0;
+}
+
+static int blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+void fk_budget_release(struct fk_budget *b)
+{
+	free(b->v);
+	free(b->pool);
+	memset(b, 0, sizeof *b);
+}
+
+/* One line s[0..n) (no newline): skipped, or a pattern and its size. The
+ * pattern is appended to the pool; its offset goes where the pointer will. */
+static int parse_line(struct fk_budget *b, size_t *poolcap, size_t *poollen,
+		      const char *s, size_t n, uint64_t lineno, struct fk_err *err)
+{
+	char q[64];
+	size_t i, sz, pe;
+	int64_t limit;
+	void *nv;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\0')
+			return fk_err_set(err, FK_ESYNTAX, lineno, "NUL byte in the line");
+		/* A comment starts the line or follows a blank. */
+		if (s[i] == '#' && (i == 0 || blank(s[i - 1]))) {
+			n = i;
+			break;
+		}
+	}
+	while (n > 0 && blank(s[n - 1]))
+		n--;
+	while (n > 0 && blank(*s)) {
+		s++;
+		n--;
+	}
+	if (n == 0)
+		return 0;
+	for (sz = n; sz > 0 && !blank(s[sz - 1]); sz--)
+		;
+	if (sz == 0) {
+		fk_err_quote(q, sizeof q, s, n);
+		return fk_err_set(err, FK_ESYNTAX, lineno, "'%s' is not PATTERN SIZE", q);
+	}
+	if (fk_size_parse(s + sz, n - sz, &limit) < 0) {
+		fk_err_quote(q, sizeof q, s + sz, n - sz);
+		return fk_err_set(err, FK_ESYNTAX, lineno,
+				  "bad size '%s': want bytes or a whole number of KiB, MiB or GiB", q);
+	}
+	for (pe = sz; pe > 0 && blank(s[pe - 1]); pe--)
+		;
+	if (pe > FK_MAX_NAME)
+		return fk_err_set(err, FK_ELIMIT, lineno, "pattern longer than %d bytes",
+				  FK_MAX_NAME);
+	for (i = 0; i < b->n; i++) {
+		const char *o = b->pool + (size_t)(uintptr_t)b->v[i].pattern;
+
+		if (strlen(o) == pe && memcmp(o, s, pe) == 0) {
+			fk_err_quote(q, sizeof q, s, pe);
+			return fk_err_set(err, FK_ESYNTAX, lineno,
+					  "pattern '%s' already on line %llu", q,
+					  (unsigned long long)b->v[i].lineno);
+		}
+	}
+	if (b->n >= FK_MAX_BUDGET_LINES)
+		return fk_err_set(err, FK_ELIMIT, lineno, "more than %d budget lines",
+				  FK_MAX_BUDGET_LINES);
+	if (!(nv = fk_grow(b->v, &b->cap, b->n, sizeof *b->v, 16)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	b->v = nv;
+	if (fk_reserve((void **)&b->pool, poolcap, *poollen + pe + 1, 1, 256) < 0)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	memcpy(b->pool + *poollen, s, pe);
+	b->pool[*poollen + pe] = '\0';
+	b->v[b->n].pattern = (const char *)(uintptr_t)*poollen;
+	b->v[b->n].limit = limit;
+	b->v[b->n].lineno = lineno;
+	b->n++;
+	*poollen += pe + 1;
+	return 0;
+}
+
+int fk_budget_parse(struct fk_budget *b, const char *data, size_t len,
+		    struct fk_err *err)
+{
+	const char *p = data, *end = data + len;
+	size_t poolcap = 0, poollen = 0, i;
+	uint64_t lineno = 0;
+
+	memset(b, 0, sizeof *b);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+
+		lineno++;
+		if (le > p && le[-1] == '\r')
+			le--;
+		if ((size_t)(le - p) > FK_MAX_LINE) {
+			fk_budget_release(b);
+			return fk_err_set(err, FK_ELIMIT, lineno, "line longer than %d bytes",
+					  FK_MAX_LINE);
+		}
+		if (parse_line(b, &poolcap, &poollen, p, (size_t)(le - p), lineno, err) < 0) {
+			fk_budget_release(b);
+			return -1;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	/* The pool no longer moves: offsets become pointers. */
+	for (i = 0; i < b->n; i++)
+		b->v[i].pattern = b->pool + (size_t)(uintptr_t)b->v[i].pattern;
+	return 0;
+}
+
+long fk_budget_match(const struct fk_budget *b, const char *stack, size_t len)
+{
+	char *f = malloc(len + 1);
+	size_t best = b->n, i, s = 0, e;
+
+	if (!f)
+		return -2;
+	memcpy(f, stack, len);
+	f[len] = '\0';
+	while (s <= len && best > 0) {
+		for (e = s; e < len && f[e] != ';'; e++)
+			;
+		f[e] = '\0';
+		for (i = 0; i < best; i++)
+			if (fnmatch(b->v[i].pattern, f + s, 0) == 0) {
+				best = i;
+				break;
+			}
+		s = e + 1;
+	}
+	free(f);
+	return best < b->n ? (long)best : -1;
+}
+
+int fk_budget_load(struct fk_budget *b, const char *path, struct fk_err *err)
+{
+	char *data;
+	size_t len;
+	int mapped, rc;
+
+	memset(b, 0, sizeof *b);
+	if (fk_map_text_input(path, &data, &len, &mapped, err) < 0)
+		return -1;
+	rc = fk_budget_parse(b, data, len, err);
+	fk_release_input(data, len, mapped);
+	return rc;
+}
