@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "bigmem.h"
+#include "grow.h"
 
 #include "io.h"
 #include "profile.h"
@@ -130,7 +131,7 @@ void *fk_xmalloc(size_t n)
 
 void *fk_xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n ? n : 1);
+	p = fk_resize(p, n, n, 1);
 	if (!p)
 		fk_die("out of memory");
 	return p;

@@ -273,7 +273,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 		struct fk_fname *nn;
 		if (t->capnames > UINT32_MAX / 4)
 			return UINT32_MAX;
-		nn = realloc(t->names, (size_t)t->capnames * 2 * sizeof *nn);
+		nn = fk_resize(t->names, (size_t)t->capnames * 2, (size_t)t->capnames * 2, sizeof *nn);
 		if (!nn)
 			return UINT32_MAX;
 		t->names = nn;
@@ -347,27 +347,26 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 		if (!nd)
 			return 0;
 		t->nodes = nd;
-		mb = realloc(t->manybits, BITWORDS((size_t)t->capnodes * 2) * sizeof *mb);
+		mb = fk_resize(t->manybits, BITWORDS(t->capnodes),
+			       BITWORDS((size_t)t->capnodes * 2), sizeof *mb);
 		if (!mb)
 			return 0;
-		memset(mb + BITWORDS(t->capnodes), 0,
-		       (BITWORDS((size_t)t->capnodes * 2) - BITWORDS(t->capnodes)) * sizeof *mb);
 		t->manybits = mb;
 		t->capnodes *= 2;
 	}
 	if (name >= t->capuses) {
 		uint32_t cap = t->capuses * 2 > name ? t->capuses * 2 : name + 1;
-		uint32_t *u = realloc(t->uses, (size_t)cap * sizeof *u);
+		uint32_t *u = fk_resize(t->uses, t->capuses, cap, sizeof *u);
 		if (!u)
 			return 0;
-		memset(u + t->capuses, 0, (size_t)(cap - t->capuses) * sizeof *u);
 		t->uses = u;
 		t->capuses = cap;
 	}
 	old = t->nodes[parent].child;
 	if (old && !t->nodes[old].next) {
 		if (t->nseveral == t->capseveral) {
-			uint32_t *sv = realloc(t->several, (size_t)t->capseveral * 2 * sizeof *sv);
+			uint32_t *sv = fk_resize(t->several, (size_t)t->capseveral * 2,
+						 (size_t)t->capseveral * 2, sizeof *sv);
 			if (!sv)
 				return 0;
 			t->several = sv;
@@ -448,18 +447,18 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 static int grow_scan(struct fk_tree *t)
 {
 	size_t cap = t->capscan * 2;
-	size_t *e = realloc(t->fend, cap * sizeof *e);
+	size_t *e = fk_resize(t->fend, cap, cap, sizeof *e);
 	uint64_t *hs;
 	uint32_t *ids;
 
 	if (!e)
 		return -1;
 	t->fend = e;
-	hs = realloc(t->fhash, cap * sizeof *hs);
+	hs = fk_resize(t->fhash, cap, cap, sizeof *hs);
 	if (!hs)
 		return -1;
 	t->fhash = hs;
-	ids = realloc(t->nid, cap * sizeof *ids);
+	ids = fk_resize(t->nid, cap, cap, sizeof *ids);
 	if (!ids)
 		return -1;
 	t->nid = ids;
@@ -482,19 +481,18 @@ static int add_extra(struct fk_tree *t, uint32_t leaf, uint64_t lineno,
 		return 0;
 	if (t->capxrow < t->capnodes) {
 		size_t cap = t->capnodes;
-		uint32_t *a = realloc(t->xrow, cap * sizeof *a);
+		uint32_t *a = fk_resize(t->xrow, t->capxrow, cap, sizeof *a);
 		if (!a)
 			return oom(err);
-		memset(a + t->capxrow, 0, (cap - t->capxrow) * sizeof *a);
 		t->xrow = a;
 		t->capxrow = cap;
 	}
 	if (!t->xrow[leaf]) {
 		if (t->nxrows == t->capxrows) {
-			size_t cap = t->capxrows ? t->capxrows * 2 : 256;
+			size_t cap = fk_grow_cap(t->capxrows, t->nxrows + 1, nx * sizeof *t->xvals, 256);
 			int64_t *a;
 
-			if (cap > SIZE_MAX / sizeof *a / nx || !(a = realloc(t->xvals, cap * nx * sizeof *a)))
+			if (!cap || !(a = fk_resize(t->xvals, cap * nx, cap * nx, sizeof *a)))
 				return oom(err);
 			t->xvals = a;
 			t->capxrows = cap;
@@ -533,11 +531,10 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 	if (base) {
 		if (t->capbase < t->capnodes) {
 			size_t cap = t->capnodes, old = t->capbase;
-			int64_t *a = realloc(t->bself, cap * sizeof *a);
+			int64_t *a = fk_resize(t->bself, old, cap, sizeof *a);
 			if (!a)
 				return oom(err);
 			t->bself = a;
-			memset(a + old, 0, (cap - old) * sizeof *a);
 			t->capbase = (uint32_t)cap;
 		}
 		t->has_base = 1;
@@ -670,14 +667,13 @@ int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k
 	size_t j;
 
 	while (first + k > t->cappath) {
-		uint32_t *p = realloc(t->path, t->cappath * 2 * sizeof *p);
+		uint32_t *p = fk_resize(t->path, t->cappath * 2, t->cappath * 2, sizeof *p);
 		int64_t *a;
 		if (!p)
 			return oom(err);
 		t->path = p;
-		if (!(a = realloc(t->pacc, t->cappath * 2 * sizeof *a)))
+		if (!(a = fk_resize(t->pacc, t->cappath, t->cappath * 2, sizeof *a)))
 			return oom(err);
-		memset(a + t->cappath, 0, t->cappath * sizeof *a);
 		t->pacc = a;
 		t->cappath *= 2;
 	}
