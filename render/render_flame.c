@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "flame.h"
 #include "io.h"
+#include "num.h"
 
 static const char usage_text[] =
 	"usage: render-flame [options] [FILE...]\n"
@@ -66,21 +67,13 @@ static void bad_usage(const char *fmt, ...)
 	fk_usage(usage_text, stderr, 2);
 }
 
-/* A strict decimal number for a size option. */
+/* A size option's number (fk_parse_double), or with pct its PX|N%. */
 static double number(const char *opt, const char *s, int *pct)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	if (!*s || *s == ' ' || *s == '+' || *s == '-')
-		bad_usage("bad number for %s '%s'", opt, s);
-	v = strtod(s, &end);
-	if (pct && *end == '%') {
-		*pct = 1;
-		end++;
-	}
-	if (*end || errno || !isfinite(v) || v < 0)
+	if (pct ? fk_parse_minwidth(s, strlen(s), &v, pct) < 0
+		: fk_parse_double(s, strlen(s), &v) < 0)
 		bad_usage("bad number for %s '%s'", opt, s);
 	return v;
 }

@@ -56,6 +56,31 @@ static void test_numbers(void)
 	T_OK(fk_parse_hex("0x", 2, 1, &u) < 0, "bare prefix rejected");
 }
 
+static void test_doubles(void)
+{
+	static const char *bad[] = { "", ".", "-1", "+1", " 1", "1 ", "1e", "1e+", "e3",
+				     "0x10", "inf", "nan", "1..2", "1,5", "1e400" };
+	double d;
+	size_t z;
+	int pct;
+
+	T_OK(fk_parse_double("12", 2, &d) == 0 && d == 12, "double integer");
+	T_OK(fk_parse_double("0.5", 3, &d) == 0 && d == 0.5, "double fraction");
+	T_OK(fk_parse_double(".25", 3, &d) == 0 && d == 0.25, "double leading dot");
+	T_OK(fk_parse_double("2.", 2, &d) == 0 && d == 2, "double trailing dot");
+	T_OK(fk_parse_double("1e3", 3, &d) == 0 && d == 1000, "double exponent");
+	T_OK(fk_parse_double("25e-2", 5, &d) == 0 && d == 0.25, "double negative exponent");
+	T_OK(fk_parse_double("0.1x", 3, &d) == 0 && d == 0.1, "double reads n bytes only");
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+		T_OK(fk_parse_double(bad[k], strlen(bad[k]), &d) < 0, "double '%s' rejected", bad[k]);
+	T_OK(fk_parse_minwidth("0.5%", 4, &d, &pct) == 0 && d == 0.5 && pct == 1, "minwidth N%%");
+	T_OK(fk_parse_minwidth("3", 1, &d, &pct) == 0 && d == 3 && pct == 0, "minwidth PX");
+	T_OK(fk_parse_minwidth("%", 1, &d, &pct) < 0, "minwidth lone percent rejected");
+	T_OK(fk_parse_minwidth("1%%", 3, &d, &pct) < 0, "minwidth two percents rejected");
+	T_OK(fk_parse_size("4294967295", 10, UINT32_MAX, &z) == 0 && z == UINT32_MAX, "size max");
+	T_OK(fk_parse_size("4294967296", 10, UINT32_MAX, &z) < 0, "size above max rejected");
+}
+
 static void test_unbias(void)
 {
 	struct fk_profile *p = fk_profile_new("u");
@@ -307,6 +332,7 @@ static void test_series(void)
 int main(void)
 {
 	test_numbers();
+	test_doubles();
 	test_unbias();
 	test_maps();
 	test_reader();
