@@ -9,6 +9,7 @@
 #include "t.h"
 #include "diff.h"
 #include "heapdump.h"
+#include "hostport.h"
 #include "maps.h"
 #include "num.h"
 #include "series.h"
@@ -79,6 +80,33 @@ static void test_doubles(void)
 	T_OK(fk_parse_minwidth("1%%", 3, &d, &pct) < 0, "minwidth two percents rejected");
 	T_OK(fk_parse_size("4294967295", 10, UINT32_MAX, &z) == 0 && z == UINT32_MAX, "size max");
 	T_OK(fk_parse_size("4294967296", 10, UINT32_MAX, &z) < 0, "size above max rejected");
+}
+
+static void test_hostport(void)
+{
+	struct fk_hostport hp;
+	unsigned port = 0;
+
+	T_OK(fk_hostport_split("127.0.0.1:6060", 14, 1, &hp) == FK_HOSTPORT_OK && hp.hostlen == 9 &&
+	     memcmp(hp.host, "127.0.0.1", 9) == 0 && fk_hostport_port(&hp, &port) == 0 && port == 6060,
+	     "HOST:PORT");
+	T_OK(fk_hostport_split("[::1]:80", 8, 1, &hp) == FK_HOSTPORT_OK && hp.bracketed &&
+	     hp.hostlen == 3 && memcmp(hp.host, "::1", 3) == 0 && hp.portlen == 2, "[V6]:PORT");
+	T_OK(fk_hostport_split("[::1]", 5, 1, &hp) == FK_HOSTPORT_OK && !hp.port, "[V6] without port");
+	T_OK(fk_hostport_split("[::1", 4, 1, &hp) == FK_HOSTPORT_NOCLOSE, "[ without ]");
+	T_OK(fk_hostport_split("[::1]x", 6, 1, &hp) == FK_HOSTPORT_JUNK, "junk after ]");
+	T_OK(fk_hostport_split("a:1:2", 5, 1, &hp) == FK_HOSTPORT_COLONS && hp.hostlen == 1 &&
+	     hp.portlen == 3, "two colons: host before the first");
+	T_OK(fk_hostport_split("unix:/s", 7, 1, &hp) == FK_HOSTPORT_OK && hp.path && hp.pathlen == 2,
+	     "unix:PATH");
+	T_OK(fk_hostport_split("unix:80", 7, 0, &hp) == FK_HOSTPORT_OK && !hp.path && hp.hostlen == 4 &&
+	     fk_hostport_port(&hp, &port) == 0 && port == 80, "unix is a host without unix_ok");
+	T_OK(fk_hostport_split("a:65536", 7, 1, &hp) == FK_HOSTPORT_OK &&
+	     fk_hostport_port(&hp, &port) < 0, "port above 65535 rejected");
+	T_OK(fk_hostport_split("a:", 2, 1, &hp) == FK_HOSTPORT_OK && fk_hostport_port(&hp, &port) < 0,
+	     "empty port rejected");
+	T_OK(fk_hostport_split("a", 1, 1, &hp) == FK_HOSTPORT_OK && fk_hostport_port(&hp, &port) < 0,
+	     "no port");
 }
 
 static void test_unbias(void)
@@ -333,6 +361,7 @@ int main(void)
 {
 	test_numbers();
 	test_doubles();
+	test_hostport();
 	test_unbias();
 	test_maps();
 	test_reader();
