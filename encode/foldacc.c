@@ -302,15 +302,20 @@ const char *fk_namecache_get(const struct fk_namecache *c, uint64_t key, size_t 
 	return c->pool + c->off[i];
 }
 
-char *fk_namecache_room(struct fk_namecache *c, size_t n)
+/* Room for at most n more bytes at the pool's end, for the next entry;
+ * NULL when out of memory. */
+static char *room(struct fk_namecache *c, size_t n)
 {
 	if (n > SIZE_MAX - c->poollen || fk_reserve((void **)&c->pool, &c->poolcap, c->poollen + n, 1, 4096) < 0)
 		return NULL;
 	return c->pool + c->poollen;
 }
 
-int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used)
-{	if (c->n == c->cap) {
+/* Makes the used bytes written into the room the text of key (absent
+ * until now). Returns 0, or -1 (out of memory). */
+static int commit(struct fk_namecache *c, uint64_t key, size_t used)
+{
+	if (c->n == c->cap) {
 		size_t ncap = fk_grow_cap(c->cap, c->n + 1, sizeof *c->off, 1024);
 		size_t *no, *nl;
 
@@ -333,4 +338,49 @@ int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used)
 		return -1;
 	c->n++;
 	return 0;
+}
+
+/* Makes the cache entry of key from src (fk_namecache_text). */
+static int fill(struct fk_namecache *c, uint64_t key, const struct fk_namesrc *src)
+{
+	size_t total = 0, used = 0, j, nn = src->open(src->ctx);
+	const char *name;
+	char buf[64], *d;
+
+	for (j = 0; j < nn; j++)
+		if ((name = src->name(src->ctx, j)))
+			total += strlen(name) + 1;
+	if (total == 0) {
+		/* No named frame: the address stands for the function. */
+		name = src->addr(src->ctx, buf, sizeof buf);
+		total = strlen(name);
+		if (!(d = room(c, total)))
+			return -1;
+		memcpy(d, name, total);
+		return commit(c, key, total);
+	}
+	if (!(d = room(c, total)))
+		return -1;
+	for (j = nn; j-- > 0;) {
+		size_t n;
+
+		if (!(name = src->name(src->ctx, j)))
+			continue;
+		if (used)
+			d[used++] = ';';
+		n = strlen(name);
+		fk_foldacc_escape(d + used, name, n);
+		used += n;
+	}
+	return commit(c, key, used);
+}
+
+const char *fk_namecache_text(struct fk_namecache *c, uint64_t key,
+			      const struct fk_namesrc *src, size_t *n)
+{
+	const char *text = fk_namecache_get(c, key, n);
+
+	if (text || fill(c, key, src) < 0)
+		return text;
+	return fk_namecache_get(c, key, n);
 }

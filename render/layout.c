@@ -210,25 +210,44 @@ void fk_tree_release(struct fk_tree *t)
 	memset(t, 0, sizeof *t);
 }
 
-static int rehash_names(struct fk_tree *t)
+/* Doubles an open-addressing table of linear probing, the name table's
+ * or the child table's: *tab holds *mask + 1 slots of elsize bytes, all
+ * zero when empty; used(slot) says whether a slot holds an entry, hash(slot)
+ * the hash it was placed by. The entries hold their keys, so only the old
+ * table is read. 0, or -1 when out of memory (the table is kept). */
+static int rehash(void **tab, uint32_t *mask, size_t elsize,
+		  int (*used)(const void *slot), uint64_t (*hash)(const void *slot))
 {
-	uint32_t mask = t->ntabmask * 2 + 1, i;
-	struct fk_nentry *tab = calloc((size_t)mask + 1, sizeof *tab);
+	uint32_t nmask = *mask * 2 + 1, i;
+	const char *old = *tab;
+	char *nt = calloc((size_t)nmask + 1, elsize);
 
-	if (!tab)
+	if (!nt)
 		return -1;
-	for (i = 0; i <= t->ntabmask; i++) {
+	for (i = 0; i <= *mask; i++) {
+		const char *e = old + (size_t)i * elsize;
 		uint64_t h;
-		if (!t->ntab[i].s)
+
+		if (!used(e))
 			continue;
-		for (h = t->ntab[i].hash & mask; tab[h].s; h = (h + 1) & mask)
+		for (h = hash(e) & nmask; used(nt + h * elsize); h = (h + 1) & nmask)
 			;
-		tab[h] = t->ntab[i];
+		memcpy(nt + h * elsize, e, elsize);
 	}
-	free(t->ntab);
-	t->ntab = tab;
-	t->ntabmask = mask;
+	free(*tab);
+	*tab = nt;
+	*mask = nmask;
 	return 0;
+}
+
+static int name_used(const void *slot)
+{
+	return ((const struct fk_nentry *)slot)->s != NULL;
+}
+
+static uint64_t name_hash(const void *slot)
+{
+	return ((const struct fk_nentry *)slot)->hash;
 }
 
 /* Whether a[0..n) and b[0..n) are equal: 8 bytes at a time, inline (the
@@ -285,7 +304,8 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 	t->nnames++;
 	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
 	t->ntab[h] = (struct fk_nentry){ s, hash, (uint32_t)n, id };
-	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
+	if ((uint64_t)t->nnames * 2 > t->ntabmask &&
+	    rehash((void **)&t->ntab, &t->ntabmask, sizeof *t->ntab, name_used, name_hash) < 0)
 		return UINT32_MAX;
 	return id;
 }
@@ -303,31 +323,21 @@ static int many(const struct fk_tree *t, uint32_t n)
 	return (int)(t->manybits[n >> 6] >> (n & 63)) & 1;
 }
 
-/* Doubles the child table. Its entries hold their keys, so only the old
- * table is read, not the node array (perf: walking all the nodes on every
- * growth was 5 % of the time on bench/gen-synth.py's input). The tables
- * come from the heap, which is on huge pages: fresh mappings of each size
- * took 1900 4 KiB page faults. */
-static int rehash_children(struct fk_tree *t)
+/* The child table grows by rehash: its entries hold their keys, so the
+ * node array is not walked (perf: walking all the nodes on every growth
+ * was 5 % of the time on bench/gen-synth.py's input). The tables come
+ * from the heap, which is on huge pages: fresh mappings of each size took
+ * 1900 4 KiB page faults. */
+static int child_used(const void *slot)
 {
-	uint32_t mask = t->ctabmask * 2 + 1, i;
-	struct fk_centry *tab = calloc((size_t)mask + 1, sizeof *tab);
+	return ((const struct fk_centry *)slot)->id != 0;
+}
 
-	if (!tab)
-		return -1;
-	for (i = 0; i <= t->ctabmask; i++) {
-		uint64_t h;
-		if (!t->ctab[i].id)
-			continue;
-		for (h = hash_pair(t->ctab[i].parent, t->ctab[i].name) & mask; tab[h].id;
-		     h = (h + 1) & mask)
-			;
-		tab[h] = t->ctab[i];
-	}
-	free(t->ctab);
-	t->ctab = tab;
-	t->ctabmask = mask;
-	return 0;
+static uint64_t child_hash(const void *slot)
+{
+	const struct fk_centry *c = slot;
+
+	return hash_pair(c->parent, c->name);
 }
 
 /* What finishing would otherwise walk every node for is kept as nodes
@@ -397,7 +407,8 @@ static int ctab_put(struct fk_tree *t, uint32_t parent, uint32_t name, uint32_t 
 	while (t->ctab[h].id)
 		h = (h + 1) & t->ctabmask;
 	t->ctab[h] = (struct fk_centry){ parent, name, id };
-	if (++t->nctab * 2 > t->ctabmask && rehash_children(t) < 0)
+	if (++t->nctab * 2 > t->ctabmask &&
+	    rehash((void **)&t->ctab, &t->ctabmask, sizeof *t->ctab, child_used, child_hash) < 0)
 		return -1;
 	return 0;
 }
