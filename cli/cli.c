@@ -114,6 +114,24 @@ void fk_usage(const char *text, FILE *fp, int status)
 	exit(status);
 }
 
+void fk_warn_cb(void *ctx, const struct fk_err *err)
+{
+	(void)ctx;
+	fk_warn_err(err);
+}
+
+void fk_bad_usage(const char *text, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", fk_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fk_usage(text, stderr, 2);
+}
+
 void fk_print_version(void)
 {
 	printf("%s (flamekit) %s\n", fk_progname, FK_VERSION);
