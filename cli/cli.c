@@ -120,6 +120,28 @@ void fk_warn_cb(void *ctx, const struct fk_err *err)
 	fk_warn_err(err);
 }
 
+void fk_cli_warn_module(void *ctx, const char *module, const char *what)
+{
+	struct fk_cli_warned *w = ctx;
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->mods[i], module) == 0)
+			return;
+	w->mods = fk_xrealloc(w->mods, (w->n + 1) * sizeof *w->mods);
+	w->mods[w->n] = fk_xmalloc(strlen(module) + 1);
+	strcpy(w->mods[w->n++], module);
+	fk_warn("%s: %s", module, what);
+}
+
+void fk_cli_warned_release(struct fk_cli_warned *w)
+{
+	while (w->n)
+		free(w->mods[--w->n]);
+	free(w->mods);
+	w->mods = NULL;
+}
+
 void fk_bad_usage(const char *text, const char *fmt, ...)
 {
 	va_list ap;

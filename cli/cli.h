@@ -63,6 +63,19 @@ void fk_cli_open_out(struct fk_out *out, const char *path);
  * the error (a failed commit names the output) and exits 1. */
 void fk_cli_commit_out(struct fk_out *out, int rc, struct fk_err *err);
 
+/* The modules a tool warned about, so that each is told once. */
+struct fk_cli_warned {
+	char **mods;
+	size_t n;
+};
+
+/* The symbolize library's warning callback: "PROG: MODULE: WHAT" on stderr,
+ * once per module in ctx (a struct fk_cli_warned). */
+void fk_cli_warn_module(void *ctx, const char *module, const char *what);
+
+/* Frees what w holds. */
+void fk_cli_warned_release(struct fk_cli_warned *w);
+
 /* Allocation that dies with a message when out of memory. */
 void *fk_xmalloc(size_t n);
 void *fk_xrealloc(void *p, size_t n);
