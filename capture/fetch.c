@@ -14,7 +14,9 @@
 #include "fetch.h"
 #include "grow.h"
 #include "hostport.h"
+#include "input.h"
 #include "limits.h"
+#include "profile.h"
 
 #define DEFAULT_PATH "/internal/heap?format=raw"
 
@@ -220,4 +222,37 @@ int fk_fetch(const char *url, char **data, size_t *len, struct fk_err *err)
 	*data = b.p;
 	*len = b.len;
 	return 0;
+}
+
+int fk_fetch_is_url(const char *s)
+{
+	return strncmp(s, "http://", 7) == 0 || strncmp(s, "unix:", 5) == 0;
+}
+
+struct fk_profile *fk_fetch_profile(const char *url, struct fk_err *err)
+{
+	struct fk_profile *p = fk_profile_new(url);
+	char *data;
+	size_t len;
+
+	if (!p)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory"), NULL;
+	if (fk_fetch(url, &data, &len, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	fk_profile_own(p, data);
+	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b) {
+		/* /debug/pprof/heap and ?format=pprof serve pprof, not a dump. */
+		fk_err_set(err, FK_EUNSUPP, 0, "this URL serves a pprof profile, not a raw "
+			   "dump: give the hook's base URL (http://HOST:PORT), from which "
+			   "jeprof-raw fetches /internal/heap?format=raw");
+		fk_profile_free(p);
+		return NULL;
+	}
+	if (fk_profile_parse(p, data, len, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
 }
