@@ -15,17 +15,8 @@ B=${B:-build}
 RUNS=${1:-11}
 N=${2:-20000000}
 BITS=${3:-16}
-JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
-HOOK=$B/libflamekit-hook.so
-PROG=$B/hook-bench-prog
-T=$(mktemp -d /tmp/fk-accumbench.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-for f in "$HOOK" "$PROG" "$JE"; do
-	[ -e "$f" ] || { echo "bench/accum.sh: missing $f (run make B=$B)" >&2; exit 1; }
-done
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-spread() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "[%s .. %s]", v[1], v[NR] }'; }
+. "$(dirname "$0")/hooklib.sh"
+hook_bench_init accum hook-bench-prog
 run() { # NAME MALLOC_CONF ARGS...: one run, its output appended to $T/NAME
 	name=$1; conf=$2; shift 2
 	env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP="unix:$T/s" MALLOC_CONF="$conf" "$PROG" "$@" >>"$T/$name"

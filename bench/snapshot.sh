@@ -16,31 +16,14 @@ B=${B:-build}
 RUNS=${1:-11}
 BITS=${2:-13}
 N=${3:-100000000}
-JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
-HOOK=$B/libflamekit-hook.so
-PROG=$B/hook-bench-prog
-T=$(mktemp -d /tmp/fk-snapbench.XXXXXX)
+. "$(dirname "$0")/hooklib.sh"
+hook_bench_init snapshot hook-bench-prog
 HPID=""
 cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
-for f in "$HOOK" "$PROG" "$JE"; do
-	[ -e "$f" ] || { echo "bench/snapshot.sh: missing $f (run make B=$B)" >&2; exit 1; }
-done
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-spread() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "[%s .. %s]", v[1], v[NR] }'; }
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-S=$T/s
-mkfifo "$T/in"
-env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP="unix:$S" FLAMEKIT_SNAPSHOT_S=0 \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
-	"$PROG" stacks "$BITS" <"$T/in" >"$T/out" 2>"$T/err" &
-HPID=$!
-exec 3>"$T/in"
-i=0; while ! grep -q ready "$T/out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-i=0; while [ ! -S "$S" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-c() { curl -s --max-time 120 --unix-socket "$S" "$@"; }
+hook_bench_start "$T" "$PROG" "$BITS" 120
 c http://localhost/internal/heap/settings >/dev/null
 tid=""
 for t in /proc/$HPID/task/*; do

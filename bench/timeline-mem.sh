@@ -15,7 +15,9 @@ B=${B:-$top/build}
 runs=${1:-5}
 BITS=${2:-12}
 SNAPS=${3:-20}
+. "$top/bench/hooklib.sh"
 JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
+HOOK=$B/libflamekit-hook.so
 tmp=$(mktemp -d /tmp/fk-tlmem.XXXXXX)
 HPID=""
 cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$tmp"; }
@@ -38,15 +40,7 @@ echo "render-flame, 512 columns x 8 stacks ($(wc -c <"$tmp/c512.folded") bytes):
 # host RUN: one host, SNAPS snapshots, one timeline GET; appends
 # "rss_before_kb hwm_after_kb" to $tmp/host and keeps the folded timeline.
 host() {
-	S=$tmp/s; rm -f "$S" "$tmp/in"; mkfifo "$tmp/in"
-	env LD_PRELOAD="$B/libflamekit-hook.so $JE" FLAMEKIT_HTTP="unix:$S" FLAMEKIT_SNAPSHOT_S=0 \
-		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
-		"$B/hook-bench-prog" stacks "$BITS" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
-	HPID=$!
-	exec 3>"$tmp/in"
-	i=0; while ! grep -q ready "$tmp/out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-	i=0; while [ ! -S "$S" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-	c() { curl -s --max-time 300 --unix-socket "$S" "$@"; }
+	hook_bench_start "$tmp" "$B/hook-bench-prog" "$BITS" 300
 	k=0
 	while [ $k -lt "$SNAPS" ]; do
 		c -X POST -H 'X-Flamekit: 1' http://localhost/internal/heap/snapshot >/dev/null; k=$((k + 1))

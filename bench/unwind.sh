@@ -17,17 +17,8 @@ B=${B:-build}
 RUNS=${1:-7}
 N=5000000
 DEPTH=21
-JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
-HOOK=$B/libflamekit-hook.so
-PROG=$B/unwind-bench-prog
-T=$(mktemp -d /tmp/fk-unwbench.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-for f in "$HOOK" "$PROG" "$JE"; do
-	[ -e "$f" ] || { echo "bench/unwind.sh: missing $f (run make B=$B)" >&2; exit 1; }
-done
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-spread() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "[%s .. %s]", v[1], v[NR] }'; }
+. "$(dirname "$0")/hooklib.sh"
+hook_bench_init unwind unwind-bench-prog
 # run ENV... -- ARGS: the program preloaded with the hook and jemalloc.
 run() { env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP="unix:$T/s" "$@"; }
 

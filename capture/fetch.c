@@ -13,8 +13,10 @@
 
 #include "fetch.h"
 #include "grow.h"
+#include "hostport.h"
+#include "input.h"
 #include "limits.h"
-#include "num.h"
+#include "profile.h"
 
 #define DEFAULT_PATH "/internal/heap?format=raw"
 
@@ -29,17 +31,20 @@ struct target {
 
 static int parse_url(const char *url, struct target *t, struct fk_err *err)
 {
-	const char *p, *hend, *path;
+	struct fk_hostport hp;
+	const char *p, *path;
+	unsigned port = 80;
 	size_t n;
+	int rc;
 
 	memset(t, 0, sizeof *t);
 	if (strncmp(url, "unix:", 5) == 0) {
-		n = strlen(url + 5);
-		if (n == 0)
+		fk_hostport_split(url, strlen(url), 1, &hp);
+		if (hp.pathlen == 0)
 			return fk_err_set(err, FK_ESYNTAX, 0, "empty unix socket path");
-		if (n >= sizeof t->sockpath)
+		if (hp.pathlen >= sizeof t->sockpath)
 			return fk_err_set(err, FK_ELIMIT, 0, "unix socket path too long");
-		memcpy(t->sockpath, url + 5, n + 1);
+		memcpy(t->sockpath, hp.path, hp.pathlen + 1);
 		t->unix_sock = 1;
 		snprintf(t->hosthdr, sizeof t->hosthdr, "localhost");
 		snprintf(t->path, sizeof t->path, DEFAULT_PATH);
@@ -53,37 +58,16 @@ static int parse_url(const char *url, struct target *t, struct fk_err *err)
 		return fk_err_set(err, FK_ESYNTAX, 0, "fragment in URL");
 	if (memchr(p, '@', (size_t)(path - p)))
 		return fk_err_set(err, FK_EUNSUPP, 0, "user info in URL is not supported");
-	if (*p == '[') {
-		const char *close = memchr(p, ']', (size_t)(path - p));
-
-		if (!close)
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad IPv6 host in URL");
-		n = (size_t)(close - p - 1);
-		if (n == 0 || n >= sizeof t->host)
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad host in URL");
-		memcpy(t->host, p + 1, n);
-		hend = close + 1;
-	} else {
-		hend = memchr(p, ':', (size_t)(path - p));
-		if (!hend)
-			hend = path;
-		n = (size_t)(hend - p);
-		if (n == 0 || n >= sizeof t->host)
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad host in URL");
-		memcpy(t->host, p, n);
-	}
-	if (hend < path && *hend == ':') {
-		uint64_t port;
-
-		n = (size_t)(path - hend - 1);
-		if (fk_parse_u64(hend + 1, n, &port) < 0 || port == 0 || port > 65535)
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad port in URL");
-		snprintf(t->port, sizeof t->port, "%u", (unsigned)port);
-	} else if (hend != path) {
+	/* The authority: HOST[:PORT] or [V6ADDR][:PORT]. */
+	rc = fk_hostport_split(p, (size_t)(path - p), 0, &hp);
+	if (rc == FK_HOSTPORT_NOCLOSE)
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad IPv6 host in URL");
+	if (hp.hostlen == 0 || hp.hostlen >= sizeof t->host || rc == FK_HOSTPORT_JUNK)
 		return fk_err_set(err, FK_ESYNTAX, 0, "bad host in URL");
-	} else {
-		snprintf(t->port, sizeof t->port, "80");
-	}
+	memcpy(t->host, hp.host, hp.hostlen);
+	if (hp.port && (rc == FK_HOSTPORT_COLONS || fk_hostport_port(&hp, &port) < 0 || port == 0))
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad port in URL");
+	snprintf(t->port, sizeof t->port, "%u", port);
 	n = (size_t)(path - p);
 	if (n >= sizeof t->hosthdr)
 		return fk_err_set(err, FK_ESYNTAX, 0, "host too long in URL");
@@ -238,4 +222,37 @@ int fk_fetch(const char *url, char **data, size_t *len, struct fk_err *err)
 	*data = b.p;
 	*len = b.len;
 	return 0;
+}
+
+int fk_fetch_is_url(const char *s)
+{
+	return strncmp(s, "http://", 7) == 0 || strncmp(s, "unix:", 5) == 0;
+}
+
+struct fk_profile *fk_fetch_profile(const char *url, struct fk_err *err)
+{
+	struct fk_profile *p = fk_profile_new(url);
+	char *data;
+	size_t len;
+
+	if (!p)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory"), NULL;
+	if (fk_fetch(url, &data, &len, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	fk_profile_own(p, data);
+	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b) {
+		/* /debug/pprof/heap and ?format=pprof serve pprof, not a dump. */
+		fk_err_set(err, FK_EUNSUPP, 0, "this URL serves a pprof profile, not a raw "
+			   "dump: give the hook's base URL (http://HOST:PORT), from which "
+			   "jeprof-raw fetches /internal/heap?format=raw");
+		fk_profile_free(p);
+		return NULL;
+	}
+	if (fk_profile_parse(p, data, len, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
 }

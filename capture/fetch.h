@@ -21,4 +21,15 @@
  * connection, a timeout, a non-200 status with the server's sentence). */
 int fk_fetch(const char *url, char **data, size_t *len, struct fk_err *err);
 
+struct fk_profile;
+
+/* Whether operand s names a hook ("http://", "unix:") rather than a file. */
+int fk_fetch_is_url(const char *s);
+
+/* Fetches url (fk_fetch) and parses the raw dump it serves into a new
+ * profile named url, which owns the data (free it with fk_profile_free).
+ * NULL with err (err->path should name url) when the fetch fails, the URL
+ * serves pprof instead of a dump, or the dump is malformed. */
+struct fk_profile *fk_fetch_profile(const char *url, struct fk_err *err);
+
 #endif

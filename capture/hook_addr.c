@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "hook_int.h"
-#include "num.h"
+#include "hostport.h"
 
 static int sa_loopback(const struct sockaddr_storage *ss)
 {
@@ -36,10 +36,9 @@ static int sa_loopback(const struct sockaddr_storage *ss)
 	return ss->ss_family == AF_UNIX;
 }
 
-static int parse_unix(const char *path, struct fk_addr *a, struct fk_err *err)
+static int parse_unix(const char *path, size_t n, struct fk_addr *a, struct fk_err *err)
 {
 	struct sockaddr_un *un = (struct sockaddr_un *)&a->ss;
-	size_t n = strlen(path);
 
 	if (n == 0)
 		return fk_err_set(err, FK_ESYNTAX, 0, "empty unix socket path in '%s'", a->text);
@@ -56,40 +55,29 @@ static int parse_unix(const char *path, struct fk_addr *a, struct fk_err *err)
 int fk_addr_parse(const char *s, int allow_names, struct fk_addr *a,
 		  struct fk_err *err)
 {
-	char host[256];
-	const char *port, *h;
-	size_t hn;
-	uint64_t pn;
+	char host[256], port[12];
+	struct fk_hostport hp;
 	struct addrinfo hints, *res = NULL;
+	unsigned pn;
 	int rc;
 
 	memset(a, 0, sizeof *a);
 	snprintf(a->text, sizeof a->text, "%s", s);
-	if (strncmp(s, "unix:", 5) == 0)
-		return parse_unix(s + 5, a, err);
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (!close || close[1] != ':')
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad address '%s': want [V6ADDR]:PORT", s);
-		h = s + 1;
-		hn = (size_t)(close - h);
-		port = close + 2;
-	} else {
-		port = strrchr(s, ':');
-		if (!port || strchr(s, ':') != port)
-			return fk_err_set(err, FK_ESYNTAX, 0,
-					  "bad address '%s': want HOST:PORT, [V6ADDR]:PORT or unix:/PATH", s);
-		h = s;
-		hn = (size_t)(port - s);
-		port++;
-	}
-	if (hn == 0 || hn >= sizeof host)
+	rc = fk_hostport_split(s, strlen(s), 1, &hp);
+	if (hp.path)
+		return parse_unix(hp.path, hp.pathlen, a, err);
+	if (hp.bracketed && (rc != FK_HOSTPORT_OK || !hp.port))
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad address '%s': want [V6ADDR]:PORT", s);
+	if (rc != FK_HOSTPORT_OK || !hp.port)
+		return fk_err_set(err, FK_ESYNTAX, 0,
+				  "bad address '%s': want HOST:PORT, [V6ADDR]:PORT or unix:/PATH", s);
+	if (hp.hostlen == 0 || hp.hostlen >= sizeof host)
 		return fk_err_set(err, FK_ESYNTAX, 0, "bad host in '%s'", s);
-	if (fk_parse_u64(port, strlen(port), &pn) < 0 || pn == 0 || pn > 65535)
+	if (fk_hostport_port(&hp, &pn) < 0 || pn == 0)
 		return fk_err_set(err, FK_ESYNTAX, 0, "bad port in '%s'", s);
-	memcpy(host, h, hn);
-	host[hn] = '\0';
+	memcpy(host, hp.host, hp.hostlen);
+	host[hp.hostlen] = '\0';
+	snprintf(port, sizeof port, "%u", pn);
 
 	memset(&hints, 0, sizeof hints);
 	hints.ai_socktype = SOCK_STREAM;
@@ -161,49 +149,27 @@ int fk_addr_listen(const struct fk_addr *a, int backlog, struct fk_err *err)
 	return fd;
 }
 
-/* Whether p[0..n) is a port number (1-5 digits, at most 65535). */
-static int valid_port(const char *p, size_t n)
-{
-	uint64_t port;
-
-	return n > 0 && fk_parse_u64(p, n, &port) == 0 && port <= 65535;
-}
-
 int fk_host_is_loopback(const char *h, size_t n)
 {
 	char host[64];
-	const char *end = h + n, *colon;
-	size_t hn;
+	struct fk_hostport hp;
 	struct in_addr in4;
 	struct in6_addr in6;
+	unsigned port;
 
-	if (n > 0 && h[0] == '[') {
-		const char *close = memchr(h, ']', n);
-
-		if (!close)
-			return 0;
-		if (close + 1 != end &&
-		    (close[1] != ':' || !valid_port(close + 2, (size_t)(end - close - 2))))
-			return 0;
-		hn = (size_t)(close - h - 1);
-		if (hn >= sizeof host)
-			return 0;
-		memcpy(host, h + 1, hn);
-		host[hn] = '\0';
+	if (fk_hostport_split(h, n, 0, &hp) != FK_HOSTPORT_OK ||
+	    (hp.port && fk_hostport_port(&hp, &port) < 0) ||
+	    (!hp.bracketed && hp.hostlen == 0) || hp.hostlen >= sizeof host)
+		return 0;
+	memcpy(host, hp.host, hp.hostlen);
+	host[hp.hostlen] = '\0';
+	if (hp.bracketed) {
 		if (inet_pton(AF_INET6, host, &in6) != 1)
 			return 0;
 		if (IN6_IS_ADDR_LOOPBACK(&in6))
 			return 1;
 		return IN6_IS_ADDR_V4MAPPED(&in6) && in6.s6_addr[12] == 127;
 	}
-	colon = memchr(h, ':', n);
-	hn = colon ? (size_t)(colon - h) : n;
-	if (hn == 0 || hn >= sizeof host)
-		return 0;
-	memcpy(host, h, hn);
-	host[hn] = '\0';
-	if (colon && !valid_port(colon + 1, (size_t)(end - colon - 1)))
-		return 0;
 	if (strcasecmp(host, "localhost") == 0)
 		return 1;
 	if (inet_pton(AF_INET, host, &in4) != 1)

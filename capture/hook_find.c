@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "hook_int.h"
 
 /* A loaded object, copied out of dl_iterate_phdr (no work is done under
@@ -69,15 +70,8 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (in_exec_segment(&o, os->self))
 		return 0;              /* this library: it holds no jemalloc */
-	if (os->n == os->cap) {
-		size_t nc = os->cap ? os->cap * 2 : 32;
-		struct obj *nv = realloc(os->v, nc * sizeof *nv);
-
-		if (!nv)
-			return 1;
-		os->v = nv;
-		os->cap = nc;
-	}
+	if (fk_reserve((void **)&os->v, &os->cap, os->n + 1, sizeof *os->v, 32) < 0)
+		return 1;
 	os->v[os->n++] = o;
 	return 0;
 }

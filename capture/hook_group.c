@@ -27,6 +27,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "hook_int.h"
 #include "num.h"
 
@@ -450,15 +451,15 @@ int fk_group_request(pid_t pid, const char *method, const char *target, double t
 		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
 			continue;
 		if (cap - n < 65536) {
-			size_t ncap = cap ? cap * 2 : 1 << 16;
+			size_t ncap = fk_grow_cap(cap, cap + 1, 1, 1 << 16);
 			char *nb;
 
-			if (ncap > FK_HOOK_MAX_PROXY) {
+			if (!ncap || ncap > FK_HOOK_MAX_PROXY) {
 				rc = fk_err_set(err, FK_ELIMIT, 0, "the answer of process %ld is larger "
 						"than %d MiB", (long)pid, FK_HOOK_MAX_PROXY >> 20);
 				goto out;
 			}
-			nb = realloc(buf, ncap);
+			nb = fk_resize(buf, ncap, ncap, 1);
 			if (!nb) {
 				rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 				goto out;

@@ -175,14 +175,10 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's server is still stopping");
 	if (fk_addr_parse(addr, 0, &cfg.addr, err) < 0)
 		return -1;
-	if (maxs && *maxs) {
-		uint64_t v;
-
-		if (fk_parse_u64(maxs, strlen(maxs), &v) < 0 || v > UINT32_MAX)
-			return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_MAX_SAMPLES '%.40s': "
-					  "want 0 (no limit) to %u", maxs, UINT32_MAX);
-		fk_serve_max_samples = (size_t)v;
-	}
+	if (maxs && *maxs &&
+	    fk_parse_size(maxs, strlen(maxs), UINT32_MAX, &fk_serve_max_samples) < 0)
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_MAX_SAMPLES '%.40s': "
+				  "want 0 (no limit) to %u", maxs, UINT32_MAX);
 	if (snap_env(err) < 0)
 		return -1;
 	memset(&fk_guard, 0, sizeof fk_guard);

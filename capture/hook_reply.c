@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "hook_int.h"
 
 void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
@@ -25,7 +26,7 @@ void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
 	if (n < 0)
 		return;
 	/* The newline every body line ends with, in place of the NUL. */
-	char *b2 = realloc(buf, (size_t)n + 2);
+	char *b2 = fk_resize(buf, (size_t)n + 2, (size_t)n + 2, 1);
 	if (!b2) {
 		free(buf);
 		return;

@@ -458,17 +458,14 @@ static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 static int sample_limit(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
 {
 	const char *s = fk_req_arg(rq, "max_samples");
-	uint64_t v;
-
 	o->max_samples = fk_serve_max_samples;
 	if (!s)
 		return 0;
-	if (fk_parse_u64(s, strlen(s), &v) < 0 || v > UINT32_MAX) {
+	if (fk_parse_size(s, strlen(s), UINT32_MAX, &o->max_samples) < 0) {
 		fk_reply_error(r, 400, "bad max_samples '%.40s': want 0 (no limit) to %u", s,
 			       UINT32_MAX);
 		return 1;
 	}
-	o->max_samples = (size_t)v;
 	return 0;
 }
 
@@ -480,14 +477,8 @@ static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk
 	o->title = fk_req_arg(rq, "title");
 	o->colors = fk_req_arg(rq, "colors");
 	if ((s = fk_req_arg(rq, "minwidth"))) {
-		char *end;
-
-		o->minwidth = strtod(s, &end);
-		if (*end == '%') {
-			o->minwidth_pct = 1;
-			end++;
-		}
-		if (*s == '\0' || *end != '\0' || !(o->minwidth >= 0 && o->minwidth <= 1e6)) {
+		if (fk_parse_minwidth(s, strlen(s), &o->minwidth, &o->minwidth_pct) < 0 ||
+		    o->minwidth > 1e6) {
 			fk_reply_error(r, 400, "bad minwidth '%.40s'", s);
 			return 1;
 		}

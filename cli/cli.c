@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "bigmem.h"
+#include "grow.h"
 
 #include "io.h"
 #include "profile.h"
@@ -113,6 +114,46 @@ void fk_usage(const char *text, FILE *fp, int status)
 	exit(status);
 }
 
+void fk_warn_cb(void *ctx, const struct fk_err *err)
+{
+	(void)ctx;
+	fk_warn_err(err);
+}
+
+void fk_cli_warn_module(void *ctx, const char *module, const char *what)
+{
+	struct fk_cli_warned *w = ctx;
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->mods[i], module) == 0)
+			return;
+	w->mods = fk_xrealloc(w->mods, (w->n + 1) * sizeof *w->mods);
+	w->mods[w->n] = fk_xmalloc(strlen(module) + 1);
+	strcpy(w->mods[w->n++], module);
+	fk_warn("%s: %s", module, what);
+}
+
+void fk_cli_warned_release(struct fk_cli_warned *w)
+{
+	while (w->n)
+		free(w->mods[--w->n]);
+	free(w->mods);
+	w->mods = NULL;
+}
+
+void fk_bad_usage(const char *text, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", fk_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fk_usage(text, stderr, 2);
+}
+
 void fk_print_version(void)
 {
 	printf("%s (flamekit) %s\n", fk_progname, FK_VERSION);
@@ -130,7 +171,7 @@ void *fk_xmalloc(size_t n)
 
 void *fk_xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n ? n : 1);
+	p = fk_resize(p, n, n, 1);
 	if (!p)
 		fk_die("out of memory");
 	return p;

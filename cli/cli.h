@@ -25,12 +25,19 @@ void fk_warn_err(const struct fk_err *err);
 /* Prints like fk_warn and exits with status 1. */
 void fk_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* fk_warn_err as a library's warning callback (ctx unused). */
+void fk_warn_cb(void *ctx, const struct fk_err *err);
+
 /* Prints err like fk_warn_err and exits with status 1. */
 void fk_die_err(const struct fk_err *err) __attribute__((noreturn));
 
 /* Prints a tool's usage text on fp (stdout for --help, stderr for bad
  * usage) and exits with status (0 or 2). */
 void fk_usage(const char *text, FILE *fp, int status) __attribute__((noreturn));
+
+/* Prints "PROG: MSG" and the usage text on stderr and exits 2. */
+void fk_bad_usage(const char *text, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
 
 /* Prints "PROG VERSION" on stdout and exits 0. */
 void fk_print_version(void) __attribute__((noreturn));
@@ -55,6 +62,19 @@ void fk_cli_open_out(struct fk_out *out, const char *path);
  * what the writer was given): commits, or removes the partial file, prints
  * the error (a failed commit names the output) and exits 1. */
 void fk_cli_commit_out(struct fk_out *out, int rc, struct fk_err *err);
+
+/* The modules a tool warned about, so that each is told once. */
+struct fk_cli_warned {
+	char **mods;
+	size_t n;
+};
+
+/* The symbolize library's warning callback: "PROG: MODULE: WHAT" on stderr,
+ * once per module in ctx (a struct fk_cli_warned). */
+void fk_cli_warn_module(void *ctx, const char *module, const char *what);
+
+/* Frees what w holds. */
+void fk_cli_warned_release(struct fk_cli_warned *w);
 
 /* Allocation that dies with a message when out of memory. */
 void *fk_xmalloc(size_t n);

@@ -8,6 +8,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The capacity that holds need elements of size elsize: cap doubled (first
+ * when cap is 0) until it does. Returns it, or 0 when it would overflow. */
+static inline size_t fk_grow_cap(size_t cap, size_t need, size_t elsize, size_t first)
+{
+	size_t ncap = cap ? cap : first;
+
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return 0;
+		ncap *= 2;
+	}
+	if (elsize && ncap > SIZE_MAX / elsize)
+		return 0;
+	return ncap;
+}
+
+/* Resizes the malloc'd array arr (or NULL) to n elements of size elsize
+ * and zeroes elements [old, n) (pass old = n to zero none). Returns the
+ * array, moved or not, or NULL when out of memory or when n * elsize
+ * overflows (arr is then left as it was). The one realloc of the tree:
+ * every array grows through here. */
+static inline void *fk_resize(void *arr, size_t old, size_t n, size_t elsize)
+{
+	void *np;
+
+	if (elsize && n > SIZE_MAX / elsize)
+		return NULL;
+	np = realloc(arr, n && elsize ? n * elsize : 1);
+	if (np && old < n)
+		memset((char *)np + old * elsize, 0, (n - old) * elsize);
+	return np;
+}
+
 /* Makes room for one more element in the malloc'd array arr of n elements
  * of size elsize and capacity *cap (the first capacity is first). Returns
  * the array, moved or not, or NULL when out of memory (arr is then left as
@@ -20,10 +53,9 @@ static inline void *fk_grow(void *arr, size_t *cap, size_t n, size_t elsize, siz
 
 	if (n < *cap)
 		return arr;
-	ncap = *cap ? *cap * 2 : first;
-	if (ncap > SIZE_MAX / elsize)
+	if (!(ncap = fk_grow_cap(*cap, n + 1, elsize, first)))
 		return NULL;
-	np = realloc(arr, ncap * elsize);
+	np = fk_resize(arr, ncap, ncap, elsize);
 	if (np)
 		*cap = ncap;
 	return np;
@@ -40,16 +72,8 @@ static inline int fk_reserve(void **arr, size_t *cap, size_t need, size_t elsize
 
 	if (need <= *cap)
 		return 0;
-	ncap = *cap ? *cap : first;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -1;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / elsize)
-		return -1;
-	np = realloc(*arr, ncap * elsize);
-	if (!np)
+	if (!(ncap = fk_grow_cap(*cap, need, elsize, first)) ||
+	    !(np = fk_resize(*arr, ncap, ncap, elsize)))
 		return -1;
 	*arr = np;
 	*cap = ncap;

@@ -27,6 +27,9 @@
  * page should ask of a laptop. */
 #define FK_MAX_COLUMNS      512
 #define FK_MAX_COLUMN_NAME  64
+/* What heap-series' module cache may hold while a series is read: the
+ * modules of a large program and its libraries with their DWARF indexes. */
+#define FK_SERIES_CACHE_BYTES ((size_t)512 << 20)
 
 /* Frames in one stack. jemalloc's PROF_BT_MAX is 128; gperftools uses 64.
  * Folded and pprof inputs from other profilers can be deeper, so readers of

@@ -2,6 +2,11 @@
 /* The one strict number parser (see num.h). */
 #include "num.h"
 
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 int fk_parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -68,5 +73,74 @@ int fk_parse_hex(const char *s, size_t n, int needprefix, uint64_t *out)
 		v = v << 4 | d;
 	}
 	*out = v;
+	return 0;
+}
+
+/* Digits from s[*i] on; returns how many. */
+static size_t digits(const char *s, size_t n, size_t *i)
+{
+	size_t k = 0;
+
+	while (*i < n && s[*i] >= '0' && s[*i] <= '9')
+		(*i)++, k++;
+	return k;
+}
+
+int fk_parse_double(const char *s, size_t n, double *out)
+{
+	char buf[FK_NUM_MAX_DOUBLE + 1];
+	size_t i = 0, m;
+	locale_t c;
+	double v;
+
+	if (n == 0 || n > FK_NUM_MAX_DOUBLE)
+		return -1;
+	m = digits(s, n, &i);
+	if (i < n && s[i] == '.') {
+		i++;
+		m += digits(s, n, &i);
+	}
+	if (m == 0)
+		return -1;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (digits(s, n, &i) == 0)
+			return -1;
+	}
+	if (i != n)
+		return -1;
+	/* The grammar is checked; strtod_l only converts, rounding as the C
+	 * library does. glibc's "C" locale object is static: no allocation. */
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (!(c = newlocale(LC_ALL_MASK, "C", (locale_t)0)))
+		return -1;
+	v = strtod_l(buf, NULL, c);
+	freelocale(c);
+	if (!isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int fk_parse_size(const char *s, size_t n, uint64_t max, size_t *out)
+{
+	uint64_t v;
+
+	if (fk_parse_u64(s, n, &v) < 0 || v > max || v > SIZE_MAX)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+int fk_parse_minwidth(const char *s, size_t n, double *out, int *pct)
+{
+	int p = n > 0 && s[n - 1] == '%';
+
+	if (fk_parse_double(s, n - p, out) < 0)
+		return -1;
+	*pct = p;
 	return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "search.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,4 +202,39 @@ const char *fk_profile_build_id(const struct fk_profile *p, const char *path)
 		if (p->modules[i].path == path || strcmp(p->modules[i].path, path) == 0)
 			return p->modules[i].build_id;
 	return NULL;
+}
+
+static long long round_ll(double v)
+{
+	if (!(fabs(v) < 9.2e18))
+		return v < 0 ? -9200000000000000000LL : 9200000000000000000LL;
+	return llround(v);
+}
+
+int fk_profile_stats_write(const struct fk_profile *p, FILE *out)
+{
+	struct fk_values t = fk_profile_totals(p);
+	uint32_t depth = 0;
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++) {
+		const struct fk_stack *st = &p->stacks[i];
+		/* The mark of a cut stack is no frame. */
+		uint32_t d = st->depth - (st->depth && st->addrs[st->depth - 1] == FK_ADDR_TRUNCATED);
+
+		if (d > depth)
+			depth = d;
+	}
+	fprintf(out, "objects: %lld\n", round_ll(t.objs));
+	fprintf(out, "bytes: %lld\n", round_ll(t.bytes));
+	if (p->has_accum) {
+		fprintf(out, "alloc_objects: %lld\n", round_ll(t.acc_objs));
+		fprintf(out, "alloc_bytes: %lld\n", round_ll(t.acc_bytes));
+	}
+	fprintf(out, "stacks: %zu\n", p->nstacks);
+	fprintf(out, "max_depth: %" PRIu32 "\n", depth);
+	fprintf(out, "mappings: %zu\n", p->nmaps);
+	fprintf(out, "threads: %zu\n", p->nthreads);
+	fprintf(out, "period: %" PRIu64 "\n", p->period);
+	return ferror(out) ? -1 : 0;
 }

@@ -12,6 +12,7 @@
 #define FK_PROFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -169,6 +170,13 @@ struct fk_values fk_unbias(const struct fk_profile *p, const struct fk_counts *c
 
 /* Sum of the unbiased values of all stacks (never the header). */
 struct fk_values fk_profile_totals(const struct fk_profile *p);
+
+/* Writes p's figures to out, one "name: value" line each: the unbiased
+ * totals (objects, bytes, and with accumulated counts alloc_objects and
+ * alloc_bytes, rounded), stacks, the deepest stack (a cut stack's mark not
+ * counted), mappings, threads, period (jeprof-raw --stats). Returns 0, or
+ * -1 on a write error. */
+int fk_profile_stats_write(const struct fk_profile *p, FILE *out);
 
 /* Returns the mapping holding address addr, or NULL. Maps must be sorted by
  * fk_profile_index_maps first (readers do it). */

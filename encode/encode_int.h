@@ -79,13 +79,24 @@ void fk_namecache_release(struct fk_namecache *c);
  * NULL when absent. */
 const char *fk_namecache_get(const struct fk_namecache *c, uint64_t key, size_t *n);
 
-/* Starts the text of key: returns room for at most n more bytes at its end
- * (NULL when out of memory); call fk_namecache_commit with the bytes used. */
-char *fk_namecache_room(struct fk_namecache *c, size_t n);
+/* Where a frame's names come from, for fk_namecache_text, asked only
+ * when the frame is not cached yet: open(ctx) returns how many names its
+ * inline chain has, name(ctx, j) the name of the j-th, innermost first
+ * (NULL when it has none), and, when none has one, addr(ctx, buf, size)
+ * the text that stands for it (in buf or not). */
+struct fk_namesrc {
+	size_t (*open)(void *ctx);
+	const char *(*name)(void *ctx, size_t j);
+	const char *(*addr)(void *ctx, char *buf, size_t size);
+	void *ctx;
+};
 
-/* Makes the used bytes written into the room the text of key (absent until
- * now). Returns 0, or -1 (out of memory). */
-int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used);
+/* Returns the text of key (*n bytes; valid until the next call), making
+ * it from src the first time: the named frames outermost first, escaped
+ * (fk_foldacc_escape) and joined by ';', or the address text as it is.
+ * NULL when out of memory. */
+const char *fk_namecache_text(struct fk_namecache *c, uint64_t key,
+			      const struct fk_namesrc *src, size_t *n);
 
 /* Ends the current stack and adds value to the total of its line (equal
  * lines merge). A stack with no frames is named FK_ENC_NO_STACK. Returns 0,

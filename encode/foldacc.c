@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "limits.h"
 #include "strtab.h"
 
@@ -75,27 +76,6 @@ void fk_foldacc_begin(struct fk_foldacc *acc)
 	acc->curframes = 0;
 }
 
-static int reserve(char **buf, size_t *cap, size_t need)
-{
-	size_t ncap;
-	char *nb;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 4096;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -1;
-		ncap *= 2;
-	}
-	nb = realloc(*buf, ncap);
-	if (!nb)
-		return -1;
-	*buf = nb;
-	*cap = ncap;
-	return 0;
-}
-
 void fk_foldacc_escape(char *dst, const char *name, size_t n)
 {
 	size_t i;
@@ -122,7 +102,7 @@ static char *append(struct fk_foldacc *acc, size_t n, struct fk_err *err)
 	if (n > FK_MAX_FOLDED_LINE - acc->curlen - 1 || acc->curlen >= FK_MAX_FOLDED_LINE)
 		return fk_err_set(err, FK_ELIMIT, 0, "folded line longer than %zu bytes",
 				  (size_t)FK_MAX_FOLDED_LINE), NULL;
-	if (reserve(&acc->cur, &acc->curcap, acc->curlen + n + 1) < 0)
+	if (fk_reserve((void **)&acc->cur, &acc->curcap, acc->curlen + n + 1, 1, 4096) < 0)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory"), NULL;
 	d = acc->cur + acc->curlen;
 	if (acc->curframes++)
@@ -217,21 +197,22 @@ int fk_foldacc_end(struct fk_foldacc *acc, int64_t value, struct fk_err *err)
 				  (size_t)FK_MAX_FOLDED_OUTPUT);
 	acc->outlen += acc->curlen + 23;
 	if (acc->nents == acc->entcap) {
-		size_t ncap = acc->entcap ? acc->entcap * 2 : 1024;
-		struct entry *ne = realloc(acc->ents, ncap * sizeof *ne);
+		size_t ncap = fk_grow_cap(acc->entcap, acc->nents + 1, sizeof *acc->ents, 1024);
+		struct entry *ne = ncap ? fk_resize(acc->ents, ncap, ncap, sizeof *ne) : NULL;
 
 		if (!ne)
 			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		acc->ents = ne;
 		if (acc->nx) {
-			int64_t *nx = realloc(acc->xv, ncap * acc->nx * sizeof *nx);
+			int64_t *nx = ncap <= SIZE_MAX / acc->nx
+				? fk_resize(acc->xv, ncap * acc->nx, ncap * acc->nx, sizeof *nx) : NULL;
 			if (!nx)
 				return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 			acc->xv = nx;
 		}
 		acc->entcap = ncap;
 	}
-	if (reserve(&acc->pool, &acc->poolcap, acc->poollen + acc->curlen) < 0)
+	if (fk_reserve((void **)&acc->pool, &acc->poolcap, acc->poollen + acc->curlen, 1, 4096) < 0)
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	e = &acc->ents[acc->nents];
 	e->hash = h;
@@ -321,25 +302,30 @@ const char *fk_namecache_get(const struct fk_namecache *c, uint64_t key, size_t 
 	return c->pool + c->off[i];
 }
 
-char *fk_namecache_room(struct fk_namecache *c, size_t n)
+/* Room for at most n more bytes at the pool's end, for the next entry;
+ * NULL when out of memory. */
+static char *room(struct fk_namecache *c, size_t n)
 {
-	if (n > SIZE_MAX - c->poollen || reserve(&c->pool, &c->poolcap, c->poollen + n) < 0)
+	if (n > SIZE_MAX - c->poollen || fk_reserve((void **)&c->pool, &c->poolcap, c->poollen + n, 1, 4096) < 0)
 		return NULL;
 	return c->pool + c->poollen;
 }
 
-int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used)
-{	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 1024;
+/* Makes the used bytes written into the room the text of key (absent
+ * until now). Returns 0, or -1 (out of memory). */
+static int commit(struct fk_namecache *c, uint64_t key, size_t used)
+{
+	if (c->n == c->cap) {
+		size_t ncap = fk_grow_cap(c->cap, c->n + 1, sizeof *c->off, 1024);
 		size_t *no, *nl;
 
-		if (ncap >= UINT32_MAX)
+		if (!ncap || ncap >= UINT32_MAX)
 			return -1;
-		no = realloc(c->off, ncap * sizeof *no);
+		no = fk_resize(c->off, ncap, ncap, sizeof *no);
 		if (!no)
 			return -1;
 		c->off = no;
-		nl = realloc(c->len, ncap * sizeof *nl);
+		nl = fk_resize(c->len, ncap, ncap, sizeof *nl);
 		if (!nl)
 			return -1;
 		c->len = nl;
@@ -352,4 +338,49 @@ int fk_namecache_commit(struct fk_namecache *c, uint64_t key, size_t used)
 		return -1;
 	c->n++;
 	return 0;
+}
+
+/* Makes the cache entry of key from src (fk_namecache_text). */
+static int fill(struct fk_namecache *c, uint64_t key, const struct fk_namesrc *src)
+{
+	size_t total = 0, used = 0, j, nn = src->open(src->ctx);
+	const char *name;
+	char buf[64], *d;
+
+	for (j = 0; j < nn; j++)
+		if ((name = src->name(src->ctx, j)))
+			total += strlen(name) + 1;
+	if (total == 0) {
+		/* No named frame: the address stands for the function. */
+		name = src->addr(src->ctx, buf, sizeof buf);
+		total = strlen(name);
+		if (!(d = room(c, total)))
+			return -1;
+		memcpy(d, name, total);
+		return commit(c, key, total);
+	}
+	if (!(d = room(c, total)))
+		return -1;
+	for (j = nn; j-- > 0;) {
+		size_t n;
+
+		if (!(name = src->name(src->ctx, j)))
+			continue;
+		if (used)
+			d[used++] = ';';
+		n = strlen(name);
+		fk_foldacc_escape(d + used, name, n);
+		used += n;
+	}
+	return commit(c, key, used);
+}
+
+const char *fk_namecache_text(struct fk_namecache *c, uint64_t key,
+			      const struct fk_namesrc *src, size_t *n)
+{
+	const char *text = fk_namecache_get(c, key, n);
+
+	if (text || fill(c, key, src) < 0)
+		return text;
+	return fk_namecache_get(c, key, n);
 }

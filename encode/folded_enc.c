@@ -57,47 +57,35 @@ static const char *frame_name(const struct fk_frame *f)
 	return NULL;
 }
 
-/* Makes the escaped text of frame i of s (its inline chain, caller first,
- * or its address name) the cache entry ck. */
-static int name_frame(const struct fk_profile *p, struct fk_namecache *cache,
-		      const struct fk_stack *s, uint32_t i, uint64_t ck)
+/* Frame i of stack s, as the name cache reads it (struct fk_namesrc):
+ * its inline chain, frames[0] innermost, or its address name. */
+struct frame_src {
+	const struct fk_profile *p;
+	const struct fk_stack *s;
+	uint32_t i;
+	const struct fk_sym *sym;
+};
+
+static size_t frame_open(void *ctx)
 {
-	const struct fk_sym *sym = p->symbolized ? fk_profile_sym(p, fk_stack_key(s, i)) : NULL;
-	size_t total = 0, used = 0;
-	uint32_t j;
-	char buf[64], *d;
+	struct frame_src *f = ctx;
 
-	for (j = 0; sym && j < sym->nframes; j++) {
-		const char *name = frame_name(&sym->frames[j]);
+	f->sym = f->p->symbolized ? fk_profile_sym(f->p, fk_stack_key(f->s, f->i)) : NULL;
+	return f->sym ? f->sym->nframes : 0;
+}
 
-		if (name)
-			total += strlen(name) + 1;
-	}
-	if (total == 0) {
-		/* No named frame: the address stands for the function. */
-		fk_enc_profile_addr_name(buf, sizeof buf, p, s->addrs[i]);
-		total = strlen(buf);
-		if (!(d = fk_namecache_room(cache, total)))
-			return -1;
-		memcpy(d, buf, total);
-		return fk_namecache_commit(cache, ck, total);
-	}
-	if (!(d = fk_namecache_room(cache, total)))
-		return -1;
-	/* frames[0] is innermost: write the outermost caller first. */
-	for (j = sym->nframes; j-- > 0;) {
-		const char *name = frame_name(&sym->frames[j]);
-		size_t n;
+static const char *frame_chain_name(void *ctx, size_t j)
+{
+	const struct frame_src *f = ctx;
 
-		if (!name)
-			continue;
-		if (used)
-			d[used++] = ';';
-		n = strlen(name);
-		fk_foldacc_escape(d + used, name, n);
-		used += n;
-	}
-	return fk_namecache_commit(cache, ck, used);
+	return frame_name(&f->sym->frames[j]);
+}
+
+static const char *frame_addr(void *ctx, char *buf, size_t size)
+{
+	const struct frame_src *f = ctx;
+
+	return fk_enc_profile_addr_name(buf, size, f->p, f->s->addrs[f->i]);
 }
 
 /* Appends the frames of stack s, root first, to the current line. */
@@ -105,6 +93,8 @@ static int add_frames(const struct fk_profile *p, struct fk_foldacc *acc,
 		      struct fk_namecache *cache, const struct fk_stack *s,
 		      struct fk_err *err)
 {
+	struct frame_src f = { p, s, 0, NULL };
+	struct fk_namesrc src = { frame_open, frame_chain_name, frame_addr, &f };
 	uint32_t i;
 
 	for (i = s->depth; i-- > 0;) {
@@ -114,12 +104,9 @@ static int add_frames(const struct fk_profile *p, struct fk_foldacc *acc,
 		const char *text;
 		size_t n;
 
-		text = fk_namecache_get(cache, ck, &n);
-		if (!text) {
-			if (name_frame(p, cache, s, i, ck) < 0)
-				return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-			text = fk_namecache_get(cache, ck, &n);
-		}
+		f.i = i;
+		if (!(text = fk_namecache_text(cache, ck, &src, &n)))
+			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		if (fk_foldacc_frames(acc, text, n, err) < 0)
 			return -1;
 	}

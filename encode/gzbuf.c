@@ -8,6 +8,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "grow.h"
+
 /* zlib counts in uInt; feed it in pieces no larger than this. */
 #define CHUNK ((size_t)1 << 30)
 
@@ -108,7 +110,7 @@ int fk_gz_decompress(const void *data, size_t len, size_t max,
 					return fk_err_set(err, FK_ELIMIT, 0,
 						"gzip data inflates to more than %zu bytes", max);
 				}
-				nb = realloc(buf, ncap);
+				nb = fk_resize(buf, ncap, ncap, 1);
 				if (!nb) {
 					free(buf);
 					inflateEnd(&z);

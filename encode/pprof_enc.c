@@ -160,11 +160,11 @@ static uint64_t fun_id(struct enc *e, const struct fk_frame *f)
 
 		if (grow((void **)&e->funs, &cap, e->nfuns, sizeof *e->funs) < 0)
 			return oom(e), 0;
-		nk = realloc(e->funkey, cap * sizeof *nk);
+		nk = fk_resize(e->funkey, cap, cap, sizeof *nk);
 		if (!nk)
 			return oom(e), 0;
 		e->funkey = nk;
-		nn = realloc(e->funnext, cap * sizeof *nn);
+		nn = fk_resize(e->funnext, cap, cap, sizeof *nn);
 		if (!nn)
 			return oom(e), 0;
 		e->funnext = nn;

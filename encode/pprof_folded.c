@@ -37,47 +37,42 @@ static const char *addr_name(const struct fk_pprof *pp,
 				m->file_offset, l->address);
 }
 
-/* Makes the escaped text of location id (its lines outermost first, or
- * its address name) the cache entry of id. */
-static int name_location(const struct fk_pprof *pp, struct fk_namecache *cache, uint64_t id)
+/* Location id, as the name cache reads it (struct fk_namesrc): its
+ * lines, line[0] innermost, or its address name. */
+struct loc_src {
+	const struct fk_pprof *pp;
+	uint64_t id;
+	const Perftools__Profiles__Location *l;
+};
+
+static size_t loc_open(void *ctx)
 {
-	const Perftools__Profiles__Location *l =
-		pp->msg->location[fk_u64map_get(&pp->locix, id)];
-	size_t total = 0, used = 0, j;
-	char buf[64], *d;
-	const char *name;
+	struct loc_src *s = ctx;
 
-	for (j = 0; j < l->n_line; j++)
-		if ((name = line_name(pp, l->line[j])) != NULL)
-			total += strlen(name) + 1;
-	if (total == 0) {
-		name = addr_name(pp, l, buf, sizeof buf);
-		total = strlen(name);
-		if (!(d = fk_namecache_room(cache, total)))
-			return -1;
-		memcpy(d, name, total);
-		return fk_namecache_commit(cache, id, total);
-	}
-	if (!(d = fk_namecache_room(cache, total)))
-		return -1;
-	for (j = l->n_line; j-- > 0;) {
-		size_t n;
+	s->l = s->pp->msg->location[fk_u64map_get(&s->pp->locix, s->id)];
+	return s->l->n_line;
+}
 
-		if (!(name = line_name(pp, l->line[j])))
-			continue;
-		if (used)
-			d[used++] = ';';
-		n = strlen(name);
-		fk_foldacc_escape(d + used, name, n);
-		used += n;
-	}
-	return fk_namecache_commit(cache, id, used);
+static const char *loc_line_name(void *ctx, size_t j)
+{
+	const struct loc_src *s = ctx;
+
+	return line_name(s->pp, s->l->line[j]);
+}
+
+static const char *loc_addr(void *ctx, char *buf, size_t size)
+{
+	const struct loc_src *s = ctx;
+
+	return addr_name(s->pp, s->l, buf, size);
 }
 
 static int add_sample(const struct fk_pprof *pp, struct fk_foldacc *acc,
 		      struct fk_namecache *cache, const Perftools__Profiles__Sample *s,
 		      int64_t v, int all, struct fk_err *err)
 {
+	struct loc_src ls = { pp, 0, NULL };
+	struct fk_namesrc src = { loc_open, loc_line_name, loc_addr, &ls };
 	size_t i;
 
 	fk_foldacc_begin(acc);
@@ -85,12 +80,9 @@ static int add_sample(const struct fk_pprof *pp, struct fk_foldacc *acc,
 		const char *text;
 		size_t n;
 
-		text = fk_namecache_get(cache, s->location_id[i], &n);
-		if (!text) {
-			if (name_location(pp, cache, s->location_id[i]) < 0)
-				return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-			text = fk_namecache_get(cache, s->location_id[i], &n);
-		}
+		ls.id = s->location_id[i];
+		if (!(text = fk_namecache_text(cache, ls.id, &src, &n)))
+			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		if (fk_foldacc_frames(acc, text, n, err) < 0)
 			return -1;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "profile.h"
 
 int64_t fk_enc_round(double v)
@@ -80,12 +81,12 @@ struct fk_enc_rounder *fk_enc_rounders_of(struct fk_enc_rounders *rs,
 
 	if (g == UINT32_MAX) {
 		if (rs->n == rs->cap) {
-			size_t ncap = rs->cap ? rs->cap * 2 : 256;
+			size_t ncap = fk_grow_cap(rs->cap, rs->n + 1, rs->width * sizeof *rs->r, 256);
 			struct fk_enc_rounder *nr;
 
-			if (ncap > SIZE_MAX / (rs->width * sizeof *nr) || ncap >= UINT32_MAX)
+			if (!ncap || ncap >= UINT32_MAX)
 				return NULL;
-			nr = realloc(rs->r, ncap * rs->width * sizeof *nr);
+			nr = fk_resize(rs->r, ncap * rs->width, ncap * rs->width, sizeof *nr);
 			if (!nr)
 				return NULL;
 			rs->r = nr;

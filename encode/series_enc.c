@@ -3,8 +3,10 @@
  * (series_enc.h): each snapshot is folded as to-folded folds it, then its
  * lines are merged into one accumulator with a value column per snapshot,
  * so a stack present in several snapshots is one line. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "encode_int.h"
 #include "folded.h"
@@ -204,4 +206,75 @@ int fk_series_dump_seq(const char *path, uint64_t *pid, uint64_t *seq)
 		return field(name, dots[0] + 1, n, seq) < 0 ||
 		    field(name, dots[1] + 1, dots[0], pid) < 0 ? -1 : 0;
 	return -1;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct fk_series_dump *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x->arg > y->arg) - (x->arg < y->arg);
+}
+
+int fk_series_order(const char *const *paths, size_t n, int keep,
+		    struct fk_series_dump *d, struct fk_err *err)
+{
+	size_t i, named = n;           /* the first dump whose name says its process */
+
+	for (i = 0; i < n; i++) {
+		uint64_t pid, seq;
+		int bad = 0;
+
+		d[i] = (struct fk_series_dump){ paths[i], 0, i, i };
+		if (strcmp(paths[i], "-") == 0) {
+			bad = fk_err_set(err, FK_EUNSUPP, 0, "a series is read from named files");
+		} else if (fk_series_dump_seq(paths[i], &pid, &seq) < 0) {
+			if (!keep)
+				bad = fk_err_set(err, FK_ESYNTAX, 0, "no sequence number in the name "
+						 "(PREFIX.PID.SEQ.i0.heap or flamekit.PID.SEQ.heap); "
+						 "use --keep-order");
+			else
+				continue;
+		} else if (named < n && pid != d[named].pid) {
+			/* --keep-order changes the order, not the one-process
+			 * rule: every name that says its process must say the same. */
+			bad = fk_err_set(err, FK_EUNSUPP, 0, "dump of process %llu, not %llu like %s",
+					 (unsigned long long)pid,
+					 (unsigned long long)d[named].pid, d[named].path);
+		}
+		if (bad) {
+			if (err)
+				err->path = paths[i];
+			return -1;
+		}
+		if (!keep)
+			d[i].seq = seq;
+		d[i].pid = pid;
+		if (named == n)
+			named = i;
+	}
+	if (!keep)
+		qsort(d, n, sizeof *d, by_seq);
+	return 0;
+}
+
+int fk_series_dump_meta(const struct fk_series_dump *d, int mtime, struct fk_snapmeta *m,
+			struct fk_err *err)
+{
+	struct stat st;
+	char id[32];
+
+	snprintf(id, sizeof id, "%llu", (unsigned long long)d->seq);
+	fk_series_meta_init(m, id);
+	if (!mtime)
+		return 0;
+	if (stat(d->path, &st) != 0) {
+		fk_err_set(err, FK_EIO, 0, "cannot stat");
+		if (err)
+			err->path = d->path;
+		return -1;
+	}
+	m->time_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return 0;
 }

@@ -68,4 +68,26 @@ int fk_series_enc_write(struct fk_series_enc *s, FILE *out, struct fk_err *err);
  * Fills *pid and *seq; returns 0, or -1 when the name has neither form. */
 int fk_series_dump_seq(const char *name, uint64_t *pid, uint64_t *seq);
 
+/* A dump of a series, placed: its path, the process its name says (0 when
+ * it says none) and the number that orders it. */
+struct fk_series_dump {
+	const char *path;              /* borrowed */
+	uint64_t pid, seq;
+	size_t arg;                    /* position among the paths given */
+};
+
+/* Sets *m for dump d: its number as id, and with mtime the modification
+ * time of its file. Returns 0, or -1 with err naming d (cannot stat). */
+int fk_series_dump_meta(const struct fk_series_dump *d, int mtime, struct fk_snapmeta *m,
+			struct fk_err *err);
+
+/* Places the n dumps paths (borrowed) of one process's series into d[0..n):
+ * ordered by the sequence number in their names (fk_series_dump_seq; equal
+ * numbers in the order given), or with keep in the order given, numbered
+ * by position. Returns 0, or -1 with err naming the dump: "-" (a series is
+ * read from named files), a name without a number (unless keep), or names
+ * of two processes. */
+int fk_series_order(const char *const *paths, size_t n, int keep,
+		    struct fk_series_dump *d, struct fk_err *err);
+
 #endif

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # render/: libfkrender.a (layout, SVG writer through libxml2, palettes, the
 # embedded flame-*.js/flame.css) and the render-flame tool.
-RENDER_SRC := layout.c treefinish.c text.c palette.c svg.c svgdata.c timeline.c flame.c
+RENDER_SRC := layout.c treefinish.c text.c palette.c svg.c svgdata.c timeline.c flame.c flame_opts.c
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o) $(B)/flame_assets.o
-OBJS       += $(RENDER_OBJ) $(B)/render_flame.o $(B)/test_folded.o $(B)/test_layout.o \
+OBJS       += $(RENDER_OBJ) $(B)/render_flame_main.o $(B)/test_folded.o $(B)/test_layout.o \
               $(B)/fuzz_folded.o $(B)/fuzz_flame.o
 XML_CFLAGS  = $(call pkg,libxml-2.0,--cflags,libxml2-dev)
 XML_LIBS    = $(call pkg,libxml-2.0,--libs,libxml2-dev)
@@ -24,7 +24,7 @@ $(B)/flame_assets.o: $(B)/flame_assets.c
 
 $(B)/libfkrender.a: $(RENDER_OBJ)
 	$(AR) rcs $@ $^
-$(B)/render-flame: $(B)/render_flame.o $(B)/libfkrender.a $(B)/libfkcli.a $(B)/libfkcore.a
+$(B)/render-flame: $(B)/render_flame_main.o $(B)/libfkrender.a $(B)/libfkcli.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(XML_LIBS) -lm
 $(B)/test_folded: $(B)/test_folded.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -37,4 +37,4 @@ $(B)/fuzz_flame.o: CPPFLAGS += $(XML_CFLAGS)
 
 # render/ sees core/; its tool also cli/.
 $(call layer,$(RENDER_OBJ),render core)
-$(call layer,$(B)/render_flame.o,render cli core)
+$(call layer,$(B)/render_flame_main.o,render cli core)

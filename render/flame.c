@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "folded.h"
+#include "grow.h"
 #include "limits.h"
 #include "num.h"
 #include "render_int.h"
@@ -317,7 +318,7 @@ static int read_fd(struct fk_flame *f, int fd, int base,
 					   (size_t)FK_MAX_FOLDED_LINE);
 				goto out;
 			}
-			if (!(nb = realloc(buf, cap * 2))) {
+			if (!(nb = fk_resize(buf, cap * 2, cap * 2, 1))) {
 				fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 				goto out;
 			}
@@ -459,15 +460,9 @@ static int rd_warn(struct rd *r, const struct fk_err *e)
 	if (rd_room(r, 2) < 0)
 		return -1;
 	b = &r->b[r->wi];
-	if (b->nerr == b->caperr) {
-		size_t cap = b->caperr ? b->caperr * 2 : 16;
-		struct fk_err *p = realloc(b->errs, cap * sizeof *p);
-		if (!p) {
-			r->nomem = 1;
-			return -1;
-		}
-		b->errs = p;
-		b->caperr = cap;
+	if (fk_reserve((void **)&b->errs, &b->caperr, b->nerr + 1, sizeof *b->errs, 16) < 0) {
+		r->nomem = 1;
+		return -1;
 	}
 	b->errs[b->nerr] = *e;
 	b->w[b->n++] = RD_WARN;

@@ -78,6 +78,28 @@ int fk_flame_add_stack(struct fk_flame *f, const char *const *names,
 		       const size_t *lens, size_t n, int64_t v, int base,
 		       struct fk_err *err);
 
+/* The same for the file at path ("-" = stdin, left open), err reset to
+ * name path. */
+int fk_flame_add_path(struct fk_flame *f, const char *path, int base, struct fk_err *err);
+
+/* render-flame's options that set struct fk_flame_opts, by long name, for
+ * getopt_long tables; has_arg is 0 or 1; the last name is NULL. */
+struct fk_flame_optname {
+	const char *name;
+	int has_arg;
+};
+extern const struct fk_flame_optname fk_flame_optnames[];
+
+/* Sets option name (of fk_flame_optnames) to value v (NULL for those with
+ * no argument; borrowed as o's strings are). Returns 0, or -1 with err's
+ * message quoting the bad value. */
+int fk_flame_opt_set(struct fk_flame_opts *o, const char *name, const char *v,
+		     struct fk_err *err);
+
+/* Checks the sizes render-flame allows (narrower than fk_flame_new's).
+ * Returns 0, or -1 with err's message naming the option. */
+int fk_flame_opts_check(const struct fk_flame_opts *o, struct fk_err *err);
+
 /* Lays out the merged stacks and writes the SVG to out. Returns 0, or -1
  * with err (write error or out of memory). */
 int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err);

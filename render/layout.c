@@ -210,25 +210,44 @@ void fk_tree_release(struct fk_tree *t)
 	memset(t, 0, sizeof *t);
 }
 
-static int rehash_names(struct fk_tree *t)
+/* Doubles an open-addressing table of linear probing, the name table's
+ * or the child table's: *tab holds *mask + 1 slots of elsize bytes, all
+ * zero when empty; used(slot) says whether a slot holds an entry, hash(slot)
+ * the hash it was placed by. The entries hold their keys, so only the old
+ * table is read. 0, or -1 when out of memory (the table is kept). */
+static int rehash(void **tab, uint32_t *mask, size_t elsize,
+		  int (*used)(const void *slot), uint64_t (*hash)(const void *slot))
 {
-	uint32_t mask = t->ntabmask * 2 + 1, i;
-	struct fk_nentry *tab = calloc((size_t)mask + 1, sizeof *tab);
+	uint32_t nmask = *mask * 2 + 1, i;
+	const char *old = *tab;
+	char *nt = calloc((size_t)nmask + 1, elsize);
 
-	if (!tab)
+	if (!nt)
 		return -1;
-	for (i = 0; i <= t->ntabmask; i++) {
+	for (i = 0; i <= *mask; i++) {
+		const char *e = old + (size_t)i * elsize;
 		uint64_t h;
-		if (!t->ntab[i].s)
+
+		if (!used(e))
 			continue;
-		for (h = t->ntab[i].hash & mask; tab[h].s; h = (h + 1) & mask)
+		for (h = hash(e) & nmask; used(nt + h * elsize); h = (h + 1) & nmask)
 			;
-		tab[h] = t->ntab[i];
+		memcpy(nt + h * elsize, e, elsize);
 	}
-	free(t->ntab);
-	t->ntab = tab;
-	t->ntabmask = mask;
+	free(*tab);
+	*tab = nt;
+	*mask = nmask;
 	return 0;
+}
+
+static int name_used(const void *slot)
+{
+	return ((const struct fk_nentry *)slot)->s != NULL;
+}
+
+static uint64_t name_hash(const void *slot)
+{
+	return ((const struct fk_nentry *)slot)->hash;
 }
 
 /* Whether a[0..n) and b[0..n) are equal: 8 bytes at a time, inline (the
@@ -273,7 +292,7 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 		struct fk_fname *nn;
 		if (t->capnames > UINT32_MAX / 4)
 			return UINT32_MAX;
-		nn = realloc(t->names, (size_t)t->capnames * 2 * sizeof *nn);
+		nn = fk_resize(t->names, (size_t)t->capnames * 2, (size_t)t->capnames * 2, sizeof *nn);
 		if (!nn)
 			return UINT32_MAX;
 		t->names = nn;
@@ -285,7 +304,8 @@ static uint32_t intern(struct fk_tree *t, const char *s, size_t n, uint64_t hash
 	t->nnames++;
 	t->names[id] = (struct fk_fname){ s, (uint32_t)n, 0 };
 	t->ntab[h] = (struct fk_nentry){ s, hash, (uint32_t)n, id };
-	if ((uint64_t)t->nnames * 2 > t->ntabmask && rehash_names(t) < 0)
+	if ((uint64_t)t->nnames * 2 > t->ntabmask &&
+	    rehash((void **)&t->ntab, &t->ntabmask, sizeof *t->ntab, name_used, name_hash) < 0)
 		return UINT32_MAX;
 	return id;
 }
@@ -303,31 +323,21 @@ static int many(const struct fk_tree *t, uint32_t n)
 	return (int)(t->manybits[n >> 6] >> (n & 63)) & 1;
 }
 
-/* Doubles the child table. Its entries hold their keys, so only the old
- * table is read, not the node array (perf: walking all the nodes on every
- * growth was 5 % of the time on bench/gen-synth.py's input). The tables
- * come from the heap, which is on huge pages: fresh mappings of each size
- * took 1900 4 KiB page faults. */
-static int rehash_children(struct fk_tree *t)
+/* The child table grows by rehash: its entries hold their keys, so the
+ * node array is not walked (perf: walking all the nodes on every growth
+ * was 5 % of the time on bench/gen-synth.py's input). The tables come
+ * from the heap, which is on huge pages: fresh mappings of each size took
+ * 1900 4 KiB page faults. */
+static int child_used(const void *slot)
 {
-	uint32_t mask = t->ctabmask * 2 + 1, i;
-	struct fk_centry *tab = calloc((size_t)mask + 1, sizeof *tab);
+	return ((const struct fk_centry *)slot)->id != 0;
+}
 
-	if (!tab)
-		return -1;
-	for (i = 0; i <= t->ctabmask; i++) {
-		uint64_t h;
-		if (!t->ctab[i].id)
-			continue;
-		for (h = hash_pair(t->ctab[i].parent, t->ctab[i].name) & mask; tab[h].id;
-		     h = (h + 1) & mask)
-			;
-		tab[h] = t->ctab[i];
-	}
-	free(t->ctab);
-	t->ctab = tab;
-	t->ctabmask = mask;
-	return 0;
+static uint64_t child_hash(const void *slot)
+{
+	const struct fk_centry *c = slot;
+
+	return hash_pair(c->parent, c->name);
 }
 
 /* What finishing would otherwise walk every node for is kept as nodes
@@ -347,27 +357,26 @@ static uint32_t new_node(struct fk_tree *t, uint32_t parent, uint32_t name)
 		if (!nd)
 			return 0;
 		t->nodes = nd;
-		mb = realloc(t->manybits, BITWORDS((size_t)t->capnodes * 2) * sizeof *mb);
+		mb = fk_resize(t->manybits, BITWORDS(t->capnodes),
+			       BITWORDS((size_t)t->capnodes * 2), sizeof *mb);
 		if (!mb)
 			return 0;
-		memset(mb + BITWORDS(t->capnodes), 0,
-		       (BITWORDS((size_t)t->capnodes * 2) - BITWORDS(t->capnodes)) * sizeof *mb);
 		t->manybits = mb;
 		t->capnodes *= 2;
 	}
 	if (name >= t->capuses) {
 		uint32_t cap = t->capuses * 2 > name ? t->capuses * 2 : name + 1;
-		uint32_t *u = realloc(t->uses, (size_t)cap * sizeof *u);
+		uint32_t *u = fk_resize(t->uses, t->capuses, cap, sizeof *u);
 		if (!u)
 			return 0;
-		memset(u + t->capuses, 0, (size_t)(cap - t->capuses) * sizeof *u);
 		t->uses = u;
 		t->capuses = cap;
 	}
 	old = t->nodes[parent].child;
 	if (old && !t->nodes[old].next) {
 		if (t->nseveral == t->capseveral) {
-			uint32_t *sv = realloc(t->several, (size_t)t->capseveral * 2 * sizeof *sv);
+			uint32_t *sv = fk_resize(t->several, (size_t)t->capseveral * 2,
+						 (size_t)t->capseveral * 2, sizeof *sv);
 			if (!sv)
 				return 0;
 			t->several = sv;
@@ -398,7 +407,8 @@ static int ctab_put(struct fk_tree *t, uint32_t parent, uint32_t name, uint32_t 
 	while (t->ctab[h].id)
 		h = (h + 1) & t->ctabmask;
 	t->ctab[h] = (struct fk_centry){ parent, name, id };
-	if (++t->nctab * 2 > t->ctabmask && rehash_children(t) < 0)
+	if (++t->nctab * 2 > t->ctabmask &&
+	    rehash((void **)&t->ctab, &t->ctabmask, sizeof *t->ctab, child_used, child_hash) < 0)
 		return -1;
 	return 0;
 }
@@ -448,18 +458,18 @@ static uint32_t child(struct fk_tree *t, uint32_t parent, uint32_t name)
 static int grow_scan(struct fk_tree *t)
 {
 	size_t cap = t->capscan * 2;
-	size_t *e = realloc(t->fend, cap * sizeof *e);
+	size_t *e = fk_resize(t->fend, cap, cap, sizeof *e);
 	uint64_t *hs;
 	uint32_t *ids;
 
 	if (!e)
 		return -1;
 	t->fend = e;
-	hs = realloc(t->fhash, cap * sizeof *hs);
+	hs = fk_resize(t->fhash, cap, cap, sizeof *hs);
 	if (!hs)
 		return -1;
 	t->fhash = hs;
-	ids = realloc(t->nid, cap * sizeof *ids);
+	ids = fk_resize(t->nid, cap, cap, sizeof *ids);
 	if (!ids)
 		return -1;
 	t->nid = ids;
@@ -482,19 +492,18 @@ static int add_extra(struct fk_tree *t, uint32_t leaf, uint64_t lineno,
 		return 0;
 	if (t->capxrow < t->capnodes) {
 		size_t cap = t->capnodes;
-		uint32_t *a = realloc(t->xrow, cap * sizeof *a);
+		uint32_t *a = fk_resize(t->xrow, t->capxrow, cap, sizeof *a);
 		if (!a)
 			return oom(err);
-		memset(a + t->capxrow, 0, (cap - t->capxrow) * sizeof *a);
 		t->xrow = a;
 		t->capxrow = cap;
 	}
 	if (!t->xrow[leaf]) {
 		if (t->nxrows == t->capxrows) {
-			size_t cap = t->capxrows ? t->capxrows * 2 : 256;
+			size_t cap = fk_grow_cap(t->capxrows, t->nxrows + 1, nx * sizeof *t->xvals, 256);
 			int64_t *a;
 
-			if (cap > SIZE_MAX / sizeof *a / nx || !(a = realloc(t->xvals, cap * nx * sizeof *a)))
+			if (!cap || !(a = fk_resize(t->xvals, cap * nx, cap * nx, sizeof *a)))
 				return oom(err);
 			t->xvals = a;
 			t->capxrows = cap;
@@ -533,11 +542,10 @@ static int add_value(struct fk_tree *t, uint32_t leaf, int64_t v, int base,
 	if (base) {
 		if (t->capbase < t->capnodes) {
 			size_t cap = t->capnodes, old = t->capbase;
-			int64_t *a = realloc(t->bself, cap * sizeof *a);
+			int64_t *a = fk_resize(t->bself, old, cap, sizeof *a);
 			if (!a)
 				return oom(err);
 			t->bself = a;
-			memset(a + old, 0, (cap - old) * sizeof *a);
 			t->capbase = (uint32_t)cap;
 		}
 		t->has_base = 1;
@@ -670,14 +678,13 @@ int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k
 	size_t j;
 
 	while (first + k > t->cappath) {
-		uint32_t *p = realloc(t->path, t->cappath * 2 * sizeof *p);
+		uint32_t *p = fk_resize(t->path, t->cappath * 2, t->cappath * 2, sizeof *p);
 		int64_t *a;
 		if (!p)
 			return oom(err);
 		t->path = p;
-		if (!(a = realloc(t->pacc, t->cappath * 2 * sizeof *a)))
+		if (!(a = fk_resize(t->pacc, t->cappath, t->cappath * 2, sizeof *a)))
 			return oom(err);
-		memset(a + t->cappath, 0, t->cappath * sizeof *a);
 		t->pacc = a;
 		t->cappath *= 2;
 	}

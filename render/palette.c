@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "render_int.h"
 
 /* rgb = base + range * v for v in [0, 1]; "same" channels copy another. */
@@ -71,9 +72,11 @@ void fk_palette_rgb(const char *name, unsigned i, char out[8])
 static double luminance(const char *rgb)
 {
 	double c[3], l;
-	unsigned v = (unsigned)strtoul(rgb + 1, NULL, 16);
+	uint64_t v = 0;
 	int k;
 
+	/* rgb is one of ours, "#rrggbb". */
+	fk_parse_hex(rgb + 1, 6, 0, &v);
 	for (k = 0; k < 3; k++) {
 		double x = (double)((v >> (16 - 8 * k)) & 255) / 255.0;
 		c[k] = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);

@@ -163,6 +163,24 @@ static int text_el(xmlTextWriterPtr w, struct fk_buf *tmp, const char *id,
 	return xmlTextWriterEndElement(w);
 }
 
+/* Writes an embedded asset (render/flame.css, the page script) as the
+ * escaped content of element name, on lines of its own. -1 a write error,
+ * -2 out of memory. */
+static int asset_el(xmlTextWriterPtr w, struct fk_buf *b, const char *name,
+		    const char *data, size_t len)
+{
+	b->len = 0;
+	if (fk_buf_add(b, data, len) < 0 || fk_buf_add(b, "", 1) < 0)
+		return -2;
+	if (xmlTextWriterStartElement(w, BAD_CAST name) < 0 ||
+	    xmlTextWriterWriteRaw(w, BAD_CAST "\n") < 0 ||
+	    xmlTextWriterWriteString(w, BAD_CAST b->p) < 0 ||
+	    xmlTextWriterEndElement(w) < 0 ||
+	    xmlTextWriterWriteRaw(w, BAD_CAST "\n") < 0)
+		return -1;
+	return 0;
+}
+
 /* Writes the frames: markup of numbers goes out raw through the writer in
  * batches; every label is escaped by xmlTextWriterWriteString. */
 static int write_frames(const struct fk_emit *e, const struct fk_geom *g,
@@ -345,14 +363,7 @@ static int write_open(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 
 	/* Style: the embedded sheet, then the palette and this graph's sizes.
 	 * Top-level elements start lines, so the page reads well. */
-	b->len = 0;
-	BC(fk_buf_add(b, fk_flame_css, fk_flame_css_len));
-	BC(fk_buf_add(b, "", 1));
-	X(xmlTextWriterStartElement(w, BAD_CAST "style"));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	X(xmlTextWriterWriteString(w, BAD_CAST b->p));
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	H(asset_el(w, b, "style", fk_flame_css, fk_flame_css_len));
 	b->len = 0;
 	BC(fk_palette_css(b, o->colors, e->diff));
 	/* A timeline shows snapshots and the growth between them. */
@@ -485,14 +496,7 @@ static int write_data(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	/* The script last, so every element exists when it runs. */
-	b->len = 0;
-	BC(fk_buf_add(b, fk_flame_js, fk_flame_js_len));
-	BC(fk_buf_add(b, "", 1));
-	X(xmlTextWriterStartElement(w, BAD_CAST "script"));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
-	X(xmlTextWriterWriteString(w, BAD_CAST b->p));
-	X(xmlTextWriterEndElement(w));
-	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
+	H(asset_el(w, b, "script", fk_flame_js, fk_flame_js_len));
 	return 0;
 fail:
 	return -1;

@@ -11,6 +11,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "bigmem.h"
+#include "grow.h"
 #include "render_int.h"
 
 static int push(struct fk_emit *e, const struct fk_efr *f)
@@ -35,14 +36,8 @@ static int push(struct fk_emit *e, const struct fk_efr *f)
  * so a name that needs no cleaning is not copied. */
 static uint32_t add_name(struct fk_emit *e, const char *s, size_t n, int stable)
 {
-	if (e->nnames == e->cappn) {
-		size_t cap = e->cappn ? e->cappn * 2 : 256;
-		struct fk_pname *p = realloc(e->pn, cap * sizeof *p);
-		if (!p)
-			return NO_NODE;
-		e->pn = p;
-		e->cappn = cap;
-	}
+	if (fk_reserve((void **)&e->pn, &e->cappn, (size_t)e->nnames + 1, sizeof *e->pn, 256) < 0)
+		return NO_NODE;
 	if (stable && fk_clean_len(s, n) == n) {
 		e->pn[e->nnames] = (struct fk_pname){ s, 0 };
 		return e->nnames++;

@@ -5,27 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "render_int.h"
 #include "utf8.h"
 
 int fk_buf_grow(struct fk_buf *b, size_t more)
 {
-	size_t cap;
-	char *p;
-
 	if (b->cap - b->len >= more)
 		return 0;
 	if (more > SIZE_MAX / 2 - b->len)
 		return -1;
-	cap = b->cap ? b->cap : 256;
-	while (cap - b->len < more)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return fk_reserve((void **)&b->p, &b->cap, b->len + more, 1, 256);
 }
 
 int fk_buf_add(struct fk_buf *b, const void *s, size_t n)

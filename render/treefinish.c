@@ -174,10 +174,9 @@ static int diff_columns(struct fk_tree *t, uint32_t n)
 	uint32_t i;
 
 	if (t->capbase < n) {
-		a = realloc(t->bself, (size_t)n * sizeof *a);
+		a = fk_resize(t->bself, t->capbase, n, sizeof *a);
 		if (!a)
 			return -1;
-		memset(a + t->capbase, 0, (size_t)(n - t->capbase) * sizeof *a);
 		t->bself = a;
 		t->capbase = n;
 	}
@@ -295,10 +294,9 @@ int fk_tree_finish(struct fk_tree *t, struct fk_err *err)
 	/* Names no node uses (from lines skipped after their names were
 	 * read) have no count yet. */
 	if (t->capuses < t->nnames) {
-		uint32_t *u = realloc(t->uses, (size_t)t->nnames * sizeof *u);
+		uint32_t *u = fk_resize(t->uses, t->capuses, t->nnames, sizeof *u);
 		if (!u)
 			return oom(err);
-		memset(u + t->capuses, 0, (size_t)(t->nnames - t->capuses) * sizeof *u);
 		t->uses = u;
 		t->capuses = t->nnames;
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "limits.h"
 #include "symbolize_int.h"
 
@@ -121,14 +122,10 @@ static void run(struct pool *pl, size_t nthreads)
 static int add_job(struct pool *pl, size_t *cap, struct fk_smod *m,
 		   size_t sect, size_t weight)
 {
-	if (pl->njobs == *cap) {
-		size_t n = *cap ? *cap * 2 : 16;
-		struct job *nv = realloc(pl->jobs, n * sizeof *nv);
-		if (!nv)
-			return -1;
-		pl->jobs = nv;
-		*cap = n;
-	}
+	struct job *nv = fk_grow(pl->jobs, cap, pl->njobs, sizeof *nv, 16);
+	if (!nv)
+		return -1;
+	pl->jobs = nv;
 	pl->jobs[pl->njobs] = (struct job){ m, sect, weight, pl->njobs };
 	pl->njobs++;
 	return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "grow.h"
 #include "limits.h"
 #include "maps.h"
 #include "strtab.h"
@@ -399,9 +400,8 @@ static int collect(struct run *r)
 			int rc = fk_u64map_add(&r->index, a, (uint32_t)r->n, NULL);
 			if (rc == 0)
 				continue;
-			if (rc > 0 && r->n == cap) {
-				cap = cap ? cap * 2 : 1024;
-				uint64_t *nv = realloc(r->raddr, cap * sizeof *nv);
+			if (rc > 0) {
+				uint64_t *nv = fk_grow(r->raddr, &cap, r->n, sizeof *nv, 1024);
 				if (nv)
 					r->raddr = nv;
 				else
@@ -448,17 +448,6 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int grow_keyed(struct keyed **v, size_t *cap)
-{
-	size_t n = *cap ? *cap * 2 : 1024;
-	struct keyed *nv = realloc(*v, n * sizeof *nv);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
-
 /* Drops leading allocator frames and stores the symbols of the final keys. */
 static int store(struct run *r)
 {
@@ -498,10 +487,12 @@ static int store(struct run *r)
 			int added = fk_u64map_add(&keys, key, (uint32_t)n, NULL);
 			if (added == 0)
 				continue;
-			if (added < 0 || (n == cap && grow_keyed(&v, &cap) != 0)) {
+			struct keyed *nv = added < 0 ? NULL : fk_grow(v, &cap, n, sizeof *v, 1024);
+			if (!nv) {
 				rc = -1;
 				break;
 			}
+			v = nv;
 			v[n].key = key;
 			v[n].res = res_of(r, raddr_of(s, j, dropped[i]));
 			n++;

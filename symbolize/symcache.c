@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "dwline_int.h"
+#include "grow.h"
 #include "maps.h"
 #include "strtab.h"
 #include "symbolize_int.h"
@@ -372,14 +373,8 @@ int fk_symcache_track(struct fk_symcache *c, struct fk_smod *m)
 	static const struct fk_fileid none;
 	if (same_id(&m->id, &none))
 		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct fk_symcache_ent **nv = realloc(c->v, cap * sizeof *nv);
-		if (!nv)
-			return -1;
-		c->v = nv;
-		c->cap = cap;
-	}
+	if (fk_reserve((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v, 16) < 0)
+		return -1;
 	struct fk_symcache_ent *e = calloc(1, sizeof *e);
 	if (!e)
 		return -1;
@@ -410,14 +405,8 @@ int fk_symcache_put(struct fk_smod *m, uint64_t addr, const struct fk_symres *re
 	struct fk_symcache_ent *e = m->centry;
 	if (e->nres >= UINT32_MAX - 1)
 		return -1;
-	if (e->nres == e->capres) {
-		size_t cap = e->capres ? e->capres * 2 : 64;
-		struct fk_symres *nv = realloc(e->res, cap * sizeof *nv);
-		if (!nv)
-			return -1;
-		e->res = nv;
-		e->capres = cap;
-	}
+	if (fk_reserve((void **)&e->res, &e->capres, e->nres + 1, sizeof *e->res, 64) < 0)
+		return -1;
 	if (fk_u64map_add(&e->names, addr, (uint32_t)e->nres, NULL) < 0)
 		return -1;
 	e->res[e->nres++] = *res;

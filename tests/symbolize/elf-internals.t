@@ -7,10 +7,16 @@
 # --sysroot fixtures/sysroot; those of programs on this machine (gcc's cc1,
 # python3.11, xmllint, whose libc has compressed DWARF in libc6-dbg) also
 # without it. A crash (status >= 126) or an empty profile fails.
+# With FK_B_OTHER=DIR, the other side is DIR/symbolize, a build made with
+# CFLAGS=-DFK_ELF_INTERNALS=0 (the path of other elfutils versions, which
+# compiles the internals out; .ci/run builds and runs it).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 B=${B:-build}
 case "$B" in /*) ;; *) B=$top/$B ;; esac
+other=${FK_B_OTHER:-$B}
+case "$other" in /*) ;; *) other=$top/$other ;; esac
+[ -x "$other/symbolize" ] || { echo "not ok 1 - no $other/symbolize"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 n=0; fails=0
 
@@ -19,7 +25,7 @@ check() {
 	name=$1; shift
 	n=$((n + 1))
 	"$B/symbolize" "$@" >"$tmp/a.out" 2>"$tmp/a.err"; a=$?
-	FLAMEKIT_NO_ELF_INTERNALS=1 "$B/symbolize" "$@" >"$tmp/b.out" 2>"$tmp/b.err"; b=$?
+	FLAMEKIT_NO_ELF_INTERNALS=1 "$other/symbolize" "$@" >"$tmp/b.out" 2>"$tmp/b.err"; b=$?
 	why=
 	if [ "$a" -ge 126 ] || [ "$b" -ge 126 ]; then
 		why="crashed ($a, $b)"

@@ -9,6 +9,7 @@
 #include "t.h"
 #include "diff.h"
 #include "heapdump.h"
+#include "hostport.h"
 #include "maps.h"
 #include "num.h"
 #include "series.h"
@@ -54,6 +55,58 @@ static void test_numbers(void)
 	T_OK(fk_parse_hex("0x10000000000000000", 19, 1, &u) < 0, "hex overflow rejected");
 	T_OK(fk_parse_hex("ff", 2, 1, &u) < 0, "missing prefix rejected when required");
 	T_OK(fk_parse_hex("0x", 2, 1, &u) < 0, "bare prefix rejected");
+}
+
+static void test_doubles(void)
+{
+	static const char *bad[] = { "", ".", "-1", "+1", " 1", "1 ", "1e", "1e+", "e3",
+				     "0x10", "inf", "nan", "1..2", "1,5", "1e400" };
+	double d;
+	size_t z;
+	int pct;
+
+	T_OK(fk_parse_double("12", 2, &d) == 0 && d == 12, "double integer");
+	T_OK(fk_parse_double("0.5", 3, &d) == 0 && d == 0.5, "double fraction");
+	T_OK(fk_parse_double(".25", 3, &d) == 0 && d == 0.25, "double leading dot");
+	T_OK(fk_parse_double("2.", 2, &d) == 0 && d == 2, "double trailing dot");
+	T_OK(fk_parse_double("1e3", 3, &d) == 0 && d == 1000, "double exponent");
+	T_OK(fk_parse_double("25e-2", 5, &d) == 0 && d == 0.25, "double negative exponent");
+	T_OK(fk_parse_double("0.1x", 3, &d) == 0 && d == 0.1, "double reads n bytes only");
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+		T_OK(fk_parse_double(bad[k], strlen(bad[k]), &d) < 0, "double '%s' rejected", bad[k]);
+	T_OK(fk_parse_minwidth("0.5%", 4, &d, &pct) == 0 && d == 0.5 && pct == 1, "minwidth N%%");
+	T_OK(fk_parse_minwidth("3", 1, &d, &pct) == 0 && d == 3 && pct == 0, "minwidth PX");
+	T_OK(fk_parse_minwidth("%", 1, &d, &pct) < 0, "minwidth lone percent rejected");
+	T_OK(fk_parse_minwidth("1%%", 3, &d, &pct) < 0, "minwidth two percents rejected");
+	T_OK(fk_parse_size("4294967295", 10, UINT32_MAX, &z) == 0 && z == UINT32_MAX, "size max");
+	T_OK(fk_parse_size("4294967296", 10, UINT32_MAX, &z) < 0, "size above max rejected");
+}
+
+static void test_hostport(void)
+{
+	struct fk_hostport hp;
+	unsigned port = 0;
+
+	T_OK(fk_hostport_split("127.0.0.1:6060", 14, 1, &hp) == FK_HOSTPORT_OK && hp.hostlen == 9 &&
+	     memcmp(hp.host, "127.0.0.1", 9) == 0 && fk_hostport_port(&hp, &port) == 0 && port == 6060,
+	     "HOST:PORT");
+	T_OK(fk_hostport_split("[::1]:80", 8, 1, &hp) == FK_HOSTPORT_OK && hp.bracketed &&
+	     hp.hostlen == 3 && memcmp(hp.host, "::1", 3) == 0 && hp.portlen == 2, "[V6]:PORT");
+	T_OK(fk_hostport_split("[::1]", 5, 1, &hp) == FK_HOSTPORT_OK && !hp.port, "[V6] without port");
+	T_OK(fk_hostport_split("[::1", 4, 1, &hp) == FK_HOSTPORT_NOCLOSE, "[ without ]");
+	T_OK(fk_hostport_split("[::1]x", 6, 1, &hp) == FK_HOSTPORT_JUNK, "junk after ]");
+	T_OK(fk_hostport_split("a:1:2", 5, 1, &hp) == FK_HOSTPORT_COLONS && hp.hostlen == 1 &&
+	     hp.portlen == 3, "two colons: host before the first");
+	T_OK(fk_hostport_split("unix:/s", 7, 1, &hp) == FK_HOSTPORT_OK && hp.path && hp.pathlen == 2,
+	     "unix:PATH");
+	T_OK(fk_hostport_split("unix:80", 7, 0, &hp) == FK_HOSTPORT_OK && !hp.path && hp.hostlen == 4 &&
+	     fk_hostport_port(&hp, &port) == 0 && port == 80, "unix is a host without unix_ok");
+	T_OK(fk_hostport_split("a:65536", 7, 1, &hp) == FK_HOSTPORT_OK &&
+	     fk_hostport_port(&hp, &port) < 0, "port above 65535 rejected");
+	T_OK(fk_hostport_split("a:", 2, 1, &hp) == FK_HOSTPORT_OK && fk_hostport_port(&hp, &port) < 0,
+	     "empty port rejected");
+	T_OK(fk_hostport_split("a", 1, 1, &hp) == FK_HOSTPORT_OK && fk_hostport_port(&hp, &port) < 0,
+	     "no port");
 }
 
 static void test_unbias(void)
@@ -307,6 +360,8 @@ static void test_series(void)
 int main(void)
 {
 	test_numbers();
+	test_doubles();
+	test_hostport();
 	test_unbias();
 	test_maps();
 	test_reader();

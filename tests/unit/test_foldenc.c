@@ -208,6 +208,26 @@ static void test_dump_seq(void)
 	T_OK(fk_series_dump_seq("p.9.1.q1.heap", &pid, &seq) < 0, "an unknown kind: refused");
 }
 
+static void test_series_order(void)
+{
+	const char *three[] = { "p.9.10.i2.heap", "p.9.2.i1.heap", "p.9.2.i0.heap" };
+	const char *mixed[] = { "p.9.1.i0.heap", "q.8.2.i0.heap" };
+	const char *plain[] = { "b.prof", "a.prof" };
+	struct fk_series_dump d[3];
+	struct fk_err err;
+
+	fk_err_init(&err, NULL);
+	T_OK(fk_series_order(three, 3, 0, d, &err) == 0 && d[0].arg == 1 && d[1].arg == 2 &&
+	     d[2].arg == 0 && d[2].seq == 10, "by number, equal numbers as given");
+	T_OK(fk_series_order(three, 3, 1, d, &err) == 0 && d[0].arg == 0 && d[0].seq == 0 &&
+	     d[2].seq == 2, "--keep-order: as given, numbered by position");
+	T_OK(fk_series_order(mixed, 2, 1, d, &err) < 0 && strcmp(err.path, "q.8.2.i0.heap") == 0 &&
+	     strstr(err.msg, "process 8, not 9") != NULL, "two processes refused, even kept");
+	T_OK(fk_series_order(plain, 2, 0, d, &err) < 0 && strcmp(err.path, "b.prof") == 0,
+	     "a name without a number refused");
+	T_OK(fk_series_order(plain, 2, 1, d, &err) == 0 && d[1].pid == 0, "... unless kept");
+}
+
 static void test_series_enc(void)
 {
 	static const char a[] = "main;cache 10\nmain;spike 5\n", b[] = "main;cache 30\nmain;new 1\n";
@@ -334,6 +354,7 @@ int main(void)
 	test_acc();
 	test_to_folded();
 	test_dump_seq();
+	test_series_order();
 	test_series_enc();
 	return T_DONE();
 }

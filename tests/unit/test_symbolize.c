@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "t.h"
+#include "grow.h"
 #include "symbolize.h"
 #include "symbolize_int.h"
 #include "symprof.h"
@@ -203,10 +204,8 @@ static char *read_maps(void)
 		return NULL;
 	for (size_t r; (r = fread(s + n, 1, cap - n - 1, f)) > 0;) {
 		n += r;
-		if (cap - n < 2) {
-			cap *= 2;
-			s = realloc(s, cap);
-		}
+		if (cap - n < 2 && fk_reserve((void **)&s, &cap, cap + 1, 1, cap) < 0)
+			return NULL;
 	}
 	s[n] = '\0';
 	fclose(f);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* jeprof-raw: read, validate, diff and re-emit a jemalloc heap dump. */
+/* jeprof-raw: read, validate, diff and re-emit a jemalloc heap dump (see
+ * man/jeprof-raw.1). */
 #include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,86 +26,27 @@ static const char usage[] =
 	"  -h, --help         show this help\n"
 	"  -V, --version      show the version\n";
 
-/* An operand naming a running process's hook rather than a file. */
-static int is_url(const char *s)
-{
-	return strncmp(s, "http://", 7) == 0 || strncmp(s, "unix:", 5) == 0;
-}
-
 /* Reads and parses one operand: a file, "-", or a hook URL. */
 static struct fk_profile *load(const char *name)
 {
 	struct fk_profile *p;
 	struct fk_err err;
-	char *data;
-	size_t len;
 
-	if (!is_url(name))
+	if (!fk_fetch_is_url(name))
 		return fk_cli_load(name);
-	p = fk_profile_new(name);
-	if (!p)
-		fk_die("out of memory");
-	fk_err_init(&err, p->source);
-	if (fk_fetch(name, &data, &len, &err) < 0)
-		fk_die_err(&err);
-	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b) {
-		/* /debug/pprof/heap and ?format=pprof serve pprof, not a dump. */
-		fk_err_set(&err, FK_EUNSUPP, 0, "this URL serves a pprof profile, not a raw "
-			   "dump: give the hook's base URL (http://HOST:PORT), from which "
-			   "jeprof-raw fetches /internal/heap?format=raw");
-		fk_die_err(&err);
-	}
-	fk_profile_own(p, data);
-	if (fk_profile_parse(p, data, len, &err) < 0)
+	fk_err_init(&err, name);
+	if (!(p = fk_fetch_profile(name, &err)))
 		fk_die_err(&err);
 	return p;
-}
-
-static long long round_ll(double v)
-{
-	if (!(fabs(v) < 9.2e18))
-		return v < 0 ? -9200000000000000000LL : 9200000000000000000LL;
-	return llround(v);
-}
-
-static void print_stats(const struct fk_profile *p)
-{
-	struct fk_values t = fk_profile_totals(p);
-	uint32_t depth = 0;
-	size_t i;
-
-	for (i = 0; i < p->nstacks; i++) {
-		const struct fk_stack *st = &p->stacks[i];
-		/* The mark of a cut stack is no frame. */
-		uint32_t d = st->depth - (st->depth && st->addrs[st->depth - 1] == FK_ADDR_TRUNCATED);
-
-		if (d > depth)
-			depth = d;
-	}
-	fprintf(stderr, "objects: %lld\n", round_ll(t.objs));
-	fprintf(stderr, "bytes: %lld\n", round_ll(t.bytes));
-	if (p->has_accum) {
-		fprintf(stderr, "alloc_objects: %lld\n", round_ll(t.acc_objs));
-		fprintf(stderr, "alloc_bytes: %lld\n", round_ll(t.acc_bytes));
-	}
-	fprintf(stderr, "stacks: %zu\n", p->nstacks);
-	fprintf(stderr, "max_depth: %" PRIu32 "\n", depth);
-	fprintf(stderr, "mappings: %zu\n", p->nmaps);
-	fprintf(stderr, "threads: %zu\n", p->nthreads);
-	fprintf(stderr, "period: %" PRIu64 "\n", p->period);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "check", no_argument, NULL, 'c' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "base", required_argument, NULL, 'b' },
-		{ "keep-negative", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "output", required_argument, NULL, 'o' }, { "check", no_argument, NULL, 'c' },
+		{ "stats", no_argument, NULL, 's' }, { "base", required_argument, NULL, 'b' },
+		{ "keep-negative", no_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	const char *outpath = NULL, *basepath = NULL, *in;
 	int check = 0, stats = 0, keep_negative = 0, c;
@@ -140,8 +80,8 @@ int main(int argc, char **argv)
 		if (fk_profile_diff(growth, base, p, keep_negative ? FK_DIFF_NEGATIVE : FK_DIFF_GROWTH, &err) < 0)
 			fk_die_err(&err);
 	}
-	if (stats)
-		print_stats(growth ? growth : p);
+	if (stats)                     /* figures for a person: not the output */
+		(void)fk_profile_stats_write(growth ? growth : p, stderr);
 	if (!check) {
 		fk_cli_open_out(&out, outpath);
 		fk_err_init(&err, outpath ? outpath : "stdout");

@@ -1,0 +1,1 @@
+render-flame --minwidth 1%% fixtures/folded/one.folded

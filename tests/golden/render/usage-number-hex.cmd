@@ -1,0 +1,1 @@
+render-flame --width 0x400 fixtures/folded/one.folded
