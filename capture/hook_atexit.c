@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hook_int.h"
+#include "io.h"
 #include "num.h"
 
 /* Marks which process read FLAMEKIT_AT_EXIT first: exec'd descendants,
@@ -20,21 +21,6 @@
 static char at_path[4096];             /* absolute, %p not yet replaced */
 static int at_each;                    /* %p: every process writes its own */
 static pid_t at_pid;                   /* the process that read it */
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 int fk_dump_to_file(const char *path, const char *what)
 {
@@ -58,7 +44,7 @@ int fk_dump_to_file(const char *path, const char *what)
 	 * at the final name, not its target. */
 	snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
 	out = mkostemp(tmp, O_CLOEXEC);
-	rc = out < 0 ? -1 : write_all(out, data, len);
+	rc = out < 0 ? -1 : fk_write_all(out, data, len);
 	if (out >= 0 && close(out) < 0)
 		rc = -1;
 	if (rc == 0 && rename(tmp, path) < 0)

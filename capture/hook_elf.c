@@ -10,7 +10,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -222,7 +221,6 @@ static int scan_debug_file(const char *path, const char *const *names, size_t n,
 static int find_in(const struct elf_file *f, const char *path, const char *const *names,
 		   size_t n, uint64_t *vaddr, const char **table)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
 	const Elf64_Shdr *tab = of_type(f, SHT_SYMTAB);
 	char dbg[1024];
 
@@ -234,7 +232,7 @@ static int find_in(const struct elf_file *f, const char *path, const char *const
 		*table = "debug file";
 		return scan_debug_file(dbg, names, n, vaddr);
 	}
-	if (debuglink_near(f, path) || named(f, ".gnu_debugdata") || (urls && *urls))
+	if (debuglink_near(f, path) || named(f, ".gnu_debugdata"))
 		return FK_ELF_ASK;
 	tab = of_type(f, SHT_DYNSYM);
 	*table = ".dynsym";

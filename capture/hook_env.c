@@ -25,13 +25,12 @@ struct fk_guard fk_guard;
 static int snapshot_s(struct fk_err *err)
 {
 	const char *s = getenv("FLAMEKIT_SNAPSHOT_S");
-	char *end;
 	double d;
 
 	if (!s || !*s)
 		return 0;
-	d = strtod(s, &end);
-	if (*end || !(d == 0 || (d >= FK_HOOK_SNAPSHOT_S_MIN && d <= 86400)))
+	if (fk_parse_double(s, strlen(s), &d) < 0 ||
+	    !(d == 0 || (d >= FK_HOOK_SNAPSHOT_S_MIN && d <= 86400)))
 		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_SNAPSHOT_S '%.40s': want 0 "
 				  "(no interval snapshots) or %g to 86400 seconds", s,
 				  FK_HOOK_SNAPSHOT_S_MIN);

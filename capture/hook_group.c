@@ -378,10 +378,10 @@ static const char *known_ctype(const char *v, size_t n)
 static int parse_answer(char *buf, size_t n, struct fk_reply *r, struct fk_err *err)
 {
 	char *hend = memmem(buf, n, "\r\n\r\n", 4), *p, *line;
-	unsigned status = 0;
+	uint64_t status = 0;
 
 	if (!hend || n < 12 || memcmp(buf, "HTTP/1.", 7) != 0 ||
-	    sscanf(buf + 9, "%3u", &status) != 1 || status < 100 || status > 599)
+	    fk_parse_u64(buf + 9, 3, &status) < 0 || status < 100 || status > 599)
 		return fk_err_set(err, FK_ESYNTAX, 0, "the worker's answer is not HTTP");
 	r->status = status;
 	r->ctype = "text/plain; charset=utf-8";

@@ -913,8 +913,8 @@ void fk_serve_atfork(int phase);
  * "debug file" or ".dynsym"); -1 when none is defined there and no other
  * source could define one; -2 when the file cannot be read; FK_ELF_ASK
  * when the answer needs the full reader (a .gnu_debugdata section, a
- * debug file found by .gnu_debuglink, DEBUGINFOD_URLS, a form this reader
- * does not take). */
+ * debug file found by .gnu_debuglink, a form this reader does not take;
+ * neither asks debuginfod servers). */
 #define FK_ELF_ASK (-3)
 int fk_elf_find_func(const char *path, const char *const *names, size_t n,
 		     uint64_t *vaddr, const char **table);

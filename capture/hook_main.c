@@ -16,6 +16,7 @@
 
 #include "flamekit_hook.h"
 #include "hook_int.h"
+#include "io.h"
 #include "num.h"
 
 /* Profiling enabled, sampling off: free until someone turns it on; with
@@ -368,7 +369,7 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	struct dump_job j;
 	struct fk_arena_save sv;
 	struct fk_err err;
-	char *out = NULL, *p;
+	char *out = NULL;
 	size_t len = 0, maplen = 0;
 	int fmt, rc;
 
@@ -395,19 +396,9 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	err = j.err;
 	if (rc > 0)
 		rc = fk_err_set(&err, FK_EUNSUPP, 0, "%s", FK_HOOK_NOTHING_SAMPLED);
-	for (p = out; rc == 0 && len > 0;) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = fk_err_set(&err, FK_EIO, 0, "write: %s",
-					w < 0 ? strerror(errno) : "wrote nothing");
-			break;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
+	if (rc == 0 && fk_write_all(fd, out, len) < 0)
+		rc = fk_err_set(&err, FK_EIO, 0, "write: %s",
+				errno ? strerror(errno) : "wrote nothing");
 	/* The buffer came from the hook's arena: back there, not into this
 	 * thread's cache. */
 	fk_arena_begin(&sv);

@@ -108,29 +108,14 @@ static const char *names(const struct walk *w, char *buf, size_t size)
 	return buf;
 }
 
-/* Digits with at most one '.', then an optional '%': the widths
- * render-flame takes, and nothing strtod would read differently. */
+/* A width render-flame takes ("PX" or "N%", core/num.h's one parser),
+ * at most 1e6. */
 static int width_ok(const char *v, size_t n)
 {
-	size_t i = 0, digits = 0;
-	int dot = 0;
 	double x;
-	char *end;
+	int pct;
 
-	if (n > 0 && v[n - 1] == '%')
-		n--;
-	for (; i < n; i++) {
-		if (v[i] >= '0' && v[i] <= '9')
-			digits++;
-		else if (v[i] == '.' && !dot)
-			dot = 1;
-		else
-			return 0;
-	}
-	if (digits == 0 || n > 40)
-		return 0;
-	x = strtod(v, &end);
-	return x >= 0 && x <= 1e6;
+	return fk_parse_minwidth(v, n, &x, &pct) == 0 && x <= 1e6;
 }
 
 static int value_ok(const struct fk_param *p, const char *v, size_t n)

@@ -87,7 +87,7 @@ double fk_proc_start_epoch(uint64_t start)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if (sscanf(buf, "%lf", &up) != 1 || hz <= 0)
+	if (fk_parse_double(buf, strcspn(buf, " \n"), &up) < 0 || hz <= 0)
 		return -1;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;

@@ -124,12 +124,13 @@ static void sweep(const char *dir)
 		return;
 	n = (size_t)snprintf(mine, sizeof mine, STATE_PREFIX "%lu.", (unsigned long)geteuid());
 	while ((e = readdir(d)) != NULL) {
-		unsigned long pid;
-		unsigned long long start;
+		uint64_t pid, start;
+		const char *f = e->d_name + n, *dot;
 		char path[600];
 
-		if (strncmp(e->d_name, mine, n) != 0 ||
-		    sscanf(e->d_name + n, "%lu.%llu", &pid, &start) != 2)
+		if (strncmp(e->d_name, mine, n) != 0 || !(dot = strchr(f, '.')) ||
+		    fk_parse_u64(f, (size_t)(dot - f), &pid) < 0 ||
+		    fk_parse_u64(dot + 1, strlen(dot + 1), &start) < 0)
 			continue;
 		if (fk_proc_start((pid_t)pid) == start)
 			continue;

@@ -231,3 +231,21 @@ void fk_out_abort(struct fk_out *out)
 	free(out->path);
 	out->tmp = out->path = NULL;
 }
+
+int fk_write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = 0;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

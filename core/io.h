@@ -49,4 +49,8 @@ int fk_out_commit(struct fk_out *out, struct fk_err *err);
 /* Discards a temporary file (after a failure). Safe after commit. */
 void fk_out_abort(struct fk_out *out);
 
+/* Writes p[0..n) to the descriptor fd whole, again after EINTR and short
+ * writes. 0, or -1 with errno set (0 when a write wrote nothing). */
+int fk_write_all(int fd, const char *p, size_t n);
+
 #endif
