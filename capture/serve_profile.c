@@ -312,6 +312,14 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	}
 }
 
+int fk_serve_symbolize(struct fk_profile *p, struct fk_err *err)
+{
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
+					.cache = serve_cache() };
+
+	return fk_symbolize(p, &so, err);
+}
+
 int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 		  char **out, size_t *len, size_t *maplen, struct fk_err *err)
 {
