@@ -16,7 +16,7 @@
 
 #include "hook_int.h"
 #include "life.h"
-#include "life_json.h"
+#include "life_enc.h"
 #include "num.h"
 
 long fk_recent_want = -1;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "io.h"
 #include "limits.h"
 #include "maps.h"
 #include "num.h"
@@ -98,21 +99,42 @@ static int string(struct rd *r, const char **v, size_t *n)
 	return 0;
 }
 
-/* An unsigned integer (what jemalloc writes for sizes, times, ids). */
-static int unum(struct rd *r, uint64_t *v)
+/* The bad value v[0..n) quoted after what, at v. */
+static int bad_span(struct rd *r, const char *v, size_t n, const char *what, const char *want)
+{
+	char q[200] = "", msg[256];
+
+	fk_err_quote(q, sizeof q, v, n);
+	snprintf(msg, sizeof msg, "bad %s '%s': want %s", what, q, want);
+	return bad(r, v, msg);
+}
+
+/* The bad value at r->s (to the next delimiter) quoted after what. */
+static int bad_value(struct rd *r, const char *what, const char *want)
+{
+	const char *e = r->s;
+
+	while (e < r->end && !strchr(",}]\n", *e) && e - r->s < 40)
+		e++;
+	return bad_span(r, r->s, (size_t)(e - r->s), what, want);
+}
+
+/* An unsigned integer field (what jemalloc writes for sizes, times). */
+static int unum(struct rd *r, const char *name, uint64_t *v)
 {
 	const char *p;
 
 	ws(r);
 	for (p = r->s; p < r->end && *p >= '0' && *p <= '9'; p++)
 		;
-	if (p == r->s || fk_parse_u64(r->s, (size_t)(p - r->s), v) < 0)
-		return bad(r, r->s, "want an unsigned integer");
+	if (p == r->s || (p < r->end && !strchr(",}] \t\r\n", *p)) ||
+	    fk_parse_u64(r->s, (size_t)(p - r->s), v) < 0)
+		return bad_value(r, name, "an unsigned integer");
 	r->s = p;
 	return 0;
 }
 
-static int boolean(struct rd *r, int *v)
+static int boolean(struct rd *r, const char *name, int *v)
 {
 	ws(r);
 	if ((size_t)(r->end - r->s) >= 4 && memcmp(r->s, "true", 4) == 0) {
@@ -125,7 +147,7 @@ static int boolean(struct rd *r, int *v)
 		r->s += 5;
 		return 0;
 	}
-	return bad(r, r->s, "want true or false");
+	return bad_value(r, name, "true or false");
 }
 
 /* Skips any value (a key this reader does not know: later jemallocs add
@@ -195,7 +217,7 @@ static int trace(struct rd *r, size_t *start, uint32_t *len)
 		if (string(r, &v, &n) < 0)
 			return -1;
 		if (fk_parse_hex(v, n, 1, &a) < 0 || a >= FK_ADDR_TRUNCATED - 1)
-			return bad(r, at, "bad address in a trace");
+			return bad_span(r, v, n, "address", "0x and hexadecimal digits");
 		if (*len == FK_MAX_DEPTH)
 			return bad(r, at, "trace deeper than 128 frames");
 		if (!(g = fk_grow(r->pool, &r->pcap, r->npool, sizeof *r->pool, 4096)))
@@ -227,6 +249,19 @@ static int key_is(const char *k, size_t n, const char *want)
 	return strlen(want) == n && memcmp(k, want, n) == 0;
 }
 
+/* Says which record a syntax error is in ("record N: ..."); -1. */
+static int in_record(struct rd *r, uint64_t nth)
+{
+	char was[sizeof r->err->msg];
+
+	if (r->err && r->err->code == FK_ESYNTAX) {
+		memcpy(was, r->err->msg, sizeof was);
+		snprintf(r->err->msg, sizeof r->err->msg, "record %llu: %.200s",
+			 (unsigned long long)nth, was);
+	}
+	return -1;
+}
+
 /* Fields of a record, for "has no" messages. */
 enum { F_USIZE = 1, F_RELEASED = 2, F_ATIME = 4, F_ATRACE = 8, F_DTIME = 16, F_DTRACE = 32 };
 
@@ -252,17 +287,17 @@ static int record(struct rd *r, uint64_t nth)
 	else
 		for (;;) {
 			if (string(r, &k, &n) < 0 || expect(r, ':', "want ':'") < 0)
-				return -1;
+				return in_record(r, nth);
 			int rc;
 
 			if (key_is(k, n, "usize"))
-				rc = unum(r, &x.usize), seen |= F_USIZE;
+				rc = unum(r, "usize", &x.usize), seen |= F_USIZE;
 			else if (key_is(k, n, "released"))
-				rc = boolean(r, &b), x.released = b == 1, seen |= F_RELEASED;
+				rc = boolean(r, "released", &b), x.released = b == 1, seen |= F_RELEASED;
 			else if (key_is(k, n, "alloc_time"))
-				rc = unum(r, &x.at), seen |= F_ATIME;
+				rc = unum(r, "alloc_time", &x.at), seen |= F_ATIME;
 			else if (key_is(k, n, "dalloc_time"))
-				rc = unum(r, &x.dt), seen |= F_DTIME;
+				rc = unum(r, "dalloc_time", &x.dt), seen |= F_DTIME;
 			else if (key_is(k, n, "alloc_trace"))
 				rc = trace(r, &x.atrace, &x.alen), seen |= F_ATRACE;
 			else if (key_is(k, n, "dalloc_trace"))
@@ -270,14 +305,14 @@ static int record(struct rd *r, uint64_t nth)
 			else
 				rc = skip(r, 1);
 			if (rc < 0)
-				return -1;
+				return in_record(r, nth);
 			ws(r);
 			if (r->s < r->end && *r->s == ',') {
 				r->s++;
 				continue;
 			}
 			if (expect(r, '}', "want ',' or '}' in a record") < 0)
-				return -1;
+				return in_record(r, nth);
 			break;
 		}
 	static const struct { unsigned bit; const char *name; } need[] = {
@@ -335,7 +370,7 @@ static int json(struct rd *r, struct fk_life_info *info)
 		if (string(r, &k, &n) < 0 || expect(r, ':', "want ':'") < 0)
 			return -1;
 		if (key_is(k, n, "sample_interval")) {
-			if (unum(r, &info->period) < 0)
+			if (unum(r, "sample_interval", &info->period) < 0)
 				return -1;
 		} else if (key_is(k, n, "recent_alloc_max")) {
 			const char *p, *at;
@@ -397,7 +432,7 @@ static int header_num(struct rd *r, const char *name, uint64_t *v)
 	    r->s[n + 1] != ' ')
 		return bad(r, at, msg);
 	r->s += n + 2;
-	if (unum(r, v) < 0 || r->s >= r->end || *r->s != '\n')
+	if (unum(r, name, v) < 0 || r->s >= r->end || *r->s != '\n')
 		return bad(r, at, msg);
 	r->s++;
 	return 0;
@@ -515,12 +550,14 @@ static int build(struct rd *r, struct fk_profile *p, const struct fk_life_query 
 {
 	struct pick *pk = malloc((r->nrecs ? r->nrecs : 1) * sizeof *pk);
 	double *life = malloc((r->nrecs ? r->nrecs : 1) * sizeof *life);
+	double *age = malloc((r->nrecs ? r->nrecs : 1) * sizeof *age);
 	struct grp *g = malloc((r->nrecs ? r->nrecs : 1) * sizeof *g);
 	size_t n = 0, ng = 0;
 
-	if (!pk || !life || !g) {
+	if (!pk || !life || !age || !g) {
 		free(pk);
 		free(life);
+		free(age);
 		free(g);
 		return fk_err_set_off(r->err, FK_ENOMEM, 0, "out of memory");
 	}
@@ -542,7 +579,7 @@ static int build(struct rd *r, struct fk_profile *p, const struct fk_life_query 
 	qsort(pk, n, sizeof *pk, by_trace);
 	for (size_t i = 0, j; i < n; i = j) {
 		struct grp *e = &g[ng++];
-		size_t nl = 0, unknown = 0;
+		size_t nl = 0, na = 0;
 
 		memset(e, 0, sizeof *e);
 		e->st.addrs = pk[i].addrs;
@@ -553,18 +590,24 @@ static int build(struct rd *r, struct fk_profile *p, const struct fk_life_query 
 
 			e->st.c.objs++;
 			e->st.c.bytes += (int64_t)x->usize;
-			if (!x->released)
-				e->site.live++, life[nl++] = INFINITY;
-			else if (x->has_dt)
-				e->site.freed++, life[nl++] = (double)(x->dt - x->at) / 1e6;
-			else
-				e->site.freed++, unknown++;
+			if (!x->released) {
+				e->site.live++;
+				life[nl++] = INFINITY;
+				age[na++] = info->now_ns > x->at ? (double)(info->now_ns - x->at) / 1e9 : 0;
+			} else {
+				e->site.freed++;
+				if (x->has_dt)
+					life[nl++] = (double)(x->dt - x->at) / 1e6;
+			}
 		}
 		e->site.records = j - i;
 		qsort(life, nl, sizeof *life, by_double);
 		e->site.median_ms = quantile(life, nl, 0.5);
 		e->site.p90_ms = quantile(life, nl, 0.9);
 		e->site.max_ms = quantile(life, nl, 1.0);
+		qsort(age, na, sizeof *age, by_double);
+		e->site.age_median_s = quantile(age, na, 0.5);
+		e->site.age_max_s = quantile(age, na, 1.0);
 	}
 	qsort(g, ng, sizeof *g, by_weight);
 	p->stacks = malloc((ng ? ng : 1) * sizeof *p->stacks);
@@ -572,6 +615,7 @@ static int build(struct rd *r, struct fk_profile *p, const struct fk_life_query 
 	if (!p->stacks || !info->sites) {
 		free(pk);
 		free(life);
+		free(age);
 		free(g);
 		return fk_err_set_off(r->err, FK_ENOMEM, 0, "out of memory");
 	}
@@ -582,6 +626,7 @@ static int build(struct rd *r, struct fk_profile *p, const struct fk_life_query 
 	p->nstacks = ng;
 	free(pk);
 	free(life);
+	free(age);
 	free(g);
 	return 0;
 }
@@ -634,4 +679,29 @@ void fk_life_info_release(struct fk_life_info *info)
 {
 	free(info->sites);
 	info->sites = NULL;
+}
+
+struct fk_profile *fk_life_load(const char *path, const struct fk_life_query *q,
+				struct fk_life_info *info, struct fk_err *err)
+{
+	struct fk_profile *p = fk_profile_new(path);
+	char *data;
+	size_t len;
+	int mapped;
+
+	memset(info, 0, sizeof *info);
+	if (!p) {
+		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	if (fk_map_text_input(strcmp(path, "-") ? path : NULL, &data, &len, &mapped, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	fk_profile_own_input(p, data, len, mapped);
+	if (fk_life_parse(p, data, len, q, info, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
 }

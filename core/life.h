@@ -43,6 +43,7 @@ struct fk_life_query {
 struct fk_life_site {
 	uint64_t records, freed, live;
 	double median_ms, p90_ms, max_ms;
+	double age_median_s, age_max_s;  /* of the live ones at the dump; FK_LIFE_NONE: none */
 };
 
 struct fk_life_info {
@@ -68,5 +69,11 @@ int fk_life_parse(struct fk_profile *p, const char *data, size_t len,
 		  struct fk_err *err);
 
 void fk_life_info_release(struct fk_life_info *info);
+
+/* Reads the file path ("-" = standard input) into a new profile (named
+ * path; it owns the input) with fk_life_parse. The profile, or NULL with
+ * err. */
+struct fk_profile *fk_life_load(const char *path, const struct fk_life_query *q,
+				struct fk_life_info *info, struct fk_err *err);
 
 #endif

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The lifetimes of a view as JSON: per stack (allocation site, or free
- * site for the freed view) its counts, unbiased as a heap profile's, and
- * its lifetime's median, p90 and maximum (man/heap-lifetimes.1, FORMAT). */
-#include "life_json.h"
+/* A lifetimes view written out: as JSON, per stack (allocation site, or
+ * free site for the freed view) its counts, unbiased as a heap profile's,
+ * and its lifetime's median, p90 and maximum (man/heap-lifetimes.1,
+ * FORMAT); or as a profile, pprof or folded. */
+#include "life_enc.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "encode_int.h"
+#include "folded_enc.h"
+#include "pprof_enc.h"
 
 /* A JSON string of the bytes of s (names are UTF-8 or placeholders):
  * quotes, backslashes and control bytes escaped. */
@@ -104,10 +108,31 @@ int fk_life_json_write(const struct fk_profile *p, const struct fk_life_info *in
 		put_ms(out, "median", st->median_ms, 1);
 		put_ms(out, "p90", st->p90_ms, 0);
 		put_ms(out, "max", st->max_ms, 0);
-		fputs("}}", out);
+		fputs("},\"live_age_s\":", out);
+		if (st->live) {
+			fputc('{', out);
+			put_ms(out, "median", st->age_median_s, 1);
+			put_ms(out, "max", st->age_max_s, 0);
+			fputs("}}", out);
+		} else {
+			fputs("null}", out);
+		}
 	}
 	fputs("]}\n", out);
 	if (ferror(out))
 		return fk_err_set(err, FK_EIO, 0, "write error");
 	return 0;
+}
+
+int fk_life_write(const struct fk_profile *p, const struct fk_life_info *info,
+		  const struct fk_life_query *q, const char *fmt, FILE *out,
+		  struct fk_err *err)
+{
+	if (strcmp(fmt, "json") == 0)
+		return fk_life_json_write(p, info, q, out, err);
+	if (strcmp(fmt, "pprof") == 0)
+		return fk_pprof_write(p, NULL, out, err);
+	if (strcmp(fmt, "folded") == 0)
+		return fk_folded_write(p, NULL, out, err);
+	return fk_err_set(err, FK_EUNSUPP, 0, "no such format '%.20s'", fmt);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* A lifetimes view's per-site figures as JSON (man/heap-lifetimes.1,
- * FORMAT): what the hook's /internal/heap/lifetimes?format=json and
- * heap-lifetimes --format json write. */
-#ifndef FK_LIFE_JSON_H
-#define FK_LIFE_JSON_H
+/* A lifetimes view written out: its per-site figures as JSON
+ * (man/heap-lifetimes.1, FORMAT), what the hook's
+ * /internal/heap/lifetimes?format=json and heap-lifetimes --format json
+ * write, or the view as pprof or folded stacks. */
+#ifndef FK_LIFE_ENC_H
+#define FK_LIFE_ENC_H
 
 #include <stdio.h>
 
@@ -20,5 +21,12 @@
  * error. */
 int fk_life_json_write(const struct fk_profile *p, const struct fk_life_info *info,
 		       const struct fk_life_query *q, FILE *out, struct fk_err *err);
+
+/* Writes the view in fmt: "json" (fk_life_json_write), "pprof"
+ * (fk_pprof_write) or "folded" (fk_folded_write); p symbolized or not. 0,
+ * or -1 with err (FK_EUNSUPP for another fmt). */
+int fk_life_write(const struct fk_profile *p, const struct fk_life_info *info,
+		  const struct fk_life_query *q, const char *fmt, FILE *out,
+		  struct fk_err *err);
 
 #endif
