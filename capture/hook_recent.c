@@ -201,8 +201,9 @@ static void count_write(void *opaque, const char *s)
 	char join[2 * sizeof c->tail];
 	const char *p, *end;
 
-	/* A key that straddles the kept tail and this piece (one wholly on
-	 * either side is counted there). */
+	/* A key that straddles the stream's last bytes and this piece (one
+	 * wholly on either side is counted there). The tail is the stream's,
+	 * not the last piece's, so a key over three short pieces is found. */
 	memcpy(join, c->tail, c->ntail);
 	memcpy(join + c->ntail, s, h);
 	for (p = join, end = join + c->ntail + h;
@@ -210,8 +211,16 @@ static void count_write(void *opaque, const char *s)
 		if (p < join + c->ntail && p + TIME_KEY_LEN > join + c->ntail)
 			c->records++;
 	count_piece(s, n, c);
-	c->ntail = h;
-	memcpy(c->tail, s + n - h, h);
+	if (n >= sizeof c->tail) {
+		memcpy(c->tail, s + n - sizeof c->tail, sizeof c->tail);
+		c->ntail = sizeof c->tail;
+	} else {
+		size_t keep = c->ntail + n > sizeof c->tail ? sizeof c->tail - n : c->ntail;
+
+		memmove(c->tail, c->tail + c->ntail - keep, keep);
+		memcpy(c->tail + keep, s, n);
+		c->ntail = keep + n;
+	}
 }
 
 int fk_recent_stats(struct fk_recent_stats *st)
@@ -311,7 +320,9 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	}
 	rc = fk_life_parse(p, raw, rlen, q, &info, err);
-	if (rc == 0 && p->nstacks == 0 && fmt != FK_RECENT_JSON) {
+	/* An empty view is a 409 (but JSON can say "no site" itself, once
+	 * there are records at all). */
+	if (rc == 0 && (info.records == 0 || (p->nstacks == 0 && fmt != FK_RECENT_JSON))) {
 		nothing_matches(q, &info, err);
 		rc = 1;
 	} else if (rc == 0 && fmt == FK_RECENT_JSON) {
