@@ -184,14 +184,13 @@ const char *fk_unwind_name(void);
 /* ---- hook_recent.c: allocation lifetimes (experimental.prof_recent) ---- */
 
 /* The records jemalloc keeps by default (FLAMEKIT_RECENT): the last
- * FK_HOOK_RECENT sampled allocations. A record costs about
- * FK_HOOK_RECENT_BYTES of jemalloc's memory (bench/README.md,
- * "Lifetimes"), so the default holds within FK_HOOK_RECENT_MB MiB; at
- * lg_sample 19 a service allocating 100 MB/s samples about 200
- * allocations a second, so the list spans about 5 minutes of it. */
+ * FK_HOOK_RECENT sampled allocations. A record costs about 80 bytes of
+ * jemalloc's memory (65536 took 5.1 MiB of RSS, bench/README.md,
+ * "Lifetimes"), so the default holds within 8 MiB; at lg_sample 19 a
+ * service allocating 100 MB/s samples about 200 allocations a second, so
+ * the list spans about 5 minutes of it. */
 #define FK_HOOK_RECENT 65536
 #define FK_HOOK_RECENT_MAX (16L << 20)
-#define FK_HOOK_RECENT_MB 16
 
 /* The lifetimes route's defaults and bounds: view=temporary without
  * max_ms is what is freed within 100 ms, view=oldest without min_s what
@@ -234,11 +233,20 @@ struct fk_recent_stats {
 	uint64_t records;          /* records held */
 	double oldest_s;           /* age of the oldest held, seconds; -1 unknown */
 	int full;                  /* held == max: older ones were dropped */
+	double as_of_s;            /* the count's age, seconds (0: counted now) */
 	const char *why;           /* why nothing is recorded, or "" */
 };
 
+/* A record of fewer than FK_HOOK_RECENT_STATS_EXACT records is counted for
+ * every settings request (8192 records take about 40 ms to write out);
+ * a larger one at most every FK_HOOK_RECENT_STATS_S seconds, a view's
+ * own dump counting too. */
+#define FK_HOOK_RECENT_STATS_EXACT 8192
+#define FK_HOOK_RECENT_STATS_S 10
+
 /* Fills st (counting the records as jemalloc writes them, without a
- * copy). 0, or -1 when there is no record (st->why says why). */
+ * copy, or from the last count, see FK_HOOK_RECENT_STATS_S). 0, or -1
+ * when there is no record (st->why says why). */
 int fk_recent_stats(struct fk_recent_stats *st);
 
 /* ---- hook_log.c: the hook's one line on the host's stderr ---- */

@@ -223,11 +223,26 @@ static void count_write(void *opaque, const char *s)
 	}
 }
 
+/* The last count: what it found and when (fk_now), so that a large
+ * record is not written out again for every settings request. */
+static struct {
+	double at;                 /* 0: none */
+	uint64_t records;
+	double oldest_s;           /* at `at` */
+} last;
+
+static void remember(uint64_t records, double oldest_s)
+{
+	last.at = fk_now();
+	last.records = records;
+	last.oldest_s = oldest_s;
+}
+
 int fk_recent_stats(struct fk_recent_stats *st)
 {
 	struct { void (*cb)(void *, const char *); void *arg; } dump;
 	struct counter c;
-	int realtime;
+	double now = fk_now();
 
 	memset(st, 0, sizeof *st);
 	st->max = recent_max;
@@ -235,19 +250,29 @@ int fk_recent_stats(struct fk_recent_stats *st)
 	st->oldest_s = -1;
 	if (fk_je_check(NULL) != FK_JE_OK || recent_max == 0 || recent_why[0])
 		return -1;
-	memset(&c, 0, sizeof c);
-	realtime = recent_realtime();
-	dump.cb = count_write;
-	dump.arg = &c;
-	if (fk_je_ctl("experimental.prof_recent.alloc_dump", NULL, NULL, &dump, sizeof dump) != 0)
-		return -1;
-	st->records = c.records;
-	if (c.have_oldest) {
-		uint64_t now = recent_now(realtime);
+	/* Counting means jemalloc writes every record (0.5 s for 100 000 of
+	 * them, bench/README.md "Lifetimes"): a small record is counted
+	 * every time, a large one at most every FK_HOOK_RECENT_STATS_S. */
+	if (last.at == 0 || now - last.at >= FK_HOOK_RECENT_STATS_S ||
+	    last.records < FK_HOOK_RECENT_STATS_EXACT) {
+		memset(&c, 0, sizeof c);
+		dump.cb = count_write;
+		dump.arg = &c;
+		if (fk_je_ctl("experimental.prof_recent.alloc_dump", NULL, NULL, &dump, sizeof dump) != 0)
+			return -1;
+		if (c.have_oldest) {
+			uint64_t t = recent_now(recent_realtime());
 
-		st->oldest_s = now > c.oldest ? (double)(now - c.oldest) / 1e9 : 0;
+			remember(c.records, t > c.oldest ? (double)(t - c.oldest) / 1e9 : 0);
+		} else {
+			remember(c.records, -1);
+		}
+		now = last.at;
 	}
-	st->full = recent_max > 0 && c.records >= (uint64_t)recent_max;
+	st->records = last.records;
+	st->oldest_s = last.oldest_s < 0 ? -1 : last.oldest_s + (now - last.at);
+	st->as_of_s = now - last.at;
+	st->full = recent_max > 0 && last.records >= (uint64_t)recent_max;
 	return 0;
 }
 
@@ -320,6 +345,8 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	}
 	rc = fk_life_parse(p, raw, rlen, q, &info, err);
+	if (rc == 0)
+		remember(info.records, info.records ? info.span_s : -1);
 	/* An empty view is a 409 (but JSON can say "no site" itself, once
 	 * there are records at all). */
 	if (rc == 0 && (info.records == 0 || (p->nstacks == 0 && fmt != FK_RECENT_JSON))) {

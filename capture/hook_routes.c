@@ -151,7 +151,7 @@ static void lifetimes_json(FILE *f)
 		fprintf(f, "%.3f", st.oldest_s);
 	else
 		fputs("null", f);
-	fputs(",\"dropped\":", f);
+	fprintf(f, ",\"counted_seconds_ago\":%.3f,\"dropped\":", st.as_of_s);
 	if (st.full) {
 		char msg[200];
 

@@ -7,9 +7,9 @@
 # the record holds, and FLAMEKIT_RECENT is checked and obeyed.
 . "$(dirname "$0")/hooklib.sh"
 PROG=$B/life-prog
-# At lg 12 a 32 KiB block is sampled with probability 1 - e^-8: each
+# At lg 10 a 32 KiB block is sampled with probability 1 - e^-32: each
 # function's blocks are all in the record.
-CONF=prof:true,prof_active:false,lg_prof_sample:12
+CONF=prof:true,prof_active:false,lg_prof_sample:10
 
 # start_life [ENV=VALUE...]: life-prog preloaded, serving $H.
 start_life() {

@@ -5,10 +5,12 @@
 # or never, read offline after the process is gone: each view names the
 # right function on top, the median lifetimes are right (2 s within 25 %),
 # and a cut or damaged record is refused with one line naming its offset.
+# At lg 10 a 32 KiB block is sampled with probability 1 - e^-32: every
+# block is in the record.
 . "$(dirname "$0")/../hook/hooklib.sh"
 port=$(free_port)
 start_prog "$B/life-prog" LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port \
-	MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:12
+	MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:10
 H=http://127.0.0.1:$port
 check "the host serves" wait_http "$H/internal/heap/settings"
 enable "$H"
