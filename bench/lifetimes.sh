@@ -47,13 +47,14 @@ start() {
 	done
 	cu -X POST -H 'X-Flamekit: 1' 'http://localhost/internal/heap/settings?enabled=true' >/dev/null
 }
-# loop SECONDS: the loop's malloc/free pairs a second (the host's output
-# is opened for appending, so emptying it here is safe).
+# loop SECONDS: the loop's malloc/free pairs per CPU second of its
+# thread (on a shared machine the wall clock counts the others' work; the
+# host's output is opened for appending, so emptying it here is safe).
 loop() {
 	: >"$T/out"
 	echo "loop $1" >&3
 	until grep -q '^loop ' "$T/out"; do sleep 0.05; done
-	awk -v s="$1" '/^loop / { printf "%.0f\n", $2 / s }' "$T/out"
+	awk '/^loop / { printf "%.0f\n", $2 / $3 }' "$T/out"
 }
 stop() { echo quit >&3; exec 3>&-; wait "$HPID" 2>/dev/null || true; HPID=""; }
 lt() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["lifetimes"][sys.argv[1]])' "$1"; }
@@ -61,7 +62,7 @@ mem() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["memory"][s
 rss() { awk '/^VmRSS/ { print $2 }' /proc/"$HPID"/status; }
 
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "## 1. recording's cost: $RUNS interleaved runs of a ${SECS} s loop; malloc/free pairs a second"
+echo "## 1. recording's cost: $RUNS interleaved runs of a ${SECS} s loop; malloc/free pairs per CPU second"
 for lg in 19 14; do
 	: >"$T/off$lg"; : >"$T/on$lg"; : >"$T/ratio$lg"
 	i=0

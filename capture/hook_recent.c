@@ -16,6 +16,7 @@
 
 #include "hook_int.h"
 #include "life.h"
+#include "flame.h"
 #include "life_enc.h"
 #include "num.h"
 
@@ -316,6 +317,46 @@ static const char *view_title(const struct fk_life_query *q, char *buf, size_t s
 	return buf;
 }
 
+/* The lifetimes page: every record by allocation stack, a column per
+ * lifetime (fk_life_columns_write), drawn by render-flame's page, which
+ * shows the selected frame's lifetime histogram. */
+static int lifetimes_page(struct fk_profile *p, const struct fk_life_info *info,
+			  const struct fk_serve_opts *o, char **out, size_t *len, struct fk_err *err)
+{
+	struct fk_flame_opts fo;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f;
+	int rc;
+
+	if (fk_serve_symbolize(p, err) < 0)
+		return -1;
+	if (!(f = open_memstream(&text, &tlen)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	rc = fk_life_columns_write(p, info, f, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	fk_flame_opts_init(&fo);
+	fo.title = "Allocation lifetimes";
+	if (o && o->title && *o->title)
+		fo.title = o->title;
+	if (o && o->colors && *o->colors)
+		fo.colors = o->colors;
+	if (rc == 0 && !(f = open_memstream(out, len)))
+		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	else if (rc == 0) {
+		rc = fk_flame_render(text, tlen, NULL, 0, &fo, f, err);
+		if (fclose(f) != 0 && rc == 0)
+			rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		if (rc < 0) {
+			free(*out);
+			*out = NULL;
+		}
+	}
+	free(text);
+	return rc;
+}
+
 int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serve_opts *o,
 		    char **out, size_t *len, size_t *maplen, struct fk_err *err)
 {
@@ -364,6 +405,8 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 			free(*out);
 			*out = NULL;
 		}
+	} else if (rc == 0 && fmt == FK_OUT_FLAME && q->view == FK_LIFE_SITES) {
+		rc = lifetimes_page(p, &info, o, out, len, err);
 	} else if (rc == 0) {
 		if (o)
 			vo = *o;

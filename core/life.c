@@ -33,6 +33,28 @@ const char *fk_life_view_name(int i)
 	return i >= 0 && i < 4 ? views[i] : NULL;
 }
 
+static const char *const buckets[FK_LIFE_NBUCKETS] = {
+	"under-1ms", "under-10ms", "under-100ms", "under-1s", "under-10s", "under-1min",
+	"over-1min", "live" };
+static const double bucket_ms[] = { 1, 10, 100, 1000, 10000, 60000 };
+
+const char *fk_life_bucket_name(int i)
+{
+	return i >= 0 && i < FK_LIFE_NBUCKETS ? buckets[i] : NULL;
+}
+
+/* The bucket of a lifetime in milliseconds (INFINITY: live). */
+static int bucket_of(double ms)
+{
+	int b = 0;
+
+	if (isinf(ms))
+		return FK_LIFE_NBUCKETS - 1;
+	while (b < 6 && ms >= bucket_ms[b])
+		b++;
+	return b;
+}
+
 /* One record; its traces are runs of the address pool. */
 struct rec {
 	uint64_t usize, at, dt;
@@ -598,6 +620,12 @@ static int build(struct rd *r, struct fk_profile *p, const struct fk_life_query 
 				e->site.freed++;
 				if (x->has_dt)
 					life[nl++] = (double)(x->dt - x->at) / 1e6;
+			}
+			if (!x->released || x->has_dt) {
+				struct fk_counts *bc = &e->site.bucket[bucket_of(life[nl - 1])];
+
+				bc->objs++;
+				bc->bytes += (int64_t)x->usize;
 			}
 		}
 		e->site.records = j - i;

@@ -40,8 +40,15 @@ struct fk_life_query {
  * keep are left out of them (FK_LIFE_NONE when no record is left). */
 #define FK_LIFE_LIVE (-1.0)
 #define FK_LIFE_NONE (-2.0)
+/* A stack's records by lifetime: freed under 1 ms, 10 ms, 100 ms, 1 s,
+ * 10 s, a minute, later, and still live (records freed at an unknown time
+ * are in none). fk_life_bucket_name(i) names bucket i for a column
+ * ("under-1ms", ..., "live"), NULL past the last. */
+#define FK_LIFE_NBUCKETS 8
+const char *fk_life_bucket_name(int i);
 struct fk_life_site {
 	uint64_t records, freed, live;
+	struct fk_counts bucket[FK_LIFE_NBUCKETS];  /* raw, as a stack's */
 	double median_ms, p90_ms, max_ms;
 	double age_median_s, age_max_s;  /* of the live ones at the dump; FK_LIFE_NONE: none */
 };

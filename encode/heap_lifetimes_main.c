@@ -15,14 +15,16 @@
 
 static const char usage_text[] =
 	"usage: heap-lifetimes [--view sites|temporary|oldest|freed] [--max-ms N] [--min-s N]\n"
-	"                      [--format json|pprof|folded] [--sysroot DIR] [-o FILE] [FILE | -]\n"
+	"                      [--format json|pprof|folded|columns] [--sysroot DIR] [-o FILE]\n"
+	"                      [FILE | -]\n"
 	"Reads a lifetimes record (libflamekit-hook's /internal/heap/lifetimes?format=raw)\n"
 	"and writes one view of it, symbolized.\n"
 	"  -v, --view VIEW   sites: every record by allocation stack (the default);\n"
 	"                    temporary: freed within --max-ms N (default 100) ms;\n"
 	"                    oldest: live after --min-s N (default 60) s; freed: by free stack\n"
-	"  -f, --format FMT  json (per site: counts, lifetimes; the default), pprof or\n"
-	"                    folded (render-flame draws it)\n"
+	"  -f, --format FMT  json (per site: counts, lifetimes; the default), pprof,\n"
+	"                    folded, or columns: a column per lifetime (render-flame\n"
+	"                    draws either; a columns page has a lifetime histogram)\n"
 	"  -s, --sysroot DIR find every module under DIR\n"
 	"  -o, --output FILE write to FILE instead of standard output\n"
 	"  -h, --help        print this help and exit\n"
@@ -70,8 +72,8 @@ int main(int argc, char **argv)
 		default: fk_usage(usage_text, stderr, 2);
 		}
 	}
-	if (strcmp(fmt, "json") && strcmp(fmt, "pprof") && strcmp(fmt, "folded")) {
-		fk_warn("bad --format '%s' (json, pprof or folded)", fmt);
+	if (strcmp(fmt, "json") && strcmp(fmt, "pprof") && strcmp(fmt, "folded") && strcmp(fmt, "columns")) {
+		fk_warn("bad --format '%s' (json, pprof, folded or columns)", fmt);
 		fk_usage(usage_text, stderr, 2);
 	}
 	if (argc - optind > 1)

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "encode_int.h"
@@ -124,7 +125,7 @@ int fk_life_json_write(const struct fk_profile *p, const struct fk_life_info *in
 	return 0;
 }
 
-int fk_life_write(const struct fk_profile *p, const struct fk_life_info *info,
+int fk_life_write(struct fk_profile *p, const struct fk_life_info *info,
 		  const struct fk_life_query *q, const char *fmt, FILE *out,
 		  struct fk_err *err)
 {
@@ -134,5 +135,51 @@ int fk_life_write(const struct fk_profile *p, const struct fk_life_info *info,
 		return fk_pprof_write(p, NULL, out, err);
 	if (strcmp(fmt, "folded") == 0)
 		return fk_folded_write(p, NULL, out, err);
+	if (strcmp(fmt, "columns") == 0)
+		return fk_life_columns_write(p, info, out, err);
 	return fk_err_set(err, FK_EUNSUPP, 0, "no such format '%.20s'", fmt);
+}
+
+struct col_ctx {
+	const struct fk_life_info *info;
+	const struct fk_counts *all;
+};
+
+/* Column k's counts into p's stacks: every record's (k 0), or bucket
+ * k - 1's. */
+static void col_set(void *ctx, uint32_t k, struct fk_profile *p)
+{
+	const struct col_ctx *c = ctx;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		p->stacks[i].c = k == 0 ? c->all[i] : c->info->sites[i].bucket[k - 1];
+}
+
+int fk_life_columns_write(struct fk_profile *p, const struct fk_life_info *info, FILE *out,
+			  struct fk_err *err)
+{
+	struct fk_counts *all = malloc((p->nstacks ? p->nstacks : 1) * sizeof *all);
+	struct fk_foldacc *acc = fk_foldacc_new();
+	struct col_ctx c = { info, all };
+	int rc = -1;
+
+	if (all && acc && fk_foldacc_columns(acc, 1 + FK_LIFE_NBUCKETS) == 0) {
+		for (size_t i = 0; i < p->nstacks; i++)
+			all[i] = p->stacks[i].c;
+		rc = fk_folded_series(p, 1 + FK_LIFE_NBUCKETS, col_set, &c, acc, err);
+		for (size_t i = 0; i < p->nstacks; i++)
+			p->stacks[i].c = all[i];
+		if (rc == 0) {
+			fputs("# columns: all/bytes", out);
+			for (int b = 0; b < FK_LIFE_NBUCKETS; b++)
+				fprintf(out, " %s/bytes", fk_life_bucket_name(b));
+			fputc('\n', out);
+			rc = fk_foldacc_write(acc, out, err);
+		}
+	} else {
+		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	fk_foldacc_free(acc);
+	free(all);
+	return rc;
 }

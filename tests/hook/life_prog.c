@@ -7,8 +7,9 @@
  *              freed 2 s later by a thread of their own (life_two_seconds,
  *              freed in life_release_later: "released" when done), and 8N
  *              blocks freed at once (life_temporary)
- *   loop S L   malloc/free of 64-byte blocks for S seconds, then prints
- *              "loop OPS": what recording's cost is measured on (bench/)
+ *   loop S     malloc/free of 64-byte blocks for S seconds, then prints
+ *              "loop OPS CPU": the pairs made and the CPU seconds the
+ *              thread took, what recording's cost is measured on (bench/)
  *   quit       exit 0 (also at end of input) */
 #include <pthread.h>
 #include <stdint.h>
@@ -86,10 +87,19 @@ __attribute__((noinline)) void *life_loop_alloc(size_t n)
 	return malloc(n);
 }
 
+/* The calling thread's CPU seconds. */
+static double cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void loop(double secs)
 {
 	unsigned long long ops = 0;
-	double end = now() + secs;
+	double end = now() + secs, c0 = cpu();
 
 	while (now() < end)
 		for (int i = 0; i < 1000; i++, ops++) {
@@ -99,7 +109,7 @@ static void loop(double secs)
 				p[0] = 1;
 			free(p);
 		}
-	printf("loop %llu\n", ops);
+	printf("loop %llu %.6f\n", ops, cpu() - c0);
 }
 
 int main(void)

@@ -74,6 +74,9 @@ is "pprof: life_temporary on top (from-pprof)" \
 cu "$H/internal/heap/lifetimes?view=oldest&min_s=1&format=flame&title=old" >"$T/o.svg"
 check "flame: valid XML" xmllint --noout "$T/o.svg"
 check "flame: names life_forever" grep -q life_forever "$T/o.svg"
+cu "$H/internal/heap/lifetimes?format=flame" >"$T/page.svg"
+check "the lifetimes page: valid XML" xmllint --noout "$T/page.svg"
+check "the lifetimes page: a column per lifetime" grep -q 'all/bytes under-1ms/bytes .* live/bytes' "$T/page.svg"
 cu "$H/internal/heap/lifetimes?format=raw" >"$T/rec.life"
 is "raw: the record's first line" "$(head -1 "$T/rec.life")" flamekit-lifetimes/1
 is "raw: heap-lifetimes reads it to the same top" \
