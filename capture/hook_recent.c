@@ -27,14 +27,14 @@ static long recent_max = -1;         /* the list's bound as set or found; -1 unk
 static const char *recent_why = "";  /* why there is no record, or "" */
 
 /* The clock jemalloc stamps records with (nstime_prof_update): the wall
- * clock with prof_time_res:high, else its monotonic one (the coarse clock
- * where there is one, as in Debian's build). */
+ * clock with prof_time_resolution:high, else its monotonic one (the
+ * coarse clock where there is one, as in Debian's build: 4 ms ticks). */
 static int recent_realtime(void)
 {
 	const char *res = NULL;
 	size_t sz = sizeof res;
 
-	return fk_je_ctl("opt.prof_time_res", &res, &sz, NULL, 0) == 0 && res &&
+	return fk_je_ctl("opt.prof_time_resolution", &res, &sz, NULL, 0) == 0 && res &&
 	       strcmp(res, "high") == 0;
 }
 

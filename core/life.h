@@ -55,7 +55,7 @@ struct fk_life_site {
 
 struct fk_life_info {
 	uint64_t now_ns;               /* the dump's time in the records' clock */
-	int realtime;                  /* the clock is the wall clock (prof_time_res:high) */
+	int realtime;                  /* the clock is the wall clock (prof_time_resolution:high) */
 	uint64_t period;               /* sample_interval; 0 when the JSON lacks it */
 	int64_t max;                   /* recent_alloc_max (-1 unlimited) */
 	uint64_t records, live, freed; /* in the whole record */

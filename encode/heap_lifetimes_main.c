@@ -72,7 +72,8 @@ int main(int argc, char **argv)
 		default: fk_usage(usage_text, stderr, 2);
 		}
 	}
-	if (strcmp(fmt, "json") && strcmp(fmt, "pprof") && strcmp(fmt, "folded") && strcmp(fmt, "columns")) {
+	if (strcmp(fmt, "json") && strcmp(fmt, "pprof") && strcmp(fmt, "folded") &&
+	    strcmp(fmt, "columns")) {
 		fk_warn("bad --format '%s' (json, pprof, folded or columns)", fmt);
 		fk_usage(usage_text, stderr, 2);
 	}

@@ -96,6 +96,22 @@ is "nothing that old: 409" "$(code)" 409
 like "with what is held" "$r" '^none of the [0-9]+ allocations recorded \(the last [0-9]+ s\) is live after 86400 s$'
 stop_host
 
+# prof_time_resolution:high: the records on the wall clock, said in the
+# record, and the lifetimes still right.
+CONF0=$CONF
+CONF=$CONF,prof_time_resolution:high
+start_life
+check "prof_time_resolution:high: serves" wait_http "$H/internal/heap/settings"
+enable "$H"
+check "prof_time_resolution:high: the program runs" host_cmd "run 20" '^ran 20'
+check "prof_time_resolution:high: the 2 s blocks are freed" wait_line '^released 20'
+cu "$H/internal/heap/lifetimes?format=raw" >"$T/rt.life"
+is "the record says its clock" "$(sed -n 3p "$T/rt.life")" "clock: realtime"
+m=$(site "$(cu "$H/internal/heap/lifetimes")" life_two_seconds lifetime_ms.median)
+check "on the wall clock the 2 s median is right within 25 % (got $m ms)" within "$m" 2000 25
+stop_host
+CONF=$CONF0
+
 # FLAMEKIT_RECENT=0: no record, said.
 start_life FLAMEKIT_RECENT=0
 check "FLAMEKIT_RECENT=0: serves" wait_http "$H/internal/heap/settings"
