@@ -413,6 +413,11 @@ struct fk_profile;
  * keeps is taken through it. */
 int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
 
+/* Drops from the MAPPED_LIBRARIES of dump[0..*len) (a heap dump or a
+ * lifetimes record, writable) the mappings the module cache made itself,
+ * which are no part of the program. */
+void fk_serve_drop_own_maps(char *dump, size_t *len);
+
 /* Symbolizes p (a profile made by the hook) as fk_serve_emit does, for a
  * writer of its own (the lifetimes' JSON). 0, or -1 with err. */
 int fk_serve_symbolize(struct fk_profile *p, struct fk_err *err);

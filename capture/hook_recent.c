@@ -371,6 +371,8 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 	*len = *maplen = 0;
 	fk_je_lock();
 	rc = fk_recent_dump(&raw, &rlen, &rmap, err);
+	if (rc == 0)
+		fk_serve_drop_own_maps(raw, &rlen);
 	if (rc < 0 || fmt == FK_OUT_RAW) {
 		fk_je_unlock();
 		if (rc == 0) {

@@ -246,7 +246,7 @@ static int map_range(const char *s, size_t n, uint64_t *lo, uint64_t *hi)
  * cache made itself (libelf's views of the files it keeps): no part of
  * the program, and a reader of the dump elsewhere would take them for a
  * segment that does not fit the file. */
-static void drop_own_maps(char *dump, size_t *len)
+void fk_serve_drop_own_maps(char *dump, size_t *len)
 {
 	static const char head[] = "\nMAPPED_LIBRARIES:\n";
 	char *m = cache ? memmem(dump, *len, head, sizeof head - 1) : NULL;
@@ -273,7 +273,7 @@ int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	int rc = fk_je_dump(data, len, maplen, err);
 
 	if (rc == 0)
-		drop_own_maps(*data, len);
+		fk_serve_drop_own_maps(*data, len);
 	return rc;
 }
 
