@@ -238,7 +238,8 @@ struct fk_recent_stats {
 };
 
 /* A record of fewer than FK_HOOK_RECENT_STATS_EXACT records is counted for
- * every settings request (8192 records take about 40 ms to write out);
+ * every settings request (8192 records take about 40 ms to write out, at
+ * the 5 us a record of bench/README.md, "Lifetimes");
  * a larger one at most every FK_HOOK_RECENT_STATS_S seconds, a view's
  * own dump counting too. */
 #define FK_HOOK_RECENT_STATS_EXACT 8192
