@@ -8,9 +8,9 @@
 # pipeline linked in.
 HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_state.c \
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
-            hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c
+            hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_routes.c hook_params.c hook_reply.c \
-             serve_profile.c serve_snap.c hook_procs.c
+             serve_profile.c serve_snap.c hook_procs.c serve_recent.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
 SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
@@ -84,8 +84,11 @@ HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)
                $(B)/hook-fork-prog $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
                $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped $(B)/hook-jit-prog \
                $(B)/unwind-bench-prog
+#   life-prog        allocates memory that lives a known time: freed at
+#                    once, after 2 s, never (tests/hook/lifetimes.t)
 #   dl-prog          loads, uses and unloads libfk-dl-alpha.so and
 #                    libfk-dl-beta.so (one source, two function names)
+HOOK_TPROGS += $(B)/life-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
@@ -133,6 +136,14 @@ $(B)/jit_prog.o: tests/hook/jit_prog.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -c -o $@ $<
 $(B)/hook-jit-prog: $(B)/jit_prog.o
 	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^
+
+# life-prog runs preloaded: a fixture, built without a sanitizer.
+$(B)/life_prog.o: tests/hook/life_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/life-prog: $(B)/life_prog.o
+	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -lpthread
+OBJS += $(B)/life_prog.o
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

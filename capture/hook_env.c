@@ -69,9 +69,25 @@ static int cache_mb(struct fk_err *err)
 	return 0;
 }
 
+/* FLAMEKIT_RECENT: the sampled allocations whose lifetimes are kept, 0
+ * (off) to FK_HOOK_RECENT_MAX. */
+static int recent(struct fk_err *err)
+{
+	const char *s = getenv("FLAMEKIT_RECENT");
+	uint64_t v;
+
+	if (!s || !*s)
+		return 0;
+	if (fk_parse_u64(s, strlen(s), &v) < 0 || v > (uint64_t)FK_HOOK_RECENT_MAX)
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_RECENT '%.40s': want 0 "
+				  "(no lifetimes) to %ld records", s, FK_HOOK_RECENT_MAX);
+	fk_recent_want = (long)v;
+	return 0;
+}
+
 int fk_env_read(struct fk_err *err)
 {
-	if (snapshot_s(err) < 0 || snapshot_mb(err) < 0 || cache_mb(err) < 0)
+	if (snapshot_s(err) < 0 || snapshot_mb(err) < 0 || cache_mb(err) < 0 || recent(err) < 0)
 		return -1;
 	return 0;
 }

@@ -126,6 +126,11 @@ int fk_je_ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t 
  * dump and its conversion at a time in the process). 0, or -1 with err. */
 int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
 
+/* Maps what was written into the file fd (a memfd) as fk_je_dump hands
+ * its dump over: *data, *len, a NUL after them, *maplen. 0, or -1 with
+ * err (an empty or oversized file). */
+int fk_je_map_fd(int fd, char **data, size_t *len, size_t *maplen, struct fk_err *err);
+
 /* Releases a buffer: munmap of maplen bytes, or free() when maplen is 0. */
 void fk_hook_buf_release(char *data, size_t maplen);
 
@@ -175,6 +180,79 @@ void fk_unwind_install(void);
 /* Which backtrace samples take: "flamekit", or "jemalloc: WHY". Static
  * storage, set once by fk_unwind_install. */
 const char *fk_unwind_name(void);
+
+/* ---- hook_recent.c: allocation lifetimes (experimental.prof_recent) ---- */
+
+/* The records jemalloc keeps by default (FLAMEKIT_RECENT): the last
+ * FK_HOOK_RECENT sampled allocations. A record costs about 80 bytes of
+ * jemalloc's memory (65536 took 5.1 MiB of RSS, bench/README.md,
+ * "Lifetimes"), so the default holds within 8 MiB; at lg_sample 19 a
+ * service allocating 100 MB/s samples about 200 allocations a second, so
+ * the list spans about 5 minutes of it. */
+#define FK_HOOK_RECENT 65536
+#define FK_HOOK_RECENT_MAX (16L << 20)
+
+/* The lifetimes route's defaults and bounds: view=temporary without
+ * max_ms is what is freed within 100 ms, view=oldest without min_s what
+ * is live after a minute; a day either way at most. */
+#define FK_HOOK_LIFE_MAX_MS 100
+#define FK_HOOK_LIFE_MIN_S 60
+#define FK_HOOK_LIFE_MAX_MS_MAX 86400000
+#define FK_HOOK_LIFE_MIN_S_MAX 86400
+
+/* FLAMEKIT_RECENT as read (hook_env.c): the records to keep, 0 off, -1
+ * not given (MALLOC_CONF's prof_recent_alloc_max, else FK_HOOK_RECENT). */
+extern long fk_recent_want;
+
+/* Sets jemalloc's bound of records (experimental.prof_recent.alloc_max)
+ * once jemalloc was found: records are kept of sampled allocations only,
+ * so recording runs while sampling does. Call from the hook's thread. */
+void fk_recent_install(void);
+
+/* The record's bound as fk_recent_install set or found it (-1 unknown)
+ * into *max, and why there is no record ("" when there is) into *why. */
+void fk_recent_bound(long *max, const char **why);
+
+/* The lifetimes raw form (core/life.h): a header with the dump's time in
+ * the records' clock, jemalloc's JSON, MAPPED_LIBRARIES and
+ * /proc/self/maps, in a mapped memfd released with fk_hook_buf_release.
+ * 0, or -1 with err (FK_EUNSUPP: no record is kept, err says why). */
+int fk_recent_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
+
+/* A lifetimes view (life.h) in fmt (an enum fk_fmt but raw: the record
+ * itself; or FK_RECENT_JSON: the per-site figures), symbolized as the
+ * heap endpoints are; o (may be NULL) shapes a flame page. Takes the dump
+ * lock. 0 with *out, *len, *maplen (release with fk_hook_buf_release); 1
+ * when nothing matches (err says what was held and asked: a 409); -1 with
+ * err (FK_EUNSUPP: no record is kept). */
+#define FK_RECENT_JSON 100
+struct fk_life_query;
+struct fk_serve_opts;
+int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serve_opts *o,
+		    char **out, size_t *len, size_t *maplen, struct fk_err *err);
+
+/* What the list holds now, for the settings. */
+struct fk_recent_stats {
+	long max;                  /* the bound; 0 off, -1 unknown */
+	uint64_t records;          /* records held */
+	double oldest_s;           /* age of the oldest held, seconds; -1 unknown */
+	int full;                  /* held == max: older ones were dropped */
+	double as_of_s;            /* the count's age, seconds (0: counted now) */
+	const char *why;           /* why nothing is recorded, or "" */
+};
+
+/* A record of fewer than FK_HOOK_RECENT_STATS_EXACT records is counted for
+ * every settings request (8192 records take about 40 ms to write out, at
+ * the 5 us a record of bench/README.md, "Lifetimes");
+ * a larger one at most every FK_HOOK_RECENT_STATS_S seconds, a view's
+ * own dump counting too. */
+#define FK_HOOK_RECENT_STATS_EXACT 8192
+#define FK_HOOK_RECENT_STATS_S 10
+
+/* Fills st (counting the records as jemalloc writes them, without a
+ * copy, or from the last count, see FK_HOOK_RECENT_STATS_S). 0, or -1
+ * when there is no record (st->why says why). */
+int fk_recent_stats(struct fk_recent_stats *st);
 
 /* ---- hook_log.c: the hook's one line on the host's stderr ---- */
 
@@ -339,6 +417,15 @@ struct fk_profile;
  * files it keeps open), under fk_je_lock: every dump the hook serves or
  * keeps is taken through it. */
 int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err);
+
+/* Drops from the MAPPED_LIBRARIES of dump[0..*len) (a heap dump or a
+ * lifetimes record, writable) the mappings the module cache made itself,
+ * which are no part of the program. */
+void fk_serve_drop_own_maps(char *dump, size_t *len);
+
+/* Symbolizes p (a profile made by the hook) as fk_serve_emit does, for a
+ * writer of its own (the lifetimes' JSON). 0, or -1 with err. */
+int fk_serve_symbolize(struct fk_profile *p, struct fk_err *err);
 
 /* Symbolizes p (a profile made by the hook) and writes it in fmt (not
  * raw), as fk_serve_produce does: 0 with *out, *len (malloc'd: *maplen 0),

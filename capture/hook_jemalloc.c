@@ -646,7 +646,7 @@ void fk_hook_buf_release(char *data, size_t maplen)
 /* Maps the memfd fd with a NUL after its data. Mapping instead of reading
  * saves a copy and the page faults of a fresh buffer: 40 % of serving a
  * 10 MB dump. */
-static int map_fd(int fd, char **data, size_t *len, size_t *maplen, struct fk_err *err)
+int fk_je_map_fd(int fd, char **data, size_t *len, size_t *maplen, struct fk_err *err)
 {
 	struct stat st;
 	size_t n;
@@ -734,7 +734,7 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	if (rc != 0)
 		ret = dump_failed(path, rc, err);
 	else
-		ret = map_fd(fd, data, len, maplen, err);
+		ret = fk_je_map_fd(fd, data, len, maplen, err);
 	close(fd);
 	return ret;
 }

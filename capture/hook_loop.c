@@ -425,6 +425,8 @@ static void *loop_main(void *arg)
 	fk_je_check(NULL);
 	fk_je_thread_active(0, NULL);
 	fk_unwind_install();
+	if (lp->cfg.http)
+		fk_recent_install();
 	fk_arena_enter_thread();
 	if (lp->cfg.member) {
 		/* A forked child that execs or exits at once (a shell-out) is

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hook_int.h"
+#include "life.h"
 #include "num.h"
 #include "symbolize.h"
 
@@ -130,6 +131,39 @@ static void memory_json(FILE *f)
 		"\"last snapshot\"");
 }
 
+/* The record of recent allocations (hook_recent.c): its bound, what it
+ * holds and since when, and whether older ones were dropped. */
+static void lifetimes_json(FILE *f)
+{
+	struct fk_recent_stats st;
+	int ok = fk_recent_stats(&st) == 0;
+
+	fputs(",\"lifetimes\":{", f);
+	json_num(f, "max", st.max, 1);
+	if (!ok) {
+		fputs(",\"records\":null,\"oldest_seconds\":null,\"dropped\":null,\"problem\":", f);
+		fk_reply_json_str(f, st.why[0] ? st.why : "jemalloc cannot profile");
+		fputc('}', f);
+		return;
+	}
+	fprintf(f, ",\"records\":%llu,\"oldest_seconds\":", (unsigned long long)st.records);
+	if (st.oldest_s >= 0)
+		fprintf(f, "%.3f", st.oldest_s);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"counted_seconds_ago\":%.3f,\"dropped\":", st.as_of_s);
+	if (st.full) {
+		char msg[200];
+
+		snprintf(msg, sizeof msg, "the list is full: it holds the last %ld sampled "
+			 "allocations, and each new one drops the oldest", st.max);
+		fk_reply_json_str(f, msg);
+	} else {
+		fputs("null", f);
+	}
+	fputc('}', f);
+}
+
 static void settings_json(struct fk_reply *r)
 {
 	const char *why = "", *note = "";
@@ -196,6 +230,7 @@ static void settings_json(struct fk_reply *r)
 		"\"cache_misses\":%llu", cs.modules, cs.bytes, (unsigned long long)cs.hits,
 		(unsigned long long)cs.misses);
 	memory_json(f);
+	lifetimes_json(f);
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
 		fk_reply_json_str(f, why);
@@ -577,6 +612,57 @@ static void get_allocs_pprof(const struct fk_request *rq, struct fk_reply *r)
 	get_pprof(rq, r, 1);
 }
 
+/* The lifetimes' formats, for its format parameter: json (the default,
+ * the per-site figures), the profile formats, and raw (the record). */
+static const char *lifetimes_word(int i)
+{
+	static const char *const w[] = { "json", "pprof", "flame", "folded", "raw" };
+
+	return i >= 0 && i < 5 ? w[i] : NULL;
+}
+
+/* ?view=temporary&max_ms=N, view=oldest&min_s=N, view=freed, or none
+ * (every record by allocation site), in a format (json by default). */
+static void get_lifetimes(const struct fk_request *rq, struct fk_reply *r)
+{
+	const char *f = fk_req_arg(rq, "format"), *v = fk_req_arg(rq, "view");
+	const char *ms = fk_req_arg(rq, "max_ms"), *mins = fk_req_arg(rq, "min_s");
+	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
+	struct fk_life_query q = { FK_LIFE_SITES, FK_HOOK_LIFE_MAX_MS, FK_HOOK_LIFE_MIN_S };
+	struct fk_err err;
+	int fmt = FK_RECENT_JSON, rc;
+	uint64_t n;
+
+	if (v)
+		q.view = (enum fk_life_view)fk_life_view_parse(v);
+	if ((ms && q.view != FK_LIFE_TEMPORARY) || (mins && q.view != FK_LIFE_OLDEST)) {
+		fk_reply_error(r, 400, "%s goes with view=%s", ms ? "max_ms" : "min_s",
+			       ms ? "temporary" : "oldest");
+		return;
+	}
+	if (ms && fk_parse_u64(ms, strlen(ms), &n) == 0)
+		q.max_ms = (double)n;
+	if (mins && fk_parse_u64(mins, strlen(mins), &n) == 0)
+		q.min_s = (double)n;
+	if (f && strcmp(f, "json") != 0)
+		fmt = fk_fmt_parse(f);
+	if (flame_opts(rq, r, &o) || unavailable(r) || idle_copy(r))
+		return;
+	fk_err_init(&err, NULL);
+	r->status = 200;
+	r->ctype = fmt == FK_RECENT_JSON ? "application/json" :
+		fmt == FK_OUT_RAW ? "text/plain; charset=utf-8" : fk_fmt_ctype(fmt);
+	rc = fk_recent_serve(&q, fmt, &o, &r->body, &r->len, &r->maplen, &err);
+	if (rc != 0) {
+		r->body = NULL;
+		r->len = r->maplen = 0;
+		fk_reply_error(r, rc > 0 ? 409 : err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
+		return;
+	}
+	if (fmt == FK_OUT_PPROF)
+		r->disposition = "attachment; filename=\"lifetimes.pb.gz\"";
+}
+
 static void get_index(const struct fk_request *rq, struct fk_reply *r);
 
 /* The timeline's formats, for its format parameter. */
@@ -614,6 +700,14 @@ static const struct fk_param timeline_params[] = {
 	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
 	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
 	P(NULL, 0) };
+static const struct fk_param lifetimes_params[] = {
+	{ .name = "format", .kind = FK_PARAM_WORD, .word = lifetimes_word },
+	{ .name = "view", .kind = FK_PARAM_WORD, .word = fk_life_view_name },
+	{ .name = "max_ms", .kind = FK_PARAM_UINT, .max = FK_HOOK_LIFE_MAX_MS_MAX },
+	{ .name = "min_s", .kind = FK_PARAM_UINT, .max = FK_HOOK_LIFE_MIN_S_MAX },
+	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
+	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
+	P(NULL, 0) };
 static const struct fk_param pprof_params[] = {
 	{ .name = "seconds", .kind = FK_PARAM_UINT, .max = FK_HOOK_MAX_SECONDS },
 	MAX_SAMPLES,
@@ -633,6 +727,9 @@ static const struct route {
 	{ "POST", "/internal/heap/snapshot", post_snapshot, "  (header X-Flamekit: 1)", no_params },
 	{ "GET", "/internal/heap/timeline", get_timeline, "[?format=flame|folded|json]",
 	  timeline_params },
+	{ "GET", "/internal/heap/lifetimes", get_lifetimes,
+	  "[?view=temporary&max_ms=N|oldest&min_s=N|freed][&format=json|pprof|flame|folded|raw]",
+	  lifetimes_params },
 	{ "GET", "/internal/heap/processes", fk_procs_list,
 	  "  (the program's processes; ?pid=N on any route asks one)", no_params },
 	{ "GET", "/debug/pprof/heap", get_heap_pprof, "[?seconds=N][&max_samples=N]", pprof_params },

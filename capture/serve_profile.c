@@ -242,7 +242,7 @@ static int map_range(const char *s, size_t n, uint64_t *lo, uint64_t *hi)
  * cache made itself (libelf's views of the files it keeps): no part of
  * the program, and a reader of the dump elsewhere would take them for a
  * segment that does not fit the file. */
-static void drop_own_maps(char *dump, size_t *len)
+void fk_serve_drop_own_maps(char *dump, size_t *len)
 {
 	static const char head[] = "\nMAPPED_LIBRARIES:\n";
 	char *m = cache ? memmem(dump, *len, head, sizeof head - 1) : NULL;
@@ -269,7 +269,7 @@ int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	int rc = fk_je_dump(data, len, maplen, err);
 
 	if (rc == 0)
-		drop_own_maps(*data, len);
+		fk_serve_drop_own_maps(*data, len);
 	return rc;
 }
 
@@ -306,6 +306,14 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	default:
 		return fk_err_set(err, FK_EUNSUPP, 0, "no such format");
 	}
+}
+
+int fk_serve_symbolize(struct fk_profile *p, struct fk_err *err)
+{
+	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
+					.cache = serve_cache() };
+
+	return fk_symbolize(p, &so, err);
 }
 
 int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,

@@ -30,5 +30,10 @@ FUZZ += fuzz_series
 $(B)/fuzz_series: $(B)/fuzz_series.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
 
+FUZZ += fuzz_life
+OBJS += $(B)/fuzz_life.o
+$(B)/fuzz_life: $(B)/fuzz_life.o $(B)/libfkcore.a
+	$(FUZZ_LINK) $(CORE_LDLIBS)
+
 # core/ sees only itself.
 $(call layer,$(CORE_OBJ),core)

@@ -40,6 +40,12 @@
 /* Distinct stacks in one dump: a 10M-stack dump would be gigabytes. */
 #define FK_MAX_STACKS       (10 * 1000 * 1000)
 
+/* Records of a lifetimes record (life.h): the hook's largest
+ * FLAMEKIT_RECENT; and how deep the JSON's values may nest (jemalloc's
+ * nest two deep; a later field is skipped, whatever it holds). */
+#define FK_LIFE_MAX_RECORDS (16 * 1024 * 1024)
+#define FK_LIFE_MAX_NEST    32
+
 /* Threads with their own tN: lines in one dump. */
 #define FK_MAX_THREADS      (1000 * 1000)
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // flame-data.js: the first part of the interactive script of render-flame's
 // SVG page, embedded at build time: render/build.mk joins flame-data.js,
-// flame-draw.js, flame-search.js, flame-tables.js, flame-sandwich.js,
+// flame-lifetimes.js, flame-draw.js, flame-search.js, flame-tables.js, flame-sandwich.js,
 // flame-invert.js, flame-timeline.js and flame-events.js, in that order,
 // into the one function below (each part one job; this one the data,
 // formatting and colours). The SVG carries every frame of the profile as data (the

@@ -260,7 +260,7 @@
 					(b > 0 ? ", " + (dd >= 0 ? "+" : "") + pct(dd, b) : "") + ")";
 		}
 		lines.push(s);
-		return lines;
+		return lines.concat(lifeLines(j));
 	}
 	function showDetails(lines) {
 		details.textContent = "";

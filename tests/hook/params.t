@@ -39,7 +39,7 @@ good() {
 idx=$(cu "$U/")
 is "GET / is 200" "$(code)" 200
 awk '$1 == "GET" || $1 == "POST" { p = $2; sub(/[?[].*/, "", p); print $1, p }' "$T/body" >"$T/routes"
-is "GET / lists 9 routes" "$(wc -l <"$T/routes" | tr -d ' ')" 9
+is "GET / lists 10 routes" "$(wc -l <"$T/routes" | tr -d ' ')" 10
 
 # Sampling on and something to see, so that good requests can be 200.
 enable "$U" "&lg_sample=12"
@@ -93,6 +93,9 @@ bad "format twice" "parameter 'format' given twice" GET "/internal/heap?format=f
 bad "unknown format" "unknown format 'svg': want pprof, flame, folded, raw or symbolized" GET "/internal/heap?format=svg"
 bad "unknown timeline format" "unknown format 'pprof': want flame, folded or json" GET "/internal/heap/timeline?format=pprof"
 bad "timeline takes no max_samples" "unknown parameter 'max_samples'" GET "/internal/heap/timeline?max_samples=1"
+bad "lifetimes: an unknown view" "unknown view 'weekly': want sites, temporary, oldest or freed" GET "/internal/heap/lifetimes?view=weekly"
+bad "lifetimes: max_ms too large" "bad max_ms '86400001'" GET "/internal/heap/lifetimes?view=temporary&max_ms=86400001"
+bad "lifetimes: format symbolized" "unknown format 'symbolized': want json, pprof, flame, folded or raw" GET "/internal/heap/lifetimes?format=symbolized"
 bad "seconds out of range" "bad seconds '3601': want 0 to 3600" GET "/debug/pprof/heap?seconds=3601"
 bad "seconds signed" "bad seconds '-1'" GET "/debug/pprof/heap?seconds=-1"
 bad "max_samples too large" "bad max_samples '4294967296': want 0 \\(no limit\\) to 4294967295" \

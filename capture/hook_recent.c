@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Allocation lifetimes, the resident half's share: jemalloc 5.3's record
+ * of its last sampled allocations (experimental.prof_recent.alloc_max)
+ * turned on with the hook's thread, at FLAMEKIT_RECENT's bound. The
+ * record is taken and served by the serving half (serve_recent.c). */
+#include <string.h>
+#include <sys/types.h>
+
+#include "hook_int.h"
+
+long fk_recent_want = -1;
+
+/* What fk_recent_install did, for the settings. */
+static long recent_max = -1;         /* the list's bound as set or found; -1 unknown */
+static const char *recent_why = "";  /* why there is no record, or "" */
+
+void fk_recent_install(void)
+{
+	ssize_t cur = 0, want;
+	size_t sz = sizeof cur;
+	int rc;
+
+	if (fk_je_check(NULL) != FK_JE_OK)
+		return;
+	rc = fk_je_ctl("experimental.prof_recent.alloc_max", &cur, &sz, NULL, 0);
+	if (rc != 0) {
+		recent_why = "this jemalloc keeps no record of recent allocations "
+			     "(experimental.prof_recent needs jemalloc 5.3)";
+		return;
+	}
+	/* A bound given in MALLOC_CONF (prof_recent_alloc_max) is kept unless
+	 * FLAMEKIT_RECENT says otherwise. */
+	want = fk_recent_want >= 0 ? (ssize_t)fk_recent_want : cur != 0 ? cur : FK_HOOK_RECENT;
+	if (want != cur &&
+	    fk_je_ctl("experimental.prof_recent.alloc_max", NULL, NULL, &want, sizeof want) != 0) {
+		recent_max = (long)cur;
+		recent_why = "jemalloc refused the record's bound (experimental.prof_recent.alloc_max)";
+		return;
+	}
+	recent_max = (long)want;
+	if (want == 0)
+		recent_why = "recording is off (FLAMEKIT_RECENT=0)";
+}
+
+void fk_recent_bound(long *max, const char **why)
+{
+	*max = recent_max;
+	*why = recent_why;
+}

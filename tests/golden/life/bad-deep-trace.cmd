@@ -1,0 +1,1 @@
+heap-lifetimes fixtures/bad/life-deep-trace.life

@@ -1,0 +1,1 @@
+heap-lifetimes --format flame fixtures/life/basic.life

@@ -1,0 +1,1 @@
+heap-lifetimes fixtures/bad/life-free-time-without-trace.life

@@ -1,0 +1,1 @@
+heap-lifetimes --max-ms -1 fixtures/life/basic.life

@@ -1,0 +1,1 @@
+heap-lifetimes fixtures/bad/life-unterminated-string.life

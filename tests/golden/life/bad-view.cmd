@@ -1,0 +1,1 @@
+heap-lifetimes --view weekly fixtures/life/basic.life

@@ -1,0 +1,1 @@
+heap-lifetimes --sysroot fixtures/sysroot -f columns fixtures/life/basic.life

@@ -1,0 +1,1 @@
+heap-lifetimes --sysroot fixtures/sysroot --view freed -f folded fixtures/life/basic.life

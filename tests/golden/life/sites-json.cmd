@@ -1,0 +1,1 @@
+heap-lifetimes --sysroot fixtures/sysroot fixtures/life/basic.life

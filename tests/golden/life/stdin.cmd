@@ -1,0 +1,1 @@
+heap-lifetimes --sysroot fixtures/sysroot -v temporary -f folded - < fixtures/life/basic.life
