@@ -24,7 +24,7 @@ static const char usage[] =
 	"  -b, --base OLD     write the growth from dump OLD to FILE\n"
 	"  -n, --keep-negative  with --base, keep stacks that shrank (negative counts)\n"
 	"  -h, --help         show this help\n"
-	"  -V, --version      show the version\n";
+	"  -V, --version      print the version and exit\n";
 
 /* Reads and parses one operand: a file, "-", or a hook URL. */
 static struct fk_profile *load(const char *name)

@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"  -f, --format FORMAT       text (the default), markdown or junit\n"
 	"  -o, --output FILE         write the report to FILE instead of standard output\n"
 	"  -h, --help                print this help and exit\n"
-	"      --version             print the version and exit\n";
+	"  -V, --version             print the version and exit\n";
 
 static void warn_module(void *ctx, const char *module, const char *what)
 {
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	struct fk_out out;
 
 	fk_cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "i:a:b:B:g:f:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:a:b:B:g:f:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': if (fk_size_parse(optarg, strlen(optarg), &a.inuse) < 0) bad_size("--max-inuse", optarg); break;
 		case 'a': if (fk_size_parse(optarg, strlen(optarg), &a.alloc) < 0) bad_size("--max-alloc", optarg); break;

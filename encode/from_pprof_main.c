@@ -21,7 +21,7 @@ static const char usage_text[] =
 	"  -l, --list              list the sample types and exit\n"
 	"  -o, --output FILE       write to FILE instead of standard output\n"
 	"  -h, --help              print this help and exit\n"
-	"      --version           print the version and exit\n";
+	"  -V, --version           print the version and exit\n";
 
 int main(int argc, char **argv)
 {
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	int mapped;
 
 	fk_cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "s:clo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:clo:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': type = optarg; break;
 		case 'l': list = 1; break;

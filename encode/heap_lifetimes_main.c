@@ -28,7 +28,7 @@ static const char usage_text[] =
 	"  -s, --sysroot DIR find every module under DIR\n"
 	"  -o, --output FILE write to FILE instead of standard output\n"
 	"  -h, --help        print this help and exit\n"
-	"      --version     print the version and exit\n";
+	"  -V, --version     print the version and exit\n";
 
 int main(int argc, char **argv)
 {
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	int c;
 
 	fk_cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "v:m:n:f:s:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:m:n:f:s:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if ((int)(q.view = (enum fk_life_view)fk_life_view_parse(optarg)) < 0) {

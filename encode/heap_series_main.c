@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"  -m, --mtime              give each snapshot its file's modification time\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"  -h, --help               print this help and exit\n"
-	"      --version            print the version and exit\n";
+	"  -V, --version            print the version and exit\n";
 
 int main(int argc, char **argv)
 {
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 
 	fk_cli_init(argv[0]);
 	so.debug_dirs = dirs;
-	while ((c = getopt_long(argc, argv, "s:d:kmo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:d:kmo:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': so.sysroot = optarg; break;
 		case 'd': dirs[so.ndebug_dirs++] = optarg; break;

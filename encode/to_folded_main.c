@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"  -t, --threads              a root frame per thread\n"
 	"  -o, --output FILE          write to FILE instead of standard output\n"
 	"  -h, --help                 print this help and exit\n"
-	"      --version              print the version and exit\n";
+	"  -V, --version              print the version and exit\n";
 
 int main(int argc, char **argv)
 {
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 
 	fk_cli_init(argv[0]);
 	memset(&fo, 0, sizeof fo);
-	while ((c = getopt_long(argc, argv, "v:iacto:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:iacto:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (strcmp(optarg, "bytes") == 0) {

@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"      --max-samples N  at most N samples: the lightest stacks are merged\n"
 	"                     into prefixes they share with heavier ones (totals kept)\n"
 	"  -h, --help         print this help and exit\n"
-	"      --version      print the version and exit\n";
+	"  -V, --version      print the version and exit\n";
 
 int main(int argc, char **argv)
 {
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 
 	fk_cli_init(argv[0]);
 	memset(&po, 0, sizeof po);
-	while ((c = getopt_long(argc, argv, "o:fth", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:fthV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'f': force = 1; break;

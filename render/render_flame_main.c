@@ -43,7 +43,7 @@ static const char usage_text[] =
 	"                        new total before comparing\n"
 	"      --skip-bad        warn about malformed lines and skip them\n"
 	"  -h, --help            print this help and exit\n"
-	"      --version         print the version and exit\n";
+	"  -V, --version         print the version and exit\n";
 
 int main(int argc, char **argv)
 {
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	fk_flame_opts_init(&o);
 	o.warn = fk_warn_cb;
 	o.threads = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:V", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'd': base = optarg; break;

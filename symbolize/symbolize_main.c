@@ -20,7 +20,7 @@ static const char usage[] =
 	"  -k, --keep-allocator-frames  keep jemalloc's and malloc's own frames\n"
 	"  -o, --output OUT         write to OUT (replaced only when all went well)\n"
 	"  -h, --help               show this help\n"
-	"  -V, --version            show the version\n";
+	"  -V, --version            print the version and exit\n";
 
 static void warn_module(void *ctx, const char *module, const char *what)
 {

@@ -29,7 +29,11 @@ for prog in jeprof-raw symbolize to-pprof to-folded from-pprof render-flame heap
 	done
 	[ -z "$missing" ] && ok "$page documents every option of --help" ||
 		nok "$page lacks options of --help:$missing"
-	"$B/$prog" --version >/dev/null 2>&1 && ok "$prog --version" || nok "$prog --version"
+	long=$("$B/$prog" --version 2>&1) && ok "$prog --version" || nok "$prog --version"
+	short=$("$B/$prog" -V 2>&1) && [ "$short" = "$long" ] && ok "$prog -V prints the same" ||
+		nok "$prog -V: '$short', --version: '$long'"
+	echo "$help" | grep -q -- '^  -V, --version  *print the version and exit$' &&
+		ok "$prog --help says -V, --version as every tool does" || nok "$prog --help: no '-V, --version' line"
 	"$B/$prog" --no-such-option >/dev/null 2>&1; st=$?
 	[ "$st" = 2 ] && ok "$prog: bad usage exits 2" || nok "$prog: bad usage exits 2 (got $st)"
 done
