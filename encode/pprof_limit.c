@@ -12,14 +12,15 @@
  * new sample for the node. The count is K plus the nodes landed on that
  * no kept sample ends at; K is the largest (by bisection) whose count is
  * within the limit. A node's rank is the best rank of the samples through
- * it, so "a kept stack passes through" is "rank < K", and a landing is a
- * walk down the stack's path of nodes. */
+ * it, never better than its parent's, so "a kept stack passes through" is
+ * "rank < K", and a landing is a bisection of the stack's path of nodes. */
 #include "encode_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "grow.h"
 #include "u64map.h"
 
 typedef Perftools__Profiles__Sample Smp;
@@ -48,41 +49,50 @@ static int by_weight(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Root-first order of two samples' stacks (location ids), for qsort_r. */
-static int by_stack(const void *a, const void *b, void *ctx)
-{
-	const Smp *v = ctx, *x = &v[*(const uint32_t *)a], *y = &v[*(const uint32_t *)b];
-	size_t i = x->n_location_id, j = y->n_location_id;
+/* A range of the samples' order whose stacks share their first depth
+ * frames, the path to node parent. */
+struct span {
+	uint32_t lo, n, depth, parent;
+};
 
-	while (i > 0 && j > 0) {
-		uint64_t p = x->location_id[--i], q = y->location_id[--j];
-
-		if (p != q)
-			return p < q ? -1 : 1;
-	}
-	return i > 0 ? 1 : j > 0 ? -1 : 0;
-}
-
-/* Builds the trie without a hash map: with the stacks sorted root first,
- * the samples that share a prefix are neighbours, so each sample reuses
- * the nodes of the common prefix with the one before and creates the
- * rest. A node's rank is the best of the samples through it. */
+/* Builds the trie by grouping, root first: the samples of a span are
+ * split by their location at the span's depth (a counting sort over the
+ * dense location ids), each group becoming a child node and a span one
+ * deeper. Every frame is visited a constant number of times, where a sort
+ * of the stacks compared long shared prefixes (most of a scrape's time on
+ * a 16k-stack heap: bench/README.md). A node's rank is the best of the
+ * samples through it. Node numbers depend on the grouping order, which
+ * nothing outside the trie sees. The paths start as the stacks' location
+ * ids, root first, in one flat array (the walk's reads stay in few cache
+ * lines), and each id is replaced by its node once grouped. */
 static int build(struct lim *l, const struct ranked *order)
 {
-	size_t total = 0, k = 0;
-	uint32_t *sorted = malloc((l->n ? l->n : 1) * sizeof *sorted);
+	size_t total = 0, k = 0, maxid = 0, nspans = 0, capspans = 0;
+	uint32_t *idx = NULL, *tmp = NULL, *cnt = NULL, *touched = NULL;
+	struct span *spans = NULL;
 	int rc = -1;
 
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		total += l->s[i].n_location_id;
+		for (size_t j = 0; j < l->s[i].n_location_id; j++)
+			if (l->s[i].location_id[j] > maxid)
+				maxid = l->s[i].location_id[j];
+	}
+	/* pprof_enc.c numbers locations densely by first use. */
+	if (total >= UINT32_MAX || maxid > total)
+		return -1;
+	idx = malloc((l->n ? l->n : 1) * sizeof *idx);
+	tmp = malloc((l->n ? l->n : 1) * sizeof *tmp);
+	cnt = calloc(maxid + 1, sizeof *cnt);
+	touched = malloc((maxid + 1) * sizeof *touched);
 	l->path = malloc((total ? total : 1) * sizeof *l->path);
 	l->pathoff = malloc((l->n + 1) * sizeof *l->pathoff);
 	l->nrank = malloc((total + 1) * sizeof *l->nrank);
 	l->nend = malloc((total + 1) * sizeof *l->nend);
 	l->ndepth = malloc((total + 1) * sizeof *l->ndepth);
 	l->stamp = calloc(total + 1, sizeof *l->stamp);
-	if (!sorted || !l->path || !l->pathoff || !l->nrank || !l->nend || !l->ndepth ||
-	    !l->stamp || total >= UINT32_MAX)
+	if (!idx || !tmp || !cnt || !touched || !l->path || !l->pathoff || !l->nrank ||
+	    !l->nend || !l->ndepth || !l->stamp)
 		goto out;
 	l->nnodes = 1;
 	l->nrank[0] = 0;
@@ -92,64 +102,127 @@ static int build(struct lim *l, const struct ranked *order)
 		l->rank[order[r].i] = (uint32_t)r;
 	/* Paths are stored in sample order, root first. */
 	for (size_t i = 0; i < l->n; i++) {
+		const Smp *s = &l->s[i];
+
 		l->pathoff[i] = (uint32_t)k;
-		k += l->s[i].n_location_id;
-		sorted[i] = (uint32_t)i;
+		for (size_t j = s->n_location_id; j > 0; j--)
+			l->path[k++] = (uint32_t)s->location_id[j - 1];
+		idx[i] = (uint32_t)i;
 	}
 	l->pathoff[l->n] = (uint32_t)k;
-	qsort_r(sorted, l->n, sizeof *sorted, by_stack, l->s);
-	const Smp *prev = NULL;
-	const uint32_t *ppath = NULL;
-	for (size_t t = 0; t < l->n; t++) {
-		size_t i = sorted[t];
-		const Smp *s = &l->s[i];
-		uint32_t r = l->rank[i], *p = l->path + l->pathoff[i], node = 0;
-		size_t d = s->n_location_id, lcp = 0;
+	if (l->n) {
+		if (!(spans = malloc(16 * sizeof *spans)))
+			goto out;
+		capspans = 16;
+		spans[nspans++] = (struct span){ 0, (uint32_t)l->n, 0, 0 };
+	}
+	while (nspans > 0) {
+		struct span sp = spans[--nspans];
 
-		/* The prefix shared with the previous stack in this order. */
-		if (prev)
-			while (lcp < d && lcp < prev->n_location_id &&
-			       s->location_id[d - 1 - lcp] ==
-			       prev->location_id[prev->n_location_id - 1 - lcp])
-				lcp++;
-		for (size_t j = 0; j < d; j++) {
-			if (j < lcp) {
-				node = ppath[j];
-				if (r < l->nrank[node])
-					l->nrank[node] = r;
-			} else {
-				uint32_t c = (uint32_t)l->nnodes++;
+		for (;;) {
+			uint32_t *v = idx + sp.lo, e = 0, nt = 0;
 
-				l->nrank[c] = r;
-				l->nend[c] = UINT32_MAX;
-				l->ndepth[c] = l->ndepth[node] + 1;
-				node = c;
+			/* The stacks that end here end at the parent. */
+			for (uint32_t t = 0; t < sp.n; t++) {
+				if (l->pathoff[v[t] + 1] - l->pathoff[v[t]] != sp.depth)
+					continue;
+				if (l->rank[v[t]] < l->nend[sp.parent])
+					l->nend[sp.parent] = l->rank[v[t]];
+				uint32_t x = v[e];
+				v[e++] = v[t];
+				v[t] = x;
 			}
-			p[j] = node;
+			sp.lo += e;
+			sp.n -= e;
+			v += e;
+			if (sp.n == 0)
+				break;
+			for (uint32_t t = 0; t < sp.n; t++) {
+				uint32_t id = l->path[l->pathoff[v[t]] + sp.depth];
+
+				if (cnt[id]++ == 0)
+					touched[nt++] = id;
+			}
+			if (nt > 1) {
+				/* Counting sort by location: offsets in first-seen
+				 * order, then the scatter. */
+				uint32_t off = 0;
+
+				for (uint32_t g = 0; g < nt; g++) {
+					uint32_t c = cnt[touched[g]];
+
+					cnt[touched[g]] = off;
+					off += c;
+				}
+				for (uint32_t t = 0; t < sp.n; t++)
+					tmp[cnt[l->path[l->pathoff[v[t]] + sp.depth]]++] = v[t];
+				memcpy(v, tmp, sp.n * sizeof *v);
+			}
+			for (uint32_t g = 0; g < nt; g++)
+				cnt[touched[g]] = 0;
+			/* One child per group; a lone group goes on in this loop,
+			 * the others wait as spans. */
+			for (uint32_t g = 0, h; g < sp.n; g = h) {
+				uint32_t id = l->path[l->pathoff[v[g]] + sp.depth];
+				uint32_t c = (uint32_t)l->nnodes++, best = UINT32_MAX;
+
+				/* The ids of this group become its node as they are
+				 * passed; the next group's are still ids. */
+				for (h = g; h < sp.n && l->path[l->pathoff[v[h]] + sp.depth] == id; h++) {
+					l->path[l->pathoff[v[h]] + sp.depth] = c;
+					if (l->rank[v[h]] < best)
+						best = l->rank[v[h]];
+				}
+				l->nrank[c] = best;
+				l->nend[c] = UINT32_MAX;
+				l->ndepth[c] = sp.depth + 1;
+				if (nt > 1) {
+					struct span *grown = fk_grow(spans, &capspans, nspans,
+								     sizeof *spans, 16);
+
+					if (!grown)
+						goto out;
+					spans = grown;
+					spans[nspans++] = (struct span){ sp.lo + g, h - g, sp.depth + 1, c };
+				}
+			}
+			if (nt > 1)
+				break;
+			sp.parent = (uint32_t)l->nnodes - 1;
+			sp.depth++;
 		}
-		if (r < l->nend[node])
-			l->nend[node] = r;
-		prev = s;
-		ppath = p;
 	}
 	rc = 0;
 out:
-	free(sorted);
+	free(idx);
+	free(tmp);
+	free(cnt);
+	free(touched);
+	free(spans);
 	return rc;
 }
 
-/* The node sample i (rank >= K) lands on. */
+/* The node sample i (rank >= K) lands on: the deepest node of its path
+ * that a kept stack passes through, found by bisection (a node's rank is
+ * never better than its parent's: its samples are some of the parent's). */
 static uint32_t landing(const struct lim *l, size_t i, uint32_t K)
 {
-	const uint32_t *p = l->path + l->pathoff[i], *e = l->path + l->pathoff[i + 1];
-	uint32_t at;
+	const uint32_t *p = l->path + l->pathoff[i];
+	size_t lo = 0, hi = l->pathoff[i + 1] - l->pathoff[i];
 
-	if (p == e)
+	if (hi == 0)
 		return 0;
-	at = p[0];                     /* its own root frame when no kept stack shares it */
-	for (; p < e && l->nrank[*p] < K; p++)
-		at = *p;
-	return at;
+	/* p[0..lo) all have rank < K, p[hi..) none. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->nrank[p[mid]] < K)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Its own root frame when no kept stack shares it. */
+	return lo ? p[lo - 1] : p[0];
 }
 
 /* The number of samples left when the K heaviest are kept. */
