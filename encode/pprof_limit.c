@@ -62,37 +62,43 @@ struct span {
  * of the stacks compared long shared prefixes (most of a scrape's time on
  * a 16k-stack heap: bench/README.md). A node's rank is the best of the
  * samples through it. Node numbers depend on the grouping order, which
- * nothing outside the trie sees. The paths start as the stacks' location
- * ids, root first, in one flat array (the walk's reads stay in few cache
- * lines), and each id is replaced by its node once grouped. */
+ * nothing outside the trie sees. The stacks' location ids are first laid
+ * out by depth (row d: every sample's location at root-first depth d), and
+ * every step keeps a span's samples in their order (the compaction and the
+ * counting sort are stable), so a pass over a depth reads one row
+ * forwards: laid out by stack, each read was a cache line of its own. */
 static int build(struct lim *l, const struct ranked *order)
 {
-	size_t total = 0, k = 0, maxid = 0, nspans = 0, capspans = 0;
-	uint32_t *idx = NULL, *tmp = NULL, *cnt = NULL, *touched = NULL;
+	size_t total = 0, k = 0, maxid = 0, maxdepth = 0, nspans = 0, capspans = 0;
+	uint32_t *idx = NULL, *tmp = NULL, *cnt = NULL, *touched = NULL, *ids = NULL;
 	struct span *spans = NULL;
 	int rc = -1;
 
 	for (size_t i = 0; i < l->n; i++) {
 		total += l->s[i].n_location_id;
+		if (l->s[i].n_location_id > maxdepth)
+			maxdepth = l->s[i].n_location_id;
 		for (size_t j = 0; j < l->s[i].n_location_id; j++)
 			if (l->s[i].location_id[j] > maxid)
 				maxid = l->s[i].location_id[j];
 	}
 	/* pprof_enc.c numbers locations densely by first use. */
-	if (total >= UINT32_MAX || maxid > total)
+	if (total >= UINT32_MAX || maxid > total || (l->n && maxdepth > SIZE_MAX / 4 / l->n))
 		return -1;
 	idx = malloc((l->n ? l->n : 1) * sizeof *idx);
 	tmp = malloc((l->n ? l->n : 1) * sizeof *tmp);
 	cnt = calloc(maxid + 1, sizeof *cnt);
 	touched = malloc((maxid + 1) * sizeof *touched);
+	/* Rows past a sample's depth are never read (it has left the span). */
+	ids = malloc((maxdepth && l->n ? maxdepth * l->n : 1) * sizeof *ids);
 	l->path = malloc((total ? total : 1) * sizeof *l->path);
 	l->pathoff = malloc((l->n + 1) * sizeof *l->pathoff);
 	l->nrank = malloc((total + 1) * sizeof *l->nrank);
 	l->nend = malloc((total + 1) * sizeof *l->nend);
 	l->ndepth = malloc((total + 1) * sizeof *l->ndepth);
 	l->stamp = calloc(total + 1, sizeof *l->stamp);
-	if (!idx || !tmp || !cnt || !touched || !l->path || !l->pathoff || !l->nrank ||
-	    !l->nend || !l->ndepth || !l->stamp)
+	if (!idx || !tmp || !cnt || !touched || !ids || !l->path || !l->pathoff ||
+	    !l->nrank || !l->nend || !l->ndepth || !l->stamp)
 		goto out;
 	l->nnodes = 1;
 	l->nrank[0] = 0;
@@ -105,8 +111,9 @@ static int build(struct lim *l, const struct ranked *order)
 		const Smp *s = &l->s[i];
 
 		l->pathoff[i] = (uint32_t)k;
-		for (size_t j = s->n_location_id; j > 0; j--)
-			l->path[k++] = (uint32_t)s->location_id[j - 1];
+		for (size_t j = 0; j < s->n_location_id; j++)
+			ids[j * l->n + i] = (uint32_t)s->location_id[s->n_location_id - 1 - j];
+		k += s->n_location_id;
 		idx[i] = (uint32_t)i;
 	}
 	l->pathoff[l->n] = (uint32_t)k;
@@ -120,84 +127,103 @@ static int build(struct lim *l, const struct ranked *order)
 		struct span sp = spans[--nspans];
 
 		for (;;) {
-			uint32_t *v = idx + sp.lo, e = 0, nt = 0;
+			uint32_t *v = idx + sp.lo, w = 0, id0 = 0, best = UINT32_MAX;
+			uint32_t *row = ids + (size_t)sp.depth * l->n;
+			uint32_t c = (uint32_t)l->nnodes;
+			int split = 0;
 
-			/* The stacks that end here end at the parent. */
+			/* The stacks that end here end at the parent and leave
+			 * the span; the others go to one child unless their
+			 * locations differ. */
 			for (uint32_t t = 0; t < sp.n; t++) {
-				if (l->pathoff[v[t] + 1] - l->pathoff[v[t]] != sp.depth)
+				uint32_t u = v[t], off = l->pathoff[u], id;
+
+				if (l->pathoff[u + 1] - off == sp.depth) {
+					if (l->rank[u] < l->nend[sp.parent])
+						l->nend[sp.parent] = l->rank[u];
 					continue;
-				if (l->rank[v[t]] < l->nend[sp.parent])
-					l->nend[sp.parent] = l->rank[v[t]];
-				uint32_t x = v[e];
-				v[e++] = v[t];
-				v[t] = x;
+				}
+				id = row[u];
+				if (w == 0)
+					id0 = id;
+				split |= id != id0;
+				v[w++] = u;
+				if (l->rank[u] < best)
+					best = l->rank[u];
 			}
-			sp.lo += e;
-			sp.n -= e;
-			v += e;
-			if (sp.n == 0)
+			sp.n = w;
+			if (w == 0)
 				break;
-			for (uint32_t t = 0; t < sp.n; t++) {
-				uint32_t id = l->path[l->pathoff[v[t]] + sp.depth];
+			if (!split) {
+				/* A row's location becomes its node once grouped. */
+				for (uint32_t t = 0; t < w; t++)
+					row[v[t]] = c;
+				l->nnodes++;
+				l->nrank[c] = best;
+				l->nend[c] = UINT32_MAX;
+				l->ndepth[c] = sp.depth + 1;
+				sp.parent = c;
+				sp.depth++;
+				continue;
+			}
+			/* Counting sort by location (stable): offsets in
+			 * first-seen order, then the scatter. */
+			uint32_t nt = 0, at = 0;
+
+			for (uint32_t t = 0; t < w; t++) {
+				uint32_t id = row[v[t]];
 
 				if (cnt[id]++ == 0)
 					touched[nt++] = id;
 			}
-			if (nt > 1) {
-				/* Counting sort by location: offsets in first-seen
-				 * order, then the scatter. */
-				uint32_t off = 0;
+			for (uint32_t g = 0; g < nt; g++) {
+				uint32_t n = cnt[touched[g]];
 
-				for (uint32_t g = 0; g < nt; g++) {
-					uint32_t c = cnt[touched[g]];
-
-					cnt[touched[g]] = off;
-					off += c;
-				}
-				for (uint32_t t = 0; t < sp.n; t++)
-					tmp[cnt[l->path[l->pathoff[v[t]] + sp.depth]]++] = v[t];
-				memcpy(v, tmp, sp.n * sizeof *v);
+				cnt[touched[g]] = at;
+				at += n;
 			}
+			for (uint32_t t = 0; t < w; t++)
+				tmp[cnt[row[v[t]]]++] = v[t];
+			memcpy(v, tmp, w * sizeof *v);
 			for (uint32_t g = 0; g < nt; g++)
 				cnt[touched[g]] = 0;
-			/* One child per group; a lone group goes on in this loop,
-			 * the others wait as spans. */
-			for (uint32_t g = 0, h; g < sp.n; g = h) {
-				uint32_t id = l->path[l->pathoff[v[g]] + sp.depth];
-				uint32_t c = (uint32_t)l->nnodes++, best = UINT32_MAX;
+			/* One child per group, each a span to do. */
+			for (uint32_t g = 0, h; g < w; g = h) {
+				uint32_t id = row[v[g]];
 
-				/* The ids of this group become its node as they are
-				 * passed; the next group's are still ids. */
-				for (h = g; h < sp.n && l->path[l->pathoff[v[h]] + sp.depth] == id; h++) {
-					l->path[l->pathoff[v[h]] + sp.depth] = c;
+				c = (uint32_t)l->nnodes++;
+				best = UINT32_MAX;
+				/* This group's locations become its node as they are
+				 * passed; the next group's are still locations. */
+				for (h = g; h < w && row[v[h]] == id; h++) {
+					row[v[h]] = c;
 					if (l->rank[v[h]] < best)
 						best = l->rank[v[h]];
 				}
 				l->nrank[c] = best;
 				l->nend[c] = UINT32_MAX;
 				l->ndepth[c] = sp.depth + 1;
-				if (nt > 1) {
-					struct span *grown = fk_grow(spans, &capspans, nspans,
-								     sizeof *spans, 16);
+				struct span *grown = fk_grow(spans, &capspans, nspans, sizeof *spans, 16);
 
-					if (!grown)
-						goto out;
-					spans = grown;
-					spans[nspans++] = (struct span){ sp.lo + g, h - g, sp.depth + 1, c };
-				}
+				if (!grown)
+					goto out;
+				spans = grown;
+				spans[nspans++] = (struct span){ sp.lo + g, h - g, sp.depth + 1, c };
 			}
-			if (nt > 1)
-				break;
-			sp.parent = (uint32_t)l->nnodes - 1;
-			sp.depth++;
+			break;
 		}
 	}
+	/* The nodes as paths, sample by sample (rows read forwards). */
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t j = 0, off = l->pathoff[i]; off + j < l->pathoff[i + 1]; j++)
+			l->path[off + j] = ids[j * l->n + i];
 	rc = 0;
 out:
 	free(idx);
 	free(tmp);
 	free(cnt);
 	free(touched);
+	free(ids);
 	free(spans);
 	return rc;
 }
