@@ -2,6 +2,7 @@
 /* Unit tests of core/: number parser, unbiasing, maps lines, dump reader
  * corner cases, symbolized-profile round trip, growth diff, series lines. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,47 @@ static void test_reader_addrs(void)
 	}
 }
 
+/* Counts lines as jemalloc writes them (the reader's fast path) and in
+ * every other form the general path reads or refuses. */
+static void test_reader_counts(void)
+{
+	static const struct {
+		const char *line;
+		long long objs, bytes, aobjs, abytes;
+	} ok[] = {
+		{ "t*: 3: 300 [4: 400]", 3, 300, 4, 400 },
+		{ "t*: 007: 0300 [0: 0]", 7, 300, 0, 0 },
+		{ "t*:   3:   300 [  4:   400]", 3, 300, 4, 400 },
+		{ "t*: 3:300 [4:400]", 3, 300, 4, 400 },
+		{ "t*: 1234567890123: 1234567890123 [0: 0]", 1234567890123LL, 1234567890123LL, 0, 0 },
+	};
+	static const char *const bad[] = {
+		"t*: 9223372036854775808: 1 [0: 0]", "t*: 3: 300 [0: 0] ", "t*: 3: 300 [0: 0] x",
+		"t*: 3: 300 [0: 0", "t*: -3: -300 [0: 0]", "t*: 3: 0 [0: 0]",
+	};
+	struct fk_err err;
+	struct fk_profile *p;
+	char buf[512];
+
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		snprintf(buf, sizeof buf, "heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1234\n  %s\n\n"
+			 "MAPPED_LIBRARIES:\n", ok[i].line);
+		p = parse(buf, &err);
+		T_OK(p && p->nstacks == 1 && p->stacks[0].c.objs == ok[i].objs &&
+		     p->stacks[0].c.bytes == ok[i].bytes && p->stacks[0].c.acc_objs == ok[i].aobjs &&
+		     p->stacks[0].c.acc_bytes == ok[i].abytes, "counts '%s' read (%s)", ok[i].line,
+		     p ? "" : err.msg);
+		fk_profile_free(p);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(buf, sizeof buf, "heap_v2/524288\n  t*: 1: 1 [0: 0]\n@ 0x1234\n  %s\n\n"
+			 "MAPPED_LIBRARIES:\n", bad[i]);
+		p = parse(buf, &err);
+		T_OK(!p, "counts '%s' refused (%s)", bad[i], err.msg);
+		fk_profile_free(p);
+	}
+}
+
 static void test_symprof_roundtrip(void)
 {
 	struct fk_err err;
@@ -355,6 +397,7 @@ int main(void)
 	test_maps();
 	test_reader();
 	test_reader_addrs();
+	test_reader_counts();
 	test_symprof_roundtrip();
 	test_symprof_empty_name();
 	test_diff();
