@@ -355,7 +355,8 @@ static const unsigned char hexval[256] = {
 	['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* "0xADDR 0xADDR ..." (leaf first) into the arena. */
+/* "0xADDR 0xADDR ..." (leaf first) into the arena; *end is the line's
+ * newline (next_line's lines end there). */
 static int parse_addrs(struct reader *r, const char *s, const char *end,
 		       struct fk_stack *st)
 {
@@ -378,9 +379,11 @@ static int parse_addrs(struct reader *r, const char *s, const char *end,
 			uint64_t v = 0;
 			unsigned d;
 
-			while (q < end && *q == '0')
+			/* *end is the line's newline (next_line), which is no
+			 * digit: the scans need no bound of their own. */
+			while (*q == '0')
 				q++;
-			for (sig = q; q < end && (d = hexval[(unsigned char)*q]) != 0; q++)
+			for (sig = q; (d = hexval[(unsigned char)*q]) != 0; q++)
 				v = v << 4 | (d - 1);
 			if (q > s + 2 && q - sig <= 16 && (q == end || *q == ' ' || *q == '\t')) {
 				tmp[depth++] = v;
