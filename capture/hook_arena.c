@@ -57,18 +57,6 @@ static int ensure(void)
 	arena_ind = ind;
 	have = 1;
 	why[0] = '\0';
-	{
-		/* Pages a request freed go back lazily (MADV_FREE: the kernel
-		 * takes them whenever it needs memory) instead of at once, so
-		 * the next scrape finds them without a page fault each: 3 000
-		 * to 4 000 faults, 10-20 ms, of a warm scrape of a 16k-stack
-		 * heap (bench/README.md, "Repeated scrapes"). */
-		char name[64];
-		ssize_t lazy = -1;
-
-		snprintf(name, sizeof name, "arena.%u.muzzy_decay_ms", ind);
-		fk_je_ctl(name, NULL, NULL, &lazy, sizeof lazy);
-	}
 out:
 	rc = have;
 	pthread_mutex_unlock(&mu);
