@@ -31,7 +31,8 @@ struct lim {
 	uint32_t *rank;                /* per sample: position by weight */
 	uint32_t *path, *pathoff;      /* per sample: its nodes, root first */
 	uint32_t *nrank, *nend, *ndepth, *stamp;  /* per node (0 = the empty stack) */
-	size_t nnodes, caprank, capend, capdepth;
+	uint32_t *npar;                /* per node: its parent, while built */
+	size_t nnodes, caprank, capend, capdepth, cappar;
 	size_t firstcap;               /* the node arrays' first capacity */
 	uint32_t epoch;
 };
@@ -56,13 +57,13 @@ struct span {
 	uint32_t lo, n, depth, parent;
 };
 
-/* A new node at depth, its rank rank, no sample ending there yet; its
+/* A new child of parent at depth, no sample ending there yet; its
  * number, or UINT32_MAX when out of memory. The node arrays grow with
  * the nodes, from a quarter of the frames (a heap's stacks share most:
  * 148k nodes for 574k frames on bench/scrape.sh's heap). */
-static uint32_t new_node(struct lim *l, uint32_t rank, uint32_t depth)
+static uint32_t new_node(struct lim *l, uint32_t parent, uint32_t depth)
 {
-	void *r = l->nrank, *e = l->nend, *d = l->ndepth;
+	void *r = l->nrank, *e = l->nend, *d = l->ndepth, *pa = l->npar;
 	size_t n = l->nnodes;
 	int ok = fk_reserve(&r, &l->caprank, n + 1, sizeof *l->nrank, l->firstcap) == 0;
 
@@ -71,9 +72,12 @@ static uint32_t new_node(struct lim *l, uint32_t rank, uint32_t depth)
 	l->nend = e;
 	ok = ok && fk_reserve(&d, &l->capdepth, n + 1, sizeof *l->ndepth, l->firstcap) == 0;
 	l->ndepth = d;
+	ok = ok && fk_reserve(&pa, &l->cappar, n + 1, sizeof *l->npar, l->firstcap) == 0;
+	l->npar = pa;
 	if (!ok || n >= UINT32_MAX)
 		return UINT32_MAX;
-	l->nrank[n] = rank;
+	l->nrank[n] = UINT32_MAX;
+	l->npar[n] = parent;
 	l->nend[n] = UINT32_MAX;
 	l->ndepth[n] = depth;
 	l->nnodes++;
@@ -95,7 +99,7 @@ static uint32_t new_node(struct lim *l, uint32_t rank, uint32_t depth)
 static int build(struct lim *l, const struct ranked *order)
 {
 	size_t total = 0, k = 0, maxid = 0, maxdepth = 0, nspans = 0, capspans = 0;
-	uint32_t *idx = NULL, *tmp = NULL, *cnt = NULL, *touched = NULL, *ids = NULL;
+	uint32_t *idx = NULL, *tmp = NULL, *cnt = NULL, *touched = NULL, *ids = NULL, *len = NULL;
 	struct span *spans = NULL;
 	int rc = -1;
 
@@ -112,6 +116,7 @@ static int build(struct lim *l, const struct ranked *order)
 		return -1;
 	idx = malloc((l->n ? l->n : 1) * sizeof *idx);
 	tmp = malloc((l->n ? l->n : 1) * sizeof *tmp);
+	len = malloc((l->n ? l->n : 1) * sizeof *len);
 	cnt = calloc(maxid + 1, sizeof *cnt);
 	touched = malloc((maxid + 1) * sizeof *touched);
 	/* Rows past a sample's depth are never read (it has left the span). */
@@ -119,7 +124,7 @@ static int build(struct lim *l, const struct ranked *order)
 	l->path = malloc((total ? total : 1) * sizeof *l->path);
 	l->pathoff = malloc((l->n + 1) * sizeof *l->pathoff);
 	l->firstcap = total / 4 + 1024;
-	if (!idx || !tmp || !cnt || !touched || !ids || !l->path || !l->pathoff ||
+	if (!idx || !tmp || !len || !cnt || !touched || !ids || !l->path || !l->pathoff ||
 	    new_node(l, 0, 0) == UINT32_MAX)
 		goto out;
 	for (size_t r = 0; r < l->n; r++)
@@ -132,6 +137,7 @@ static int build(struct lim *l, const struct ranked *order)
 		for (size_t j = 0; j < s->n_location_id; j++)
 			ids[j * l->n + i] = (uint32_t)s->location_id[s->n_location_id - 1 - j];
 		k += s->n_location_id;
+		len[i] = (uint32_t)s->n_location_id;
 		idx[i] = (uint32_t)i;
 	}
 	l->pathoff[l->n] = (uint32_t)k;
@@ -145,7 +151,7 @@ static int build(struct lim *l, const struct ranked *order)
 		struct span sp = spans[--nspans];
 
 		for (;;) {
-			uint32_t *v = idx + sp.lo, w = 0, id0 = 0, best = UINT32_MAX, c;
+			uint32_t *v = idx + sp.lo, w = 0, id0 = 0, c;
 			uint32_t *row = ids + (size_t)sp.depth * l->n;
 			int split = 0;
 
@@ -153,9 +159,9 @@ static int build(struct lim *l, const struct ranked *order)
 			 * the span; the others go to one child unless their
 			 * locations differ. */
 			for (uint32_t t = 0; t < sp.n; t++) {
-				uint32_t u = v[t], off = l->pathoff[u], id;
+				uint32_t u = v[t], id;
 
-				if (l->pathoff[u + 1] - off == sp.depth) {
+				if (len[u] == sp.depth) {
 					if (l->rank[u] < l->nend[sp.parent])
 						l->nend[sp.parent] = l->rank[u];
 					continue;
@@ -165,14 +171,12 @@ static int build(struct lim *l, const struct ranked *order)
 					id0 = id;
 				split |= id != id0;
 				v[w++] = u;
-				if (l->rank[u] < best)
-					best = l->rank[u];
 			}
 			sp.n = w;
 			if (w == 0)
 				break;
 			if (!split) {
-				if ((c = new_node(l, best, sp.depth + 1)) == UINT32_MAX)
+				if ((c = new_node(l, sp.parent, sp.depth + 1)) == UINT32_MAX)
 					goto out;
 				/* A row's location becomes its node once grouped. */
 				for (uint32_t t = 0; t < w; t++)
@@ -206,17 +210,12 @@ static int build(struct lim *l, const struct ranked *order)
 			for (uint32_t g = 0, h; g < w; g = h) {
 				uint32_t id = row[v[g]];
 
-				if ((c = new_node(l, UINT32_MAX, sp.depth + 1)) == UINT32_MAX)
+				if ((c = new_node(l, sp.parent, sp.depth + 1)) == UINT32_MAX)
 					goto out;
-				best = UINT32_MAX;
 				/* This group's locations become its node as they are
 				 * passed; the next group's are still locations. */
-				for (h = g; h < w && row[v[h]] == id; h++) {
+				for (h = g; h < w && row[v[h]] == id; h++)
 					row[v[h]] = c;
-					if (l->rank[v[h]] < best)
-						best = l->rank[v[h]];
-				}
-				l->nrank[c] = best;
 				struct span *grown = fk_grow(spans, &capspans, nspans, sizeof *spans, 16);
 
 				if (!grown)
@@ -227,6 +226,16 @@ static int build(struct lim *l, const struct ranked *order)
 			break;
 		}
 	}
+	/* A node's rank is the best of the samples ending there and of its
+	 * children's; children are numbered after their parent. */
+	for (size_t j = l->nnodes; j-- > 1;) {
+		uint32_t r = l->nend[j] < l->nrank[j] ? l->nend[j] : l->nrank[j];
+
+		l->nrank[j] = r;
+		if (r < l->nrank[l->npar[j]])
+			l->nrank[l->npar[j]] = r;
+	}
+	l->nrank[0] = 0;
 	if (!(l->stamp = calloc(l->nnodes, sizeof *l->stamp)))
 		goto out;
 	/* The nodes as paths, sample by sample (rows read forwards). */
@@ -237,6 +246,7 @@ static int build(struct lim *l, const struct ranked *order)
 out:
 	free(idx);
 	free(tmp);
+	free(len);
 	free(cnt);
 	free(touched);
 	free(ids);
@@ -423,6 +433,7 @@ done:
 	free(l.nrank);
 	free(l.nend);
 	free(l.ndepth);
+	free(l.npar);
 	free(l.stamp);
 	return rc;
 }
