@@ -3,14 +3,17 @@
 # A continuous-profiling scraper's cost to the host (bench/README.md,
 # "Repeated scrapes"): the hook under hook-bench-prog holding a live heap
 # of 2^BITS distinct stacks (every allocation sampled) is scraped for
-# GET /debug/pprof/heap COUNT times, one every INTERVAL seconds; then on to
-# 600 scrapes, back to back, for the host's RSS. Per scrape: the host's CPU
-# (utime + stime of /proc/PID/stat around the request, all threads, in
-# clock ticks), the wall time (curl's). The first scrape (modules opened)
-# is reported apart from the warm ones; jemalloc's own prof.dump is timed
-# with format=raw requests (the dump, no conversion). RSS is VmRSS after
-# scrape 10 and after scrape 600; a scrape's transient peak is VmHWM after
-# one scrape with the peak reset just before (clear_refs 5).
+# GET /debug/pprof/heap COUNT times, one every INTERVAL seconds, each
+# beside a HEAD of format=raw (jemalloc's own prof.dump and nothing else:
+# the dump is made, not sent), so both are measured side by side under the
+# same load; then on to TOTAL scrapes, back to back, for the host's RSS.
+# Per request: the host's CPU in nanoseconds (the first field of every
+# thread's /proc/PID/task/TID/schedstat, summed, around the request; the
+# clock-tick figure of /proc/PID/stat is printed beside it as a check) and
+# the wall time (curl's). The first scrape (modules opened) is reported
+# apart from the warm ones. RSS is VmRSS after scrape 10 and after scrape
+# TOTAL; a scrape's transient peak is VmHWM after one scrape with the peak
+# reset just before (clear_refs 5).
 # Usage (from the top of the tree, after make):
 #   B=build bench/scrape.sh [COUNT [INTERVAL [BITS [TOTAL]]]]
 # defaults 60 scrapes, 1 s, 14 bits, 600 scrapes in all.
@@ -37,21 +40,25 @@ done
 	{ echo "bench/scrape.sh: TOTAL must be at least COUNT and 10" >&2; exit 2; }
 TICK_MS=$(awk -v t="$(getconf CLK_TCK)" 'BEGIN { print 1000 / t }')
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-cpu() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$HPID/stat"; }
+ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$HPID/stat"; }
+# The host's CPU so far in ns, every live thread's (a thread that ends
+# during a request would take its share along: ticks() keeps it).
+cpu_ns() { cat /proc/"$HPID"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$HPID/status"; }
 hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$HPID/status"; }
-# scrape URL FILE: one request; appends "cpu_ms wall_ms bytes" to FILE.
+# scrape URL FILE [-I]: one request (-I: HEAD); appends "cpu_ms wall_ms
+# bytes tick_ms" to FILE.
 scrape() {
-	c0=$(cpu)
-	w=$(curl -s --max-time 120 -o "$T/body" -w '%{time_total}' "$1")
-	c1=$(cpu)
-	echo "$c0 $c1 $w $(wc -c <"$T/body")" |
-		awk -v t="$TICK_MS" '{ printf "%.1f %.1f %d\n", ($2 - $1) * t, $3 * 1000, $4 }' >>"$2"
+	t0=$(ticks); c0=$(cpu_ns)
+	w=$(curl -s ${3:-} --max-time 120 -o "$T/body" -w '%{time_total}' "$1")
+	c1=$(cpu_ns); t1=$(ticks)
+	echo "$c0 $c1 $w $(wc -c <"$T/body") $t0 $t1" |
+		awk -v t="$TICK_MS" '{ printf "%.3f %.1f %d %.1f\n", ($2 - $1) / 1e6, $3 * 1000, $4, ($6 - $5) * t }' >>"$2"
 }
 # stats FILE COL: mean, median, min, max of a column.
 stats() {
 	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c; s += $c }
-		END { printf "mean %.1f median %.1f [%.1f .. %.1f] (n=%d)", s / NR,
+		END { printf "mean %.2f median %.2f [%.2f .. %.2f] (n=%d)", s / NR,
 		      v[int((NR + 1) / 2)], v[1], v[NR], NR }'
 }
 
@@ -68,14 +75,10 @@ grep -q ready "$T/out" || { echo "bench/scrape.sh: the host did not start" >&2; 
 U=http://127.0.0.1:$pt
 rss0=$(rss)
 
-# jemalloc's prof.dump alone, before anything else touched the heap's
-# conversion (the raw body is the dump as jemalloc wrote it).
-: >"$T/raw"
-i=0; while [ $i -lt 10 ]; do scrape "$U/internal/heap?format=raw" "$T/raw"; i=$((i + 1)); done
 curl -s --max-time 120 -o "$T/dump.raw" "$U/internal/heap?format=raw"
 stacks=$(grep -c '^@' "$T/dump.raw")
 
-: >"$T/first"; : >"$T/warm"
+: >"$T/first"; : >"$T/warm"; : >"$T/raw"; : >"$T/pair"
 echo 5 >"/proc/$HPID/clear_refs"
 scrape "$U/debug/pprof/heap" "$T/first"
 hwm1=$(hwm)
@@ -83,11 +86,15 @@ n=1
 while [ $n -lt "$COUNT" ]; do
 	sleep "$INTERVAL"
 	[ $n -eq 30 ] && echo 5 >"/proc/$HPID/clear_refs"
+	# The two in turns, so that a change of the machine's load falls on
+	# both: jemalloc's dump alone, then a whole scrape.
+	scrape "$U/internal/heap?format=raw" "$T/raw" -I
 	scrape "$U/debug/pprof/heap" "$T/warm"
 	[ $n -eq 30 ] && hwmw=$(hwm)
 	n=$((n + 1))
 	[ $n -eq 10 ] && rss10=$(rss)
 done
+cp "$T/warm" "$T/pair"
 while [ $n -lt "$TOTAL" ]; do
 	scrape "$U/debug/pprof/heap" "$T/warm"
 	n=$((n + 1))
@@ -99,26 +106,31 @@ exec 3>&-
 wait "$HPID" || true
 HPID=""
 
-echo "# heap of $stacks distinct stacks; $COUNT scrapes every $INTERVAL s, then back to back to $TOTAL"
-echo "# host CPU in ms (clock ticks of $TICK_MS ms, so one scrape reads a multiple of it); wall in ms"
+echo "# heap of $stacks distinct stacks; $COUNT scrapes every $INTERVAL s, each beside a"
+echo "# HEAD of format=raw (jemalloc's prof.dump alone), then back to back to $TOTAL"
+echo "# host CPU in ms (schedstat, ns); ticks: the same from /proc/PID/stat, 10 ms a tick"
 echo "first scrape          cpu $(awk '{ print $1 }' "$T/first") ms, wall $(awk '{ print $2 }' "$T/first") ms, $(awk '{ print $3 }' "$T/first") bytes"
-echo "warm scrapes  cpu     $(stats "$T/warm" 1)"
-echo "warm scrapes  wall    $(stats "$T/warm" 2)"
-echo "jemalloc dump (raw)   cpu $(stats "$T/raw" 1)"
-echo "jemalloc dump (raw)   wall $(stats "$T/raw" 2)"
-awk -v a="$(awk '{ s += $1 } END { print s / NR }' "$T/warm")" \
-    -v j="$(awk '{ s += $1 } END { print s / NR }' "$T/raw")" \
-    'BEGIN { printf "ours (warm - raw)     cpu %.1f ms a scrape (jemalloc %.1f)\n", a - j, j }'
+echo "warm scrapes, paired  cpu  $(stats "$T/pair" 1)"
+echo "jemalloc dump alone   cpu  $(stats "$T/raw" 1)"
+echo "warm scrapes, paired  ticks $(stats "$T/pair" 4)"
+echo "jemalloc dump alone   ticks $(stats "$T/raw" 4)"
+echo "warm scrapes, all     cpu  $(stats "$T/warm" 1)"
+echo "warm scrapes, all     wall $(stats "$T/warm" 2)"
+median() { sort -n -k1 "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mean() { awk '{ s += $1 } END { print s / NR }' "$1"; }
+awk -v a="$(mean "$T/pair")" -v j="$(mean "$T/raw")" -v am="$(median "$T/pair")" -v jm="$(median "$T/raw")" \
+    'BEGIN { printf "ours (scrape - dump)  cpu %.2f ms a scrape by means, %.2f by medians; scrape / dump %.3fx by means, %.3fx by medians\n", a - j, am - jm, a / j, am / jm }'
 echo "host RSS: before scraping $rss0 KB, after 10 scrapes $rss10 KB, after $TOTAL scrapes $rssN KB ($((rssN - rss10)) KB more)"
 echo "scrape peak (VmHWM, reset just before): first $hwm1 KB, warm ${hwmw:-n/a} KB"
 echo "settings: $settings"
 
 # Our share alone, in one process with no jemalloc dump: the host's raw
 # dump (its modules are this machine's files), and two real programs'
-# dumps whose modules are on this machine (gcc's 33 MB cc1, python3.11).
+# dumps whose modules are on this machine (gcc's 33 MB cc1, python3.11);
+# on jemalloc, as the hook runs (its own arena keeps freed pages).
 # bench (the rounds of scrape-bench): first round, then the warm ones.
 bench() {
-	"$SB" $1 "$2" "$3" >"$T/sb" || return 1
+	LD_PRELOAD=$JE "$SB" $1 "$2" "$3" >"$T/sb" || return 1
 	head -1 "$T/sb" | awk '{ printf "first %.1f ms cpu (%.1f wall)", $2, $3 }'
 	tail -n +2 "$T/sb" >"$T/sbw"
 	printf '; warm cpu %s; RSS after round 10 %s KB, after round %s %s KB\n' "$(stats "$T/sbw" 2)" \

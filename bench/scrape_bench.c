@@ -3,7 +3,9 @@
  * then N times parsed, symbolized (with one module cache, as the hook
  * does, or none) and encoded to pprof at the hook's level, each round's
  * CPU (getrusage: every thread, the lookup pool's included) and wall time
- * printed. Used by bench/scrape.sh.
+ * printed. The pprof options are the hook's (capture/serve_profile.c's
+ * pprof_opts: gzip level 1, at most 16000 samples, FK_HOOK_MAX_SAMPLES).
+ * Used by bench/scrape.sh.
  *   scrape-bench [--no-cache] DUMP N
  * prints one "round cpu_ms wall_ms vmrss_kb" line per round. */
 #include <stdio.h>
@@ -50,7 +52,7 @@ static int round_once(const char *data, size_t len, struct fk_symcache *c)
 {
 	struct fk_profile *p = fk_profile_new("heap");
 	struct fk_symbolize_opts so = { .cache = c };
-	struct fk_pprof_opts po = { .level = 1, .source = "flamekit-hook" };
+	struct fk_pprof_opts po = { .level = 1, .source = "flamekit-hook", .max_samples = 16000 };
 	struct fk_err err;
 	unsigned char *out = NULL;
 	size_t outlen = 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "grow.h"
 #include "hook_int.h"
 #include "input.h"
 #include "maps.h"
@@ -57,13 +58,13 @@ struct mapstext {
 static struct {
 	pthread_mutex_t lock;
 	struct snap *v;                /* oldest first */
-	size_t n;
+	size_t n, capv;
 	uint32_t next_id;
 	struct stk *stk;
 	size_t nstk, capstk;
 	struct fk_u64map byhash;       /* hash of addresses -> first stack */
 	struct mapstext *maps;
-	size_t nmaps;
+	size_t nmaps, capmaps;
 	size_t bytes;                  /* what the ring holds, counted below */
 	double next_due;               /* fk_now() of the next interval snapshot */
 	double next_poll;
@@ -103,15 +104,11 @@ static uint32_t intern_stack(const uint64_t *addrs, uint32_t depth)
 		if (ring.stk[id].depth == depth &&
 		    (depth == 0 || memcmp(ring.stk[id].addrs, addrs, depth * sizeof *addrs) == 0))
 			return id;
-	if (ring.nstk == ring.capstk) {
-		size_t cap = ring.capstk ? ring.capstk * 2 : 4096;
-		struct stk *nv = realloc(ring.stk, cap * sizeof *nv);
+	struct stk *nv = fk_grow(ring.stk, &ring.capstk, ring.nstk, sizeof *nv, 4096);
 
-		if (!nv)
-			return UINT32_MAX;
-		ring.stk = nv;
-		ring.capstk = cap;
-	}
+	if (!nv)
+		return UINT32_MAX;
+	ring.stk = nv;
 	struct stk *s = &ring.stk[ring.nstk];
 	s->addrs = malloc((depth ? depth : 1) * sizeof *addrs);
 	if (!s->addrs || fk_u64map_put(&ring.byhash, h, (uint32_t)ring.nstk) < 0) {
@@ -161,7 +158,7 @@ static uint32_t intern_maps(const char *text, size_t len)
 			ring.maps[i].refs++;
 			return (uint32_t)i;
 		}
-	struct mapstext *nv = realloc(ring.maps, (ring.nmaps + 1) * sizeof *nv);
+	struct mapstext *nv = fk_grow(ring.maps, &ring.capmaps, ring.nmaps, sizeof *nv, 4);
 	char *t = malloc(len ? len : 1);
 
 	if (!nv || !t) {
@@ -348,7 +345,7 @@ static int store(const struct fk_profile *p, const char *why, struct fk_err *err
 	s.stk = malloc((s.n ? s.n : 1) * sizeof *s.stk);
 	s.objs = malloc((s.n ? s.n : 1) * sizeof *s.objs);
 	s.bytes = malloc((s.n ? s.n : 1) * sizeof *s.bytes);
-	struct snap *nv = realloc(ring.v, (ring.n + 1) * sizeof *nv);
+	struct snap *nv = fk_grow(ring.v, &ring.capv, ring.n, sizeof *nv, 8);
 	if (nv)
 		ring.v = nv;
 	if (!s.stk || !s.objs || !s.bytes || !nv)
@@ -857,7 +854,7 @@ void fk_snap_release(void)
 		snap_free(&ring.v[k]);
 	free(ring.v);
 	ring.v = NULL;
-	ring.n = 0;
+	ring.n = ring.capv = 0;
 	for (size_t i = 0; i < ring.nstk; i++)
 		free(ring.stk[i].addrs);
 	free(ring.stk);
@@ -868,7 +865,7 @@ void fk_snap_release(void)
 		free(ring.maps[i].text);
 	free(ring.maps);
 	ring.maps = NULL;
-	ring.nmaps = 0;
+	ring.nmaps = ring.capmaps = 0;
 	ring.bytes = 0;
 	ring.max_allocated = 0;
 	pthread_mutex_unlock(&ring.lock);

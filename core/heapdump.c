@@ -37,6 +37,11 @@ struct reader {
 	/* Unbiased totals without sign: of the t*: (legacy: stack) lines,
 	 * and of the stacks' tN: lines (FK_MAX_TOTAL_LG). */
 	double sum[2][4];
+	/* The last counts unbiased and their values: a stack's t*: and tN:
+	 * lines, and stacks of one size, repeat them (two expm1 a line). */
+	struct fk_counts last_c;
+	struct fk_values last_v;
+	int have_last;
 };
 
 static int syntax(struct reader *r, const char *what, const char *s, size_t n)
@@ -119,11 +124,43 @@ static int expect(struct reader *r, const char **sp, const char *end, char c)
 	return 0;
 }
 
+/* A run of digits at *sp into *v (fk_parse_i64's rules), or -1. */
+static int digits(const char **sp, const char *end, int64_t *v)
+{
+	const char *s = *sp, *t = s;
+
+	while (t < end && *t >= '0' && *t <= '9')
+		t++;
+	if (fk_parse_i64(s, (size_t)(t - s), v) < 0)
+		return -1;
+	*sp = t;
+	return 0;
+}
+
+/* "N: S [AN: AS]" exactly as jemalloc writes it (src/prof_data.c:
+ * "%"FMTu64": %"FMTu64" [%"FMTu64": %"FMTu64"]"), after one blank: 0,
+ * or -1 for anything else, which the general parser then reads. */
+static int counts_fast(const char **sp, const char *end, struct fk_counts *c)
+{
+	const char *s = *sp;
+
+	if (s >= end || *s++ != ' ' || digits(&s, end, &c->objs) < 0 || end - s < 2 ||
+	    s[0] != ':' || s[1] != ' ' || (s += 2, digits(&s, end, &c->bytes) < 0) ||
+	    end - s < 2 || s[0] != ' ' || s[1] != '[' || (s += 2, digits(&s, end, &c->acc_objs) < 0) ||
+	    end - s < 2 || s[0] != ':' || s[1] != ' ' || (s += 2, digits(&s, end, &c->acc_bytes) < 0) ||
+	    s >= end || *s != ']')
+		return -1;
+	*sp = s + 1;
+	return 0;
+}
+
 /* "N: S [AN: AS]", the counts of every t*:, tN: and legacy line. */
 static int parse_counts(struct reader *r, const char **sp, const char *end,
 			struct fk_counts *c)
 {
-	if (parse_count(r, sp, end, &c->objs) < 0 || expect(r, sp, end, ':') < 0 ||
+	if (counts_fast(sp, end, c) == 0) {
+		/* Digits only: nothing negative to refuse. */
+	} else if (parse_count(r, sp, end, &c->objs) < 0 || expect(r, sp, end, ':') < 0 ||
 	    parse_count(r, sp, end, &c->bytes) < 0 || expect(r, sp, end, '[') < 0 ||
 	    parse_count(r, sp, end, &c->acc_objs) < 0 || expect(r, sp, end, ':') < 0 ||
 	    parse_count(r, sp, end, &c->acc_bytes) < 0 || expect(r, sp, end, ']') < 0)
@@ -178,8 +215,15 @@ static int thread_index(struct reader *r, uint64_t id, const char *name,
  * naming this line when a total reaches 2^FK_MAX_TOTAL_LG. */
 static int add_total(struct reader *r, const struct fk_counts *c, int which)
 {
-	struct fk_values v = fk_unbias(r->p, c);
+	struct fk_values v;
 	double *t = r->sum[which];
+
+	if (!r->have_last || memcmp(&r->last_c, c, sizeof *c) != 0) {
+		r->last_c = *c;
+		r->last_v = fk_unbias(r->p, c);
+		r->have_last = 1;
+	}
+	v = r->last_v;
 	const double max = ldexp(1.0, FK_MAX_TOTAL_LG);
 
 	t[0] += fabs(v.objs);
@@ -311,7 +355,8 @@ static const unsigned char hexval[256] = {
 	['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* "0xADDR 0xADDR ..." (leaf first) into the arena. */
+/* "0xADDR 0xADDR ..." (leaf first) into the arena; *end is the line's
+ * newline (next_line's lines end there). */
 static int parse_addrs(struct reader *r, const char *s, const char *end,
 		       struct fk_stack *st)
 {
@@ -334,9 +379,11 @@ static int parse_addrs(struct reader *r, const char *s, const char *end,
 			uint64_t v = 0;
 			unsigned d;
 
-			while (q < end && *q == '0')
+			/* *end is the line's newline (next_line), which is no
+			 * digit: the scans need no bound of their own. */
+			while (*q == '0')
 				q++;
-			for (sig = q; q < end && (d = hexval[(unsigned char)*q]) != 0; q++)
+			for (sig = q; (d = hexval[(unsigned char)*q]) != 0; q++)
 				v = v << 4 | (d - 1);
 			if (q > s + 2 && q - sig <= 16 && (q == end || *q == ' ' || *q == '\t')) {
 				tmp[depth++] = v;

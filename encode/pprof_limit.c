@@ -12,14 +12,15 @@
  * new sample for the node. The count is K plus the nodes landed on that
  * no kept sample ends at; K is the largest (by bisection) whose count is
  * within the limit. A node's rank is the best rank of the samples through
- * it, so "a kept stack passes through" is "rank < K", and a landing is a
- * walk down the stack's path of nodes. */
+ * it, never better than its parent's, so "a kept stack passes through" is
+ * "rank < K", and a landing is a bisection of the stack's path of nodes. */
 #include "encode_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "grow.h"
 #include "u64map.h"
 
 typedef Perftools__Profiles__Sample Smp;
@@ -30,7 +31,9 @@ struct lim {
 	uint32_t *rank;                /* per sample: position by weight */
 	uint32_t *path, *pathoff;      /* per sample: its nodes, root first */
 	uint32_t *nrank, *nend, *ndepth, *stamp;  /* per node (0 = the empty stack) */
-	size_t nnodes;
+	uint32_t *npar;                /* per node: its parent, while built */
+	size_t nnodes, caprank, capend, capdepth, cappar;
+	size_t firstcap;               /* the node arrays' first capacity */
 	uint32_t epoch;
 };
 
@@ -48,108 +51,230 @@ static int by_weight(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Root-first order of two samples' stacks (location ids), for qsort_r. */
-static int by_stack(const void *a, const void *b, void *ctx)
+/* A range of the samples' order whose stacks share their first depth
+ * frames, the path to node parent. */
+struct span {
+	uint32_t lo, n, depth, parent;
+};
+
+/* A new child of parent at depth, no sample ending there yet; its
+ * number, or UINT32_MAX when out of memory. The node arrays grow with
+ * the nodes, from a quarter of the frames (a heap's stacks share most:
+ * 148k nodes for 574k frames on bench/scrape.sh's heap). */
+static uint32_t new_node(struct lim *l, uint32_t parent, uint32_t depth)
 {
-	const Smp *v = ctx, *x = &v[*(const uint32_t *)a], *y = &v[*(const uint32_t *)b];
-	size_t i = x->n_location_id, j = y->n_location_id;
+	void *r = l->nrank, *e = l->nend, *d = l->ndepth, *pa = l->npar;
+	size_t n = l->nnodes;
+	int ok = fk_reserve(&r, &l->caprank, n + 1, sizeof *l->nrank, l->firstcap) == 0;
 
-	while (i > 0 && j > 0) {
-		uint64_t p = x->location_id[--i], q = y->location_id[--j];
-
-		if (p != q)
-			return p < q ? -1 : 1;
-	}
-	return i > 0 ? 1 : j > 0 ? -1 : 0;
+	l->nrank = r;
+	ok = ok && fk_reserve(&e, &l->capend, n + 1, sizeof *l->nend, l->firstcap) == 0;
+	l->nend = e;
+	ok = ok && fk_reserve(&d, &l->capdepth, n + 1, sizeof *l->ndepth, l->firstcap) == 0;
+	l->ndepth = d;
+	ok = ok && fk_reserve(&pa, &l->cappar, n + 1, sizeof *l->npar, l->firstcap) == 0;
+	l->npar = pa;
+	if (!ok || n >= UINT32_MAX)
+		return UINT32_MAX;
+	l->nrank[n] = UINT32_MAX;
+	l->npar[n] = parent;
+	l->nend[n] = UINT32_MAX;
+	l->ndepth[n] = depth;
+	l->nnodes++;
+	return (uint32_t)n;
 }
 
-/* Builds the trie without a hash map: with the stacks sorted root first,
- * the samples that share a prefix are neighbours, so each sample reuses
- * the nodes of the common prefix with the one before and creates the
- * rest. A node's rank is the best of the samples through it. */
+/* Builds the trie by grouping, root first: the samples of a span are
+ * split by their location at the span's depth (a counting sort over the
+ * dense location ids), each group becoming a child node and a span one
+ * deeper. Every frame is visited a constant number of times, where a sort
+ * of the stacks compared long shared prefixes (most of a scrape's time on
+ * a 16k-stack heap: bench/README.md). A node's rank is the best of the
+ * samples through it. Node numbers depend on the grouping order, which
+ * nothing outside the trie sees. The stacks' location ids are first laid
+ * out by depth (row d: every sample's location at root-first depth d), and
+ * every step keeps a span's samples in their order (the compaction and the
+ * counting sort are stable), so a pass over a depth reads one row
+ * forwards: laid out by stack, each read was a cache line of its own. */
 static int build(struct lim *l, const struct ranked *order)
 {
-	size_t total = 0, k = 0;
-	uint32_t *sorted = malloc((l->n ? l->n : 1) * sizeof *sorted);
+	size_t total = 0, k = 0, maxid = 0, maxdepth = 0, nspans = 0, capspans = 0;
+	uint32_t *idx = NULL, *tmp = NULL, *cnt = NULL, *touched = NULL, *ids = NULL, *len = NULL;
+	struct span *spans = NULL;
 	int rc = -1;
 
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		total += l->s[i].n_location_id;
+		if (l->s[i].n_location_id > maxdepth)
+			maxdepth = l->s[i].n_location_id;
+		for (size_t j = 0; j < l->s[i].n_location_id; j++)
+			if (l->s[i].location_id[j] > maxid)
+				maxid = l->s[i].location_id[j];
+	}
+	/* pprof_enc.c numbers locations densely by first use. */
+	if (total >= UINT32_MAX || maxid > total || (l->n && maxdepth > SIZE_MAX / 4 / l->n))
+		return -1;
+	idx = malloc((l->n ? l->n : 1) * sizeof *idx);
+	tmp = malloc((l->n ? l->n : 1) * sizeof *tmp);
+	len = malloc((l->n ? l->n : 1) * sizeof *len);
+	cnt = calloc(maxid + 1, sizeof *cnt);
+	touched = malloc((maxid + 1) * sizeof *touched);
+	/* Rows past a sample's depth are never read (it has left the span). */
+	ids = malloc((maxdepth && l->n ? maxdepth * l->n : 1) * sizeof *ids);
 	l->path = malloc((total ? total : 1) * sizeof *l->path);
 	l->pathoff = malloc((l->n + 1) * sizeof *l->pathoff);
-	l->nrank = malloc((total + 1) * sizeof *l->nrank);
-	l->nend = malloc((total + 1) * sizeof *l->nend);
-	l->ndepth = malloc((total + 1) * sizeof *l->ndepth);
-	l->stamp = calloc(total + 1, sizeof *l->stamp);
-	if (!sorted || !l->path || !l->pathoff || !l->nrank || !l->nend || !l->ndepth ||
-	    !l->stamp || total >= UINT32_MAX)
+	l->firstcap = total / 4 + 1024;
+	if (!idx || !tmp || !len || !cnt || !touched || !ids || !l->path || !l->pathoff ||
+	    new_node(l, 0, 0) == UINT32_MAX)
 		goto out;
-	l->nnodes = 1;
-	l->nrank[0] = 0;
-	l->nend[0] = UINT32_MAX;
-	l->ndepth[0] = 0;
 	for (size_t r = 0; r < l->n; r++)
 		l->rank[order[r].i] = (uint32_t)r;
 	/* Paths are stored in sample order, root first. */
 	for (size_t i = 0; i < l->n; i++) {
+		const Smp *s = &l->s[i];
+
 		l->pathoff[i] = (uint32_t)k;
-		k += l->s[i].n_location_id;
-		sorted[i] = (uint32_t)i;
+		for (size_t j = 0; j < s->n_location_id; j++)
+			ids[j * l->n + i] = (uint32_t)s->location_id[s->n_location_id - 1 - j];
+		k += s->n_location_id;
+		len[i] = (uint32_t)s->n_location_id;
+		idx[i] = (uint32_t)i;
 	}
 	l->pathoff[l->n] = (uint32_t)k;
-	qsort_r(sorted, l->n, sizeof *sorted, by_stack, l->s);
-	const Smp *prev = NULL;
-	const uint32_t *ppath = NULL;
-	for (size_t t = 0; t < l->n; t++) {
-		size_t i = sorted[t];
-		const Smp *s = &l->s[i];
-		uint32_t r = l->rank[i], *p = l->path + l->pathoff[i], node = 0;
-		size_t d = s->n_location_id, lcp = 0;
-
-		/* The prefix shared with the previous stack in this order. */
-		if (prev)
-			while (lcp < d && lcp < prev->n_location_id &&
-			       s->location_id[d - 1 - lcp] ==
-			       prev->location_id[prev->n_location_id - 1 - lcp])
-				lcp++;
-		for (size_t j = 0; j < d; j++) {
-			if (j < lcp) {
-				node = ppath[j];
-				if (r < l->nrank[node])
-					l->nrank[node] = r;
-			} else {
-				uint32_t c = (uint32_t)l->nnodes++;
-
-				l->nrank[c] = r;
-				l->nend[c] = UINT32_MAX;
-				l->ndepth[c] = l->ndepth[node] + 1;
-				node = c;
-			}
-			p[j] = node;
-		}
-		if (r < l->nend[node])
-			l->nend[node] = r;
-		prev = s;
-		ppath = p;
+	if (l->n) {
+		if (!(spans = malloc(16 * sizeof *spans)))
+			goto out;
+		capspans = 16;
+		spans[nspans++] = (struct span){ 0, (uint32_t)l->n, 0, 0 };
 	}
+	while (nspans > 0) {
+		struct span sp = spans[--nspans];
+
+		for (;;) {
+			uint32_t *v = idx + sp.lo, w = 0, id0 = 0, c;
+			uint32_t *row = ids + (size_t)sp.depth * l->n;
+			int split = 0;
+
+			/* The stacks that end here end at the parent and leave
+			 * the span; the others go to one child unless their
+			 * locations differ. */
+			for (uint32_t t = 0; t < sp.n; t++) {
+				uint32_t u = v[t], id;
+
+				if (len[u] == sp.depth) {
+					if (l->rank[u] < l->nend[sp.parent])
+						l->nend[sp.parent] = l->rank[u];
+					continue;
+				}
+				id = row[u];
+				if (w == 0)
+					id0 = id;
+				split |= id != id0;
+				v[w++] = u;
+			}
+			sp.n = w;
+			if (w == 0)
+				break;
+			if (!split) {
+				if ((c = new_node(l, sp.parent, sp.depth + 1)) == UINT32_MAX)
+					goto out;
+				/* A row's location becomes its node once grouped. */
+				for (uint32_t t = 0; t < w; t++)
+					row[v[t]] = c;
+				sp.parent = c;
+				sp.depth++;
+				continue;
+			}
+			/* Counting sort by location (stable): offsets in
+			 * first-seen order, then the scatter. */
+			uint32_t nt = 0, at = 0;
+
+			for (uint32_t t = 0; t < w; t++) {
+				uint32_t id = row[v[t]];
+
+				if (cnt[id]++ == 0)
+					touched[nt++] = id;
+			}
+			for (uint32_t g = 0; g < nt; g++) {
+				uint32_t n = cnt[touched[g]];
+
+				cnt[touched[g]] = at;
+				at += n;
+			}
+			for (uint32_t t = 0; t < w; t++)
+				tmp[cnt[row[v[t]]]++] = v[t];
+			memcpy(v, tmp, w * sizeof *v);
+			for (uint32_t g = 0; g < nt; g++)
+				cnt[touched[g]] = 0;
+			/* One child per group, each a span to do. */
+			for (uint32_t g = 0, h; g < w; g = h) {
+				uint32_t id = row[v[g]];
+
+				if ((c = new_node(l, sp.parent, sp.depth + 1)) == UINT32_MAX)
+					goto out;
+				/* This group's locations become its node as they are
+				 * passed; the next group's are still locations. */
+				for (h = g; h < w && row[v[h]] == id; h++)
+					row[v[h]] = c;
+				struct span *grown = fk_grow(spans, &capspans, nspans, sizeof *spans, 16);
+
+				if (!grown)
+					goto out;
+				spans = grown;
+				spans[nspans++] = (struct span){ sp.lo + g, h - g, sp.depth + 1, c };
+			}
+			break;
+		}
+	}
+	/* A node's rank is the best of the samples ending there and of its
+	 * children's; children are numbered after their parent. */
+	for (size_t j = l->nnodes; j-- > 1;) {
+		uint32_t r = l->nend[j] < l->nrank[j] ? l->nend[j] : l->nrank[j];
+
+		l->nrank[j] = r;
+		if (r < l->nrank[l->npar[j]])
+			l->nrank[l->npar[j]] = r;
+	}
+	l->nrank[0] = 0;
+	if (!(l->stamp = calloc(l->nnodes, sizeof *l->stamp)))
+		goto out;
+	/* The nodes as paths, sample by sample (rows read forwards). */
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t j = 0, off = l->pathoff[i]; off + j < l->pathoff[i + 1]; j++)
+			l->path[off + j] = ids[j * l->n + i];
 	rc = 0;
 out:
-	free(sorted);
+	free(idx);
+	free(tmp);
+	free(len);
+	free(cnt);
+	free(touched);
+	free(ids);
+	free(spans);
 	return rc;
 }
 
-/* The node sample i (rank >= K) lands on. */
+/* The node sample i (rank >= K) lands on: the deepest node of its path
+ * that a kept stack passes through, found by bisection (a node's rank is
+ * never better than its parent's: its samples are some of the parent's). */
 static uint32_t landing(const struct lim *l, size_t i, uint32_t K)
 {
-	const uint32_t *p = l->path + l->pathoff[i], *e = l->path + l->pathoff[i + 1];
-	uint32_t at;
+	const uint32_t *p = l->path + l->pathoff[i];
+	size_t lo = 0, hi = l->pathoff[i + 1] - l->pathoff[i];
 
-	if (p == e)
+	if (hi == 0)
 		return 0;
-	at = p[0];                     /* its own root frame when no kept stack shares it */
-	for (; p < e && l->nrank[*p] < K; p++)
-		at = *p;
-	return at;
+	/* p[0..lo) all have rank < K, p[hi..) none. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->nrank[p[mid]] < K)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Its own root frame when no kept stack shares it. */
+	return lo ? p[lo - 1] : p[0];
 }
 
 /* The number of samples left when the K heaviest are kept. */
@@ -308,6 +433,7 @@ done:
 	free(l.nrank);
 	free(l.nend);
 	free(l.ndepth);
+	free(l.npar);
 	free(l.stamp);
 	return rc;
 }

@@ -2,6 +2,7 @@
 /* Unit tests of core/: number parser, unbiasing, maps lines, dump reader
  * corner cases, symbolized-profile round trip, growth diff, series lines. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,91 @@ static void test_reader(void)
 	fk_profile_free(p);
 }
 
+/* The address reader's 8-characters-at-a-time path and the general one
+ * agree at every length, with leading zeros, capitals and blanks. */
+static void test_reader_addrs(void)
+{
+	static const struct {
+		const char *tok;
+		uint64_t v;
+	} ok[] = {
+		{ "0x1", 0x1 }, { "0x1234567", 0x1234567 }, { "0x12345678", 0x12345678 },
+		{ "0x123456789", 0x123456789 }, { "0xabcdef0123456789", 0xabcdef0123456789 },
+		{ "0x7ffff7ca2630", 0x7ffff7ca2630 }, { "0x0000000000401234", 0x401234 },
+		{ "0x00000000000000000042", 0x42 }, { "0xABCDEF12", 0xabcdef12 },
+		{ "0x7fFFf7ca2630", 0x7ffff7ca2630 }, { "0X55d0c0a01234", 0x55d0c0a01234 },
+		{ "0", 0 }, { "0x0", 0 },
+	};
+	static const char *const bad[] = {
+		"0x", "0x12g4", "0x11111111111111111", "0x1234567890abcdefa", "0x12345678:",
+		"0x12345678\xc3\xa9", "12345678",
+	};
+	struct fk_err err;
+	struct fk_profile *p;
+	char buf[512];
+
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		/* Alone at the end of the line and between others, tab-separated. */
+		snprintf(buf, sizeof buf, "heap_v2/1\n  t*: 1: 1 [0: 0]\n@ %s\t%s 0x5555555555554444\n"
+			 "  t*: 1: 1 [0: 0]\n@ 0x5555555555554444 %s\n  t*: 1: 1 [0: 0]\n\n"
+			 "MAPPED_LIBRARIES:\n", ok[i].tok, ok[i].tok, ok[i].tok);
+		p = parse(buf, &err);
+		T_OK(p && p->nstacks == 2 && p->stacks[0].depth == 3 && p->stacks[0].addrs[0] == ok[i].v &&
+		     p->stacks[0].addrs[1] == ok[i].v && p->stacks[0].addrs[2] == 0x5555555555554444 &&
+		     p->stacks[1].addrs[1] == ok[i].v, "address '%s' read as 0x%llx", ok[i].tok,
+		     (unsigned long long)ok[i].v);
+		fk_profile_free(p);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(buf, sizeof buf, "heap_v2/1\n  t*: 1: 1 [0: 0]\n@ %s 0x5555555555554444 "
+			 "0x5555555555554444\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n", bad[i]);
+		p = parse(buf, &err);
+		T_OK(!p && strstr(err.msg, "bad address"), "'%s' refused (%s)", bad[i], err.msg);
+		fk_profile_free(p);
+	}
+}
+
+/* Counts lines as jemalloc writes them (the reader's fast path) and in
+ * every other form the general path reads or refuses. */
+static void test_reader_counts(void)
+{
+	static const struct {
+		const char *line;
+		long long objs, bytes, aobjs, abytes;
+	} ok[] = {
+		{ "t*: 3: 300 [4: 400]", 3, 300, 4, 400 },
+		{ "t*: 007: 0300 [0: 0]", 7, 300, 0, 0 },
+		{ "t*:   3:   300 [  4:   400]", 3, 300, 4, 400 },
+		{ "t*: 3:300 [4:400]", 3, 300, 4, 400 },
+		{ "t*: 1234567890123: 1234567890123 [0: 0]", 1234567890123LL, 1234567890123LL, 0, 0 },
+	};
+	static const char *const bad[] = {
+		"t*: 9223372036854775808: 1 [0: 0]", "t*: 3: 300 [0: 0] ", "t*: 3: 300 [0: 0] x",
+		"t*: 3: 300 [0: 0", "t*: -3: -300 [0: 0]", "t*: 3: 0 [0: 0]",
+	};
+	struct fk_err err;
+	struct fk_profile *p;
+	char buf[512];
+
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		snprintf(buf, sizeof buf, "heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1234\n  %s\n\n"
+			 "MAPPED_LIBRARIES:\n", ok[i].line);
+		p = parse(buf, &err);
+		T_OK(p && p->nstacks == 1 && p->stacks[0].c.objs == ok[i].objs &&
+		     p->stacks[0].c.bytes == ok[i].bytes && p->stacks[0].c.acc_objs == ok[i].aobjs &&
+		     p->stacks[0].c.acc_bytes == ok[i].abytes, "counts '%s' read (%s)", ok[i].line,
+		     p ? "" : err.msg);
+		fk_profile_free(p);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(buf, sizeof buf, "heap_v2/524288\n  t*: 1: 1 [0: 0]\n@ 0x1234\n  %s\n\n"
+			 "MAPPED_LIBRARIES:\n", bad[i]);
+		p = parse(buf, &err);
+		T_OK(!p, "counts '%s' refused (%s)", bad[i], err.msg);
+		fk_profile_free(p);
+	}
+}
+
 static void test_symprof_roundtrip(void)
 {
 	struct fk_err err;
@@ -365,6 +451,8 @@ int main(void)
 	test_unbias();
 	test_maps();
 	test_reader();
+	test_reader_addrs();
+	test_reader_counts();
 	test_symprof_roundtrip();
 	test_symprof_empty_name();
 	test_diff();
