@@ -14,7 +14,7 @@ OBJS    += $(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_folden
 LIBS    += $(B)/libfkenc.a
 PROGS   += $(B)/to-pprof $(B)/from-pprof $(B)/to-folded $(B)/heap-series
 UNIT    += $(B)/test_pprof $(B)/test_foldenc
-FUZZ    += fuzz_pprof
+FUZZ    += fuzz_pprof fuzz_legacy
 
 ENC_CFLAGS = $(call pkg,libprotobuf-c,--cflags,libprotobuf-c-dev) $(call pkg,zlib,--cflags,zlib1g-dev)
 ENC_LIBS   = $(call pkg,libprotobuf-c,--libs,libprotobuf-c-dev) $(call pkg,zlib,--libs,zlib1g-dev) -lm
@@ -22,9 +22,9 @@ ENC_LIBS   = $(call pkg,libprotobuf-c,--libs,libprotobuf-c-dev) $(call pkg,zlib,
 $(B)/profile.pb-c.c $(B)/profile.pb-c.h &: encode/profile.proto | $(B)
 	protoc-c --c_out=$(B) --proto_path=encode profile.proto
 
-$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o: \
+$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o $(B)/fuzz_legacy.o: \
 	$(B)/profile.pb-c.h
-$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o: \
+$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o $(B)/fuzz_legacy.o: \
 	CFLAGS += $(ENC_CFLAGS)
 
 $(B)/libfkenc.a: $(ENC_OBJ)
@@ -48,6 +48,8 @@ $(B)/test_foldenc: $(B)/test_foldenc.o $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
 
 $(B)/fuzz_pprof: $(B)/fuzz_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ENC_LIBS)
+$(B)/fuzz_legacy: $(B)/fuzz_legacy.o $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ENC_LIBS)
 
 # encode/ sees core/; its tools also cli/.

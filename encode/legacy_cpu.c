@@ -137,6 +137,23 @@ static void drop_duplicate_leaves(struct fk_lb *b)
 	}
 }
 
+/* An error at line L of the text after the samples, told as the byte
+ * offset of that line in the file: a binary file has no lines. */
+static void text_error_offset(struct fk_err *err, const unsigned char *text,
+			      const unsigned char *end, size_t base)
+{
+	const unsigned char *p = text;
+	uint64_t line = 1;
+
+	if (!err || err->line == 0)
+		return;
+	while (p < end && line < err->line)
+		if (*p++ == '\n')
+			line++;
+	err->offset = base + (size_t)(p - text);
+	err->line = 0;
+}
+
 int fk_legacy_cpu(const unsigned char *data, size_t len, uint8_t **out,
 		  size_t *outlen, struct fk_err *err)
 {
@@ -192,11 +209,15 @@ int fk_legacy_cpu(const unsigned char *data, size_t len, uint8_t **out,
 			goto out;
 	}
 	if (kind == 1) {
-		if (strip_handler_frames(b, err) < 0 ||
-		    fk_lb_maps(b, (const char *)w.p, (size_t)(w.end - w.p), 1, err) < 0)
+		if (strip_handler_frames(b, err) < 0)
 			goto out;
+		if (fk_lb_maps(b, (const char *)w.p, (size_t)(w.end - w.p), 1, err) < 0) {
+			text_error_offset(err, w.p, w.end, (size_t)(w.p - data));
+			goto out;
+		}
 		drop_duplicate_leaves(b);
 	} else if (fk_legacy_java_names(b, (const char *)w.p, (size_t)(w.end - w.p), 1, err) < 0) {
+		text_error_offset(err, w.p, w.end, (size_t)(w.p - data));
 		goto out;
 	}
 	rc = fk_lb_finish(b, out, outlen, err);
