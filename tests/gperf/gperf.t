@@ -8,7 +8,8 @@
 # jeprof-raw reads it (maps with gperftools' "rw--" permissions), its four
 # unbiased totals equal google-pprof's on the same file, symbolize names the
 # program's functions and to-folded's total equals jeprof-raw's, and what
-# jeprof-raw writes reads back with the same totals.
+# jeprof-raw writes reads back with the same totals; from-pprof's total
+# equals go tool pprof's.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 B=${B:-build}
@@ -71,6 +72,15 @@ for f in hp.0001.heap sample.heap samplez.heap growth.heap growthz.heap; do
 	bytes=$(stat bytes "$tmp/$f.stats")
 	[ "$total" = "$bytes" ]
 	ok $? "$f: to-folded's total $total equals jeprof-raw's $bytes"
+	# go tool pprof reads these forms too: from-pprof gives its totals.
+	HOME=$tmp go tool pprof -raw "$p" 2>/dev/null | awk '
+		/^Samples:/ { s = 1; getline; next }
+		s && /^[A-Z]/ { s = 0 }
+		s && /^ +-?[0-9].*:/ { sub(/:.*/, ""); t += $NF }
+		END { printf "%d", t }' >"$tmp/$f.go"
+	from-pprof "$p" 2>"$tmp/$f.ferr" | awk '{ s += $NF } END { printf "%d", s }' >"$tmp/$f.fp"
+	[ -s "$tmp/$f.go" ] && [ ! -s "$tmp/$f.ferr" ] && cmp -s "$tmp/$f.go" "$tmp/$f.fp"
+	ok $? "$f: from-pprof's total $(cat "$tmp/$f.fp") equals go tool pprof's $(cat "$tmp/$f.go")" "$(head -1 "$tmp/$f.ferr")"
 done
 grep -q ';work;small_blocks ' "$tmp/hp.0001.heap.folded"
 ok $? "hp.0001.heap: every allocation is there (main;work;small_blocks too)"
