@@ -124,9 +124,9 @@ static int parse_brief(struct fk_profile *p, const char *s, size_t n, uint64_t l
 	return 0;
 }
 
-/* Appends to *text (in the arena) the /proc/PID/maps line of m. */
-static int add_text(struct fk_profile *p, char **text, size_t *len, size_t *cap,
-		    const struct fk_mapping *m, struct fk_err *err, uint64_t lineno)
+/* Appends to *text (malloc'd) the /proc/PID/maps line of m. */
+static int add_text(char **text, size_t *len, size_t *cap, const struct fk_mapping *m,
+		    struct fk_err *err, uint64_t lineno)
 {
 	char line[96];
 	int k = snprintf(line, sizeof line, "%llx-%llx %.4s %08llx %02x:%02x %llu ",
@@ -138,7 +138,6 @@ static int add_text(struct fk_profile *p, char **text, size_t *len, size_t *cap,
 	    fk_append(text, len, cap, m->path, strlen(m->path)) < 0 ||
 	    fk_append(text, len, cap, "\n", 1) < 0)
 		return fk_err_set(err, FK_ENOMEM, lineno, "out of memory");
-	(void)p;
 	return 0;
 }
 
@@ -218,7 +217,7 @@ int fk_maps_parse_pprof(struct fk_profile *p, const char *s, size_t n,
 			} else if (fk_maps_parse_line(p, buf, (size_t)xl, lineno, m, err) < 0) {
 				goto out;
 			}
-			if (add_text(p, &text, &tlen, &tcap, m, err, lineno) < 0)
+			if (add_text(&text, &tlen, &tcap, m, err, lineno) < 0)
 				goto out;
 			p->nmaps++;
 		}

@@ -297,6 +297,10 @@ const char *fk_lines_rest(const struct fk_lines *l, size_t *n, uint64_t *first_l
 int fk_lines_hexes(struct fk_lines *l, const char *s, size_t n, uint64_t *addrs,
 		   size_t *count);
 
+/* True when s[0..n) starts with, or holds, the string p. */
+int fk_lines_starts(const char *s, size_t n, const char *p);
+int fk_lines_contains(const char *s, size_t n, const char *p);
+
 /* Sets err at l's line to "WHAT 'TEXT'" and returns -1. */
 int fk_lines_bad(struct fk_lines *l, const char *what, const char *s, size_t n);
 

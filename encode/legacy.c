@@ -6,13 +6,6 @@
 
 #include <string.h>
 
-static int starts(const char *s, size_t n, const char *p)
-{
-	size_t k = strlen(p);
-
-	return n >= k && memcmp(s, p, k) == 0;
-}
-
 int fk_legacy_read(const void *data, size_t len, uint8_t **out, size_t *outlen,
 		    struct fk_err *err)
 {
@@ -27,19 +20,19 @@ int fk_legacy_read(const void *data, size_t len, uint8_t **out, size_t *outlen,
 	fk_lines_init(&l, t, len, NULL);
 	if (fk_lines_next(&l, &s, &n) <= 0)
 		return 0;
-	if (starts(s, n, "heap profile:"))
+	if (fk_lines_starts(s, n, "heap profile:"))
 		rc = fk_legacy_heap(t, len, out, outlen, err);
 	else if (fk_legacy_is_java(t, len))
 		rc = fk_legacy_java(t, len, out, outlen, err);
-	else if (starts(s, n, "--- contentionz ") || starts(s, n, "--- mutex:") ||
-		 starts(s, n, "--- contention:"))
+	else if (fk_lines_starts(s, n, "--- contentionz ") || fk_lines_starts(s, n, "--- mutex:") ||
+		 fk_lines_starts(s, n, "--- contention:"))
 		rc = fk_legacy_contention(t, len, out, outlen, err);
 	else {
 		/* Thread and count profiles may start with blank and '#' lines. */
 		while (n == 0 || s[0] == '#')
 			if (fk_lines_next(&l, &s, &n) <= 0)
 				return 0;
-		if (starts(s, n, "--- threadz ") || starts(s, n, "--- Thread "))
+		if (fk_lines_starts(s, n, "--- threadz ") || fk_lines_starts(s, n, "--- Thread "))
 			rc = fk_legacy_thread(t, len, out, outlen, err);
 		else if (fk_legacy_count_header(s, n))
 			rc = fk_legacy_count(t, len, out, outlen, err);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* A profile.proto message made from what a legacy reader found (sample
- * types, samples with addresses, Java's names, the memory map), packed, so
- * that a legacy profile meets exactly the checks a protobuf one does. Ids as google/pprof's legacy parsers give
- * them: one location per distinct address, in first-seen order. The
- * bytes go to fk_pprof_read like those of any other profile. */
+ * types, samples with addresses, Java's names, the memory map) and packed:
+ * the bytes go to fk_pprof_read like those of any other profile, so a
+ * legacy profile meets exactly the checks a protobuf one does. Ids as
+ * google/pprof's legacy parsers give them: one location per distinct
+ * address, in first-seen order. */
 #include "encode_int.h"
 
 #include <stdlib.h>

@@ -13,13 +13,6 @@
 #include "limits.h"
 #include "num.h"
 
-static int starts(const char *s, size_t n, const char *p)
-{
-	size_t k = strlen(p);
-
-	return n >= k && memcmp(s, p, k) == 0;
-}
-
 /* "NAME = VALUE": the name and value, trimmed; 0 when no '='. */
 static int attribute(const char *s, size_t n, const char **k, size_t *kn,
 		     const char **v, size_t *vn)
@@ -86,7 +79,7 @@ int fk_legacy_contention(const char *data, size_t len, uint8_t **out,
 	while ((r = fk_lines_next(&l, &s, &n)) > 0) {
 		if (n == 0 || s[0] == '#')
 			continue;
-		if (starts(s, n, "---") || !attribute(s, n, &k, &kn, &v, &vn))
+		if (fk_lines_starts(s, n, "---") || !attribute(s, n, &k, &kn, &v, &vn))
 			break;
 		if (kn == 13 && memcmp(k, "cycles/second", 13) == 0) {
 			if (fk_parse_u64(v, vn, &u) < 0 || u > INT64_MAX)
@@ -115,7 +108,7 @@ int fk_legacy_contention(const char *data, size_t len, uint8_t **out,
 	for (; r > 0; r = fk_lines_next(&l, &s, &n)) {
 		if (n == 0 || s[0] == '#')
 			continue;
-		if (starts(s, n, "---"))
+		if (fk_lines_starts(s, n, "---"))
 			break;
 		if (numbers(&l, s, n, &delay, &count, &at) < 0 ||
 		    fk_lines_hexes(&l, at, (size_t)(s + n - at), addrs, &na) < 0)

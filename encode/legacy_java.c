@@ -123,9 +123,8 @@ static int name_line(struct fk_lines *l, struct fk_lb *b, const char *s, size_t 
 		}
 		return fk_lb_name(b, id, name, (size_t)(ne - name), file, flen, line, l->err);
 	}
-	for (t = name; t + 18 <= end; t++)
-		if (memcmp(t, "generated stub/JIT", 18) == 0)
-			return fk_lb_name(b, id, "STUB", 4, NULL, 0, 0, l->err);
+	if (fk_lines_contains(name, (size_t)(end - name), "generated stub/JIT"))
+		return fk_lb_name(b, id, "STUB", 4, NULL, 0, 0, l->err);
 	return fk_lb_name(b, id, name, (size_t)(end - name), NULL, 0, 0, l->err);
 }
 
@@ -176,7 +175,7 @@ int fk_legacy_java(const char *data, size_t len, uint8_t **out, size_t *outlen,
 	struct fk_lb *b = fk_lb_new();
 	uint64_t *addrs = malloc(FK_MAX_DEPTH_ANY * sizeof *addrs);
 	struct fk_lines l;
-	const char *s, *k, *v, *at;
+	const char *s, *k, *v, *at, *ptype;
 	char unit[64] = "";
 	size_t n, kn, vn, na;
 	int64_t period = 0, ms = 0, size, count, val[2], bytes;
@@ -227,10 +226,12 @@ int fk_legacy_java(const char *data, size_t len, uint8_t **out, size_t *outlen,
 		fk_err_set(err, FK_ESYNTAX, l.lineno, "no 'resolution' attribute");
 		goto out;
 	}
+	/* A heap profile has no period; a contention one has its own. */
+	ptype = !heap && period ? "contentions" : "";
 	if (fk_lb_type(b, heap ? "inuse_objects" : "contentions", "count", err) < 0 ||
 	    fk_lb_type(b, heap ? "inuse_space" : "delay", unit, err) < 0 ||
-	    (!heap && period && fk_lb_period(b, "contentions", "count", period, ms * 1000000, err) < 0) ||
-	    ((heap || !period) && fk_lb_period(b, "", "", 0, ms * 1000000, err) < 0))
+	    fk_lb_period(b, ptype, *ptype ? "count" : "", *ptype ? period : 0, ms * 1000000,
+			 err) < 0)
 		goto out;
 	/* The samples, from the line that ended the attributes. */
 	for (; r > 0; r = fk_lines_next(&l, &s, &n)) {

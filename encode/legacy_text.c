@@ -85,18 +85,27 @@ int fk_lines_hexes(struct fk_lines *l, const char *s, size_t n, uint64_t *addrs,
 	return 0;
 }
 
+int fk_lines_starts(const char *s, size_t n, const char *p)
+{
+	size_t k = strlen(p);
+
+	return n >= k && memcmp(s, p, k) == 0;
+}
+
+int fk_lines_contains(const char *s, size_t n, const char *p)
+{
+	size_t k = strlen(p), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (memcmp(s + i, p, k) == 0)
+			return 1;
+	return 0;
+}
+
 int fk_lines_is_maps(const char *s, size_t n)
 {
-	static const char *const marks[] = { "--- Memory map: ---", "MAPPED_LIBRARIES:" };
-	size_t i, k, m;
-
-	for (i = 0; i < 2; i++) {
-		m = strlen(marks[i]);
-		for (k = 0; k + m <= n; k++)
-			if (memcmp(s + k, marks[i], m) == 0)
-				return 1;
-	}
-	return 0;
+	return fk_lines_contains(s, n, "--- Memory map: ---") ||
+	       fk_lines_contains(s, n, "MAPPED_LIBRARIES:");
 }
 
 int fk_lines_maps(struct fk_lines *l, struct fk_lb *b)

@@ -11,28 +11,11 @@
 
 #include "limits.h"
 
-static int starts(const char *s, size_t n, const char *p)
-{
-	size_t k = strlen(p);
-
-	return n >= k && memcmp(s, p, k) == 0;
-}
-
-static int contains(const char *s, size_t n, const char *p)
-{
-	size_t k = strlen(p), i;
-
-	for (i = 0; i + k <= n; i++)
-		if (memcmp(s + i, p, k) == 0)
-			return 1;
-	return 0;
-}
-
 /* "--- Thread HEX (name: NAME/TID) stack: ---" */
 static int thread_line(const char *s, size_t n)
 {
-	return starts(s, n, "--- Thread ") && contains(s, n, " (name: ") &&
-	       contains(s, n, ") stack: ---");
+	return fk_lines_starts(s, n, "--- Thread ") && fk_lines_contains(s, n, " (name: ") &&
+	       fk_lines_contains(s, n, ") stack: ---");
 }
 
 int fk_legacy_thread(const char *data, size_t len, uint8_t **out, size_t *outlen,
@@ -57,16 +40,16 @@ int fk_legacy_thread(const char *data, size_t len, uint8_t **out, size_t *outlen
 		goto out;
 	while ((r = fk_lines_next(&l, &s, &n)) > 0 && (n == 0 || s[0] == '#'))
 		;
-	if (r > 0 && starts(s, n, "--- threadz ")) {
+	if (r > 0 && fk_lines_starts(s, n, "--- threadz ")) {
 		/* Comments up to the first thread. */
 		while ((r = fk_lines_next(&l, &s, &n)) > 0)
-			if (fk_lines_is_maps(s, n) || starts(s, n, "-"))
+			if (fk_lines_is_maps(s, n) || fk_lines_starts(s, n, "-"))
 				break;
 	}
 	while (r > 0 && !fk_lines_is_maps(s, n)) {
 		int same = 0;
 
-		if (starts(s, n, "---- no stack trace for"))
+		if (fk_lines_starts(s, n, "---- no stack trace for"))
 			break;
 		if (!thread_line(s, n)) {
 			fk_lines_bad(&l, "expected a '--- Thread' line, not", s, n);
@@ -76,9 +59,9 @@ int fk_legacy_thread(const char *data, size_t len, uint8_t **out, size_t *outlen
 		while ((r = fk_lines_next(&l, &s, &n)) > 0) {
 			if (n == 0)
 				continue;
-			if (starts(s, n, "---"))
+			if (fk_lines_starts(s, n, "---"))
 				break;
-			if (contains(s, n, "same as previous thread")) {
+			if (fk_lines_contains(s, n, "same as previous thread")) {
 				same = 1;
 				continue;
 			}
