@@ -3,6 +3,7 @@
  * and "heap profile: ... @ heap_v2/R" (jemalloc 3, gperftools). Strict: any
  * line that is not exactly what jemalloc writes is an error naming it. */
 #include "heapdump.h"
+#include "heapdump_gperf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -620,6 +621,8 @@ int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
 		r.allow_negative = p->period == 1;
 		if (rc == 0)
 			rc = read_v2(&r);
+	} else if (fk_heapdump_gperf_header(s, n)) {
+		rc = fk_heapdump_gperf_parse(p, data, len, first_line, err);
 	} else if (n >= 13 && memcmp(s, "heap profile:", 13) == 0) {
 		p->format = FK_FMT_LEGACY;
 		rc = read_legacy(&r, s, s + n);

@@ -50,9 +50,11 @@ int fk_maps_parse_line(struct fk_profile *p, const char *s, size_t n,
 	if (m->limit <= m->start)
 		return bad(lineno, err, "empty or inverted range", f, len);
 
+	/* gperftools writes '-' for a mapping that is not private ("rw--")
+	 * where the kernel writes 's'. */
 	f = next_field(&cur, end, &len);
 	if (len != 4 || !strchr("r-", f[0]) || !strchr("w-", f[1]) ||
-	    !strchr("x-", f[2]) || !strchr("ps", f[3]))
+	    !strchr("x-", f[2]) || !strchr("ps-", f[3]))
 		return bad(lineno, err, "permissions", f, len);
 	memcpy(m->perms, f, 4);
 

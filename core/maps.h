@@ -19,6 +19,15 @@ int fk_maps_parse_line(struct fk_profile *p, const char *s, size_t n,
 int fk_maps_parse(struct fk_profile *p, const char *s, size_t n,
 		  uint64_t first_line, struct fk_err *err);
 
+/* Parses the "--- Memory map: ---" section of a Google legacy profile
+ * (maps_brief.c): /proc/PID/maps lines, brief "START-END: PATH [(@OFF)]
+ * [BUILDID]" lines and "NAME=VALUE" lines whose $NAME later lines use,
+ * blank lines skipped, into p->maps (appending), indexed; p->maps_text
+ * becomes their /proc/PID/maps form (in p's arena). Line numbers in errors
+ * start at first_line. Returns 0 or -1. */
+int fk_maps_parse_pprof(struct fk_profile *p, const char *s, size_t n,
+			uint64_t first_line, struct fk_err *err);
+
 /* Returns the short name of a module path: its last component, or the
  * whole of a special name ("[vdso]"), or "[anon]" for "". */
 const char *fk_maps_basename(const char *path);

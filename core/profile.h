@@ -107,7 +107,9 @@ struct fk_module {
 
 enum fk_format {
 	FK_FMT_V2,                     /* heap_v2/R (jemalloc >= 4) */
-	FK_FMT_LEGACY,                 /* heap profile: ... @ heap_v2/R (jemalloc 3, gperftools) */
+	FK_FMT_LEGACY,                 /* heap profile: ... @ heap_v2/R (jemalloc 3, gperftools),
+					  heapprofile, heapz_v2/R, heap/R */
+	FK_FMT_GROWTH,                 /* heap profile: ... @ growthz (tcmalloc's growth stacks) */
 };
 
 struct fk_profile {
@@ -116,7 +118,7 @@ struct fk_profile {
 	const char *source;            /* input name for messages, interned */
 
 	enum fk_format format;
-	uint64_t period;               /* R of heap_v2/R; 0 = not sampled ("heapprofile") */
+	uint64_t period;               /* R of heap_v2/R; 0 = not sampled ("heapprofile", growth) */
 	struct fk_counts header;       /* header totals as read: never trusted */
 	struct fk_tcounts *hthr;       /* header per-thread lines */
 	size_t nhthr;

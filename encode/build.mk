@@ -6,14 +6,16 @@
 # time; every object of this folder includes the generated header.
 ENC_SRC := profile.pb-c.c gzbuf.c foldacc.c addrname.c round.c \
            pprof_dec.c pprof_folded.c pprof_enc.c pprof_limit.c folded_enc.c series_enc.c \
-           life_enc.c
+           life_enc.c \
+           legacy.c legacy_build.c legacy_text.c legacy_heap.c legacy_cpu.c \
+           legacy_contention.c legacy_thread.c legacy_count.c legacy_java.c
 ENC_OBJ := $(ENC_SRC:%.c=$(B)/%.o)
 ENC_MAINS := to_pprof_main from_pprof_main to_folded_main heap_series_main heap_lifetimes_main
 OBJS    += $(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o
 LIBS    += $(B)/libfkenc.a
 PROGS   += $(B)/to-pprof $(B)/from-pprof $(B)/to-folded $(B)/heap-series $(B)/heap-lifetimes
 UNIT    += $(B)/test_pprof $(B)/test_foldenc
-FUZZ    += fuzz_pprof
+FUZZ    += fuzz_pprof fuzz_legacy
 
 ENC_CFLAGS = $(call pkg,libprotobuf-c,--cflags,libprotobuf-c-dev) $(call pkg,zlib,--cflags,zlib1g-dev)
 ENC_LIBS   = $(call pkg,libprotobuf-c,--libs,libprotobuf-c-dev) $(call pkg,zlib,--libs,zlib1g-dev) -lm
@@ -21,9 +23,9 @@ ENC_LIBS   = $(call pkg,libprotobuf-c,--libs,libprotobuf-c-dev) $(call pkg,zlib,
 $(B)/profile.pb-c.c $(B)/profile.pb-c.h &: encode/profile.proto | $(B)
 	protoc-c --c_out=$(B) --proto_path=encode profile.proto
 
-$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o: \
+$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o $(B)/fuzz_legacy.o: \
 	$(B)/profile.pb-c.h
-$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o: \
+$(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o $(B)/fuzz_pprof.o $(B)/fuzz_legacy.o: \
 	CFLAGS += $(ENC_CFLAGS)
 
 $(B)/libfkenc.a: $(ENC_OBJ)
@@ -53,6 +55,8 @@ $(B)/test_foldenc: $(B)/test_foldenc.o $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
 
 $(B)/fuzz_pprof: $(B)/fuzz_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ENC_LIBS)
+$(B)/fuzz_legacy: $(B)/fuzz_legacy.o $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ENC_LIBS)
 
 # encode/ sees core/; its tools also cli/.

@@ -227,4 +227,145 @@ struct fk_pprof {
 	struct fk_u64map funix;        /* function id -> index */
 };
 
+/* ---- legacy_build.c: a pprof profile made from a legacy one ---- */
+
+/* The legacy readers (google/pprof profile/legacy_profile.go's formats)
+ * give their samples to a builder, which packs the profile.proto message
+ * that fk_pprof_read then decodes and checks like any other. */
+struct fk_lb;
+
+/* Returns a new empty builder, or NULL when out of memory. */
+struct fk_lb *fk_lb_new(void);
+
+/* Frees b. NULL is a no-op. */
+void fk_lb_free(struct fk_lb *b);
+
+/* Adds a sample type (before the first sample). Returns 0, or -1 with err. */
+int fk_lb_type(struct fk_lb *b, const char *name, const char *unit, struct fk_err *err);
+
+/* Sets the period type, the period and the duration. Returns 0 or -1. */
+int fk_lb_period(struct fk_lb *b, const char *type, const char *unit, int64_t period,
+		 int64_t duration_nanos, struct fk_err *err);
+
+/* Adds a sample: one value per sample type (values[0..ntypes)), its n
+ * addresses leaf first, one location per distinct address, and the numeric
+ * label "bytes" when bytes >= 0. Returns 0, or -1 with err at line. */
+int fk_lb_sample(struct fk_lb *b, const int64_t *values, const uint64_t *addrs, size_t n,
+		 int64_t bytes, uint64_t line, struct fk_err *err);
+
+/* The number of samples so far, and a pointer to the values of sample i. */
+size_t fk_lb_nsamples(const struct fk_lb *b);
+int64_t *fk_lb_values(struct fk_lb *b, size_t i);
+
+/* The addresses of sample i (*n of them, leaf first), writable: readers
+ * that drop frames (the CPU profiler's own) rewrite them in place. */
+uint64_t *fk_lb_addrs(struct fk_lb *b, size_t i, size_t *n);
+
+/* Cuts sample i to its first n addresses (n no more than it has). */
+void fk_lb_set_depth(struct fk_lb *b, size_t i, size_t n);
+
+/* Names the location of address addr, if some sample has it: function
+ * name[0..nlen), file[0..flen) (flen 0: none), line (0: none); the location
+ * then has no address (Java's locations are names). Returns 0 or -1. */
+int fk_lb_name(struct fk_lb *b, uint64_t addr, const char *name, size_t nlen,
+	       const char *file, size_t flen, int64_t line, struct fk_err *err);
+
+/* Reads a memory map section s[0..n) (the forms of core's
+ * fk_maps_parse_pprof, lines numbered from first_line) and keeps its
+ * executable mappings. Returns 0, or -1 with err. */
+int fk_lb_maps(struct fk_lb *b, const char *s, size_t n, uint64_t first_line,
+	       struct fk_err *err);
+
+/* Attributes every location to the kept mapping holding its address,
+ * packs the message and decodes it into *out (fk_pprof_read). Returns 0,
+ * or -1 with err. */
+int fk_lb_finish(struct fk_lb *b, uint8_t **out, size_t *outlen,
+		    struct fk_err *err);
+
+/* ---- legacy_text.c: lines and addresses of the legacy text formats ---- */
+
+struct fk_lines {
+	const char *cur, *end;
+	uint64_t lineno;
+	struct fk_err *err;
+};
+
+/* Starts reading data[0..len) line by line. */
+void fk_lines_init(struct fk_lines *l, const char *data, size_t len, struct fk_err *err);
+
+/* The next line, blanks (and a '\r') trimmed at both ends, into *s, *n:
+ * returns 1, 0 at the end, -1 with err (a line longer than FK_MAX_LINE,
+ * a NUL byte). */
+int fk_lines_next(struct fk_lines *l, const char **s, size_t *n);
+
+/* The rest of the input after the current line, and its first line's
+ * number. */
+const char *fk_lines_rest(const struct fk_lines *l, size_t *n, uint64_t *first_line);
+
+/* Every "0x[0-9a-f]+" of s[0..n) (as pprof's parseHexAddresses finds
+ * them) into addrs (at most FK_MAX_DEPTH_ANY), *count of them. Returns 0,
+ * or -1 with err at l's line (more than 64 bits, too many). */
+int fk_lines_hexes(struct fk_lines *l, const char *s, size_t n, uint64_t *addrs,
+		   size_t *count);
+
+/* True when s[0..n) starts with, or holds, the string p. */
+int fk_lines_starts(const char *s, size_t n, const char *p);
+int fk_lines_contains(const char *s, size_t n, const char *p);
+
+/* Sets err at l's line to "WHAT 'TEXT'" and returns -1. */
+int fk_lines_bad(struct fk_lines *l, const char *what, const char *s, size_t n);
+
+/* True when s[0..n) holds one of pprof's memory map markers
+ * ("--- Memory map: ---", "MAPPED_LIBRARIES:"). */
+int fk_lines_is_maps(const char *s, size_t n);
+
+/* Skips to the memory map marker, if any, and gives what follows to
+ * fk_lb_maps (pprof's parseAdditionalSections). Returns 0 or -1. */
+int fk_lines_maps(struct fk_lines *l, struct fk_lb *b);
+
+/* ---- the legacy readers: data[0..len) into a packed profile.proto
+ * message *out (malloc'd, *outlen bytes); 0, or -1 with err ---- */
+
+/* legacy_heap.c: "heap profile: ..." (heap_v2, heapz_v2, heap, heapprofile,
+ * growthz) through core's dump readers, valued as Go's parseHeap does. */
+int fk_legacy_heap(const char *data, size_t len, uint8_t **out, size_t *outlen,
+		    struct fk_err *err);
+
+/* legacy_cpu.c: the CPU profiler's binary format (C++ and Java). True
+ * when data starts with its header. */
+int fk_legacy_is_cpu(const unsigned char *data, size_t len);
+int fk_legacy_cpu(const unsigned char *data, size_t len, uint8_t **out,
+		  size_t *outlen, struct fk_err *err);
+
+/* legacy_contention.c: "--- contentionz", "--- mutex:", "--- contention:". */
+int fk_legacy_contention(const char *data, size_t len, uint8_t **out,
+			 size_t *outlen, struct fk_err *err);
+
+/* legacy_thread.c: "--- threadz N ---" and "--- Thread ..." stacks. */
+int fk_legacy_thread(const char *data, size_t len, uint8_t **out, size_t *outlen,
+		    struct fk_err *err);
+
+/* legacy_count.c: Go's "NAME profile: total N" (goroutine, threadcreate). */
+int fk_legacy_count(const char *data, size_t len, uint8_t **out, size_t *outlen,
+		    struct fk_err *err);
+
+/* The length of NAME when s[0..n) is "NAME profile: total N", else 0. */
+size_t fk_legacy_count_header(const char *s, size_t n);
+
+/* legacy_java.c: Java's "--- heapz 1 ---" and "--- contentionz 1 ---"
+ * with "format = java"; and the location names after Java's samples
+ * (also those of a Java CPU profile), from data[0..len) numbered from
+ * first_line, given to b. */
+int fk_legacy_is_java(const char *data, size_t len);
+int fk_legacy_java(const char *data, size_t len, uint8_t **out, size_t *outlen,
+		    struct fk_err *err);
+int fk_legacy_java_names(struct fk_lb *b, const char *data, size_t len, uint64_t first_line,
+			 struct fk_err *err);
+
+/* legacy.c: which legacy format data is, and its reader. Returns 1 with
+ * *out, *outlen when data is a legacy profile, 0 when it is not one
+ * (pprof's protobuf then), -1 with err when it is one and malformed. */
+int fk_legacy_read(const void *data, size_t len, uint8_t **out, size_t *outlen,
+		    struct fk_err *err);
+
 #endif

@@ -12,7 +12,8 @@
 
 static const char usage_text[] =
 	"usage: from-pprof [-s TYPE | -c] [-o FILE] [FILE | -]\n"
-	"Reads a pprof profile (gzipped or not) and writes folded stacks.\n"
+	"Reads a pprof profile (gzipped or not, or a legacy profile go tool pprof\n"
+	"reads: heap, growth, CPU, contention, thread) and writes folded stacks.\n"
 	"  -s, --sample-type TYPE  sample type to write (default: the profile's\n"
 	"                          default sample type, else the last one)\n"
 	"  -c, --columns           every sample type, one value column each, under\n"

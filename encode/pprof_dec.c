@@ -307,7 +307,7 @@ int fk_pprof_read(const void *data, size_t len, struct fk_pprof **out,
 		  struct fk_err *err)
 {
 	struct fk_pprof *pp;
-	unsigned char *plain = NULL;
+	unsigned char *plain = NULL, *packed = NULL;
 	size_t plen = len;
 	const void *buf = data;
 
@@ -318,6 +318,18 @@ int fk_pprof_read(const void *data, size_t len, struct fk_pprof **out,
 		if (fk_gz_decompress(data, len, FK_MAX_PPROF_INFLATED, &plain, &plen, err) < 0)
 			return -1;
 		buf = plain;
+	}
+	/* google/pprof's legacy formats, which go tool pprof reads too,
+	 * become the protobuf message decoded below. */
+	switch (fk_legacy_read(buf, plen, &packed, &plen, err)) {
+	case 1:
+		free(plain);
+		plain = packed;
+		buf = packed;
+		break;
+	case -1:
+		free(plain);
+		return -1;
 	}
 	pp = calloc(1, sizeof *pp);
 	if (!pp) {

@@ -11,13 +11,16 @@
 
 struct fk_pprof;
 
-/* Decodes data[0..len) (gzip detected by its magic bytes) and validates it
+/* Decodes data[0..len) (gzip detected by its magic bytes; google/pprof's
+ * legacy text and binary CPU formats, encode/legacy.c, become the message
+ * they describe, with go tool pprof's values) and validates it
  * as pprof does and a little more: string_table[0] is "", every string
  * index is in range, ids are non-zero and unique, every referenced mapping,
  * location and function exists, every sample has one value per sample
  * type, at most FK_MAX_DEPTH_ANY locations a sample. data is borrowed for
  * the call only. On success *out is a new profile to free with
- * fk_pprof_free; on failure returns -1 with err (no line; offset none). */
+ * fk_pprof_free; on failure returns -1 with err (no line, but a legacy
+ * profile's errors name their line or byte offset). */
 int fk_pprof_read(const void *data, size_t len, struct fk_pprof **out,
 		  struct fk_err *err);
 

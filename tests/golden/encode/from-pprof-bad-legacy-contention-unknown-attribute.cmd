@@ -1,0 +1,1 @@
+from-pprof fixtures/bad/legacy-contention-unknown-attribute

@@ -1,0 +1,1 @@
+from-pprof fixtures/bad/legacy-cpu-truncated.cpu

@@ -1,0 +1,1 @@
+from-pprof fixtures/bad/legacy-java-bad-format

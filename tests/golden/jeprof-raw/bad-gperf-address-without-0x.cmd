@@ -1,0 +1,1 @@
+jeprof-raw fixtures/bad/dump-gperf-address-without-0x.prof

@@ -1,0 +1,1 @@
+jeprof-raw fixtures/bad/dump-gperf-bad-rate.prof

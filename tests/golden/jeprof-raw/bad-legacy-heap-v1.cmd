@@ -1,1 +1,0 @@
-jeprof-raw fixtures/bad/dump-legacy-heap-v1.prof

@@ -1,0 +1,1 @@
+jeprof-raw -s fixtures/good/go-heap-v1.prof

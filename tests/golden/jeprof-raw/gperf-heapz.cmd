@@ -1,0 +1,1 @@
+jeprof-raw -s fixtures/good/gperf-heapz.prof
