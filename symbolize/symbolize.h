@@ -2,8 +2,9 @@
 /* Symbolization of a heap profile: every address of every stack is mapped
  * through the dump's own MAPPED_LIBRARIES to a module and file offset, then
  * resolved with elfutils (symbol tables, DWARF line and inline information,
- * .eh_frame) to function names, file:line and inline chains. No subprocess,
- * no network: debug files are found by build-id and .gnu_debuglink only. */
+ * .eh_frame) to function names, file:line and inline chains. No subprocess;
+ * debug files are found by build-id and .gnu_debuglink, and then, only when
+ * DEBUGINFOD_URLS is set, asked of those debuginfod servers by build-id. */
 #ifndef FK_SYMBOLIZE_H
 #define FK_SYMBOLIZE_H
 
@@ -28,6 +29,12 @@ struct fk_symbolize_opts {
 	int keep_allocator_frames;     /* keep jemalloc's and malloc's frames */
 	fk_symbolize_warn_fn *warn;    /* NULL: warnings are dropped */
 	void *warn_ctx;
+	/* Called (with warn_ctx) at most once per call when asking the
+	 * debuginfod servers of DEBUGINFOD_URLS failed (an error, or no answer
+	 * within DEBUGINFOD_TIMEOUT or 10 s), with DEBUGINFOD_URLS as module
+	 * and the failure as what; no server is asked again in that call, and
+	 * the modules stay named as without them. NULL: dropped. */
+	fk_symbolize_warn_fn *warn_server;
 	/* Called first on every thread symbolization starts, before that
 	 * thread allocates (NULL: none): the hook turns sampling off there. */
 	void (*thread_start)(void *ctx);
