@@ -5,15 +5,19 @@
 # DEBUGINFOD_URLS naming it, symbolize names the program's functions;
 # without, they stay module+offset; a dead server or one that never answers
 # gives one line on stderr and the fallback, within the timeout; a second
-# run is served from libdebuginfod's cache with the server stopped.
+# run is served from libdebuginfod's cache with the server stopped. The
+# hook does the same with DEBUGINFOD_URLS in the program's environment: a
+# silent server delays one request by the timeout, says so once, and
+# leaves the program's descriptor table as it was.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 B=${B:-build}
 case "$B" in /*) ;; *) B=$top/$B ;; esac
 PATH="$B:$PATH"
 tmp=$(mktemp -d)
-srv=""; slow=""
+srv=""; slow=""; host=""
 cleanup() {
+	[ -n "$host" ] && kill "$host" 2>/dev/null && wait "$host" 2>/dev/null
 	[ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
 	[ -n "$slow" ] && kill "$slow" 2>/dev/null && wait "$slow" 2>/dev/null
 	rm -rf "$tmp"
@@ -30,16 +34,21 @@ export DEBUGINFOD_CACHE_PATH="$tmp/cache"
 cat >"$tmp/prog.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 __attribute__((noinline)) static void *fkdi_leaf(size_t n)
 { void *p = malloc(n); __asm__ volatile("" ::: "memory"); return p; }
 __attribute__((noinline)) static void *fkdi_middle(size_t n)
 { void *p = fkdi_leaf(n); __asm__ volatile("" ::: "memory"); return p; }
-int main(void)
+int main(int argc, char **argv)
 {
 	static void *keep[512];
+	(void)argv;
 	for (int i = 0; i < 512; i++)
 		keep[i] = fkdi_middle(4096);
 	printf("%p\n", keep[7]);
+	fflush(stdout);
+	if (argc > 1)
+		sleep(300);
 	return 0;
 }
 EOF
@@ -91,6 +100,34 @@ fold "$tmp/srv.sym"
 	[ -s "$tmp/cache/$bid/debuginfo" ]
 ok $? "with the server: the program's functions named, nothing on stderr, the file cached"
 
+# The hook, with DEBUGINFOD_URLS in the program's environment. host_start
+# URL CACHE [VAR=VALUE...]: the program under the hook, sampling every
+# allocation from the start, until its endpoint answers.
+host_start() {
+	local u=$1 c=$2; shift 2
+	hport=$(free_port)
+	env "$@" DEBUGINFOD_URLS="$u" DEBUGINFOD_CACHE_PATH="$c" \
+		LD_PRELOAD="$B/libflamekit-hook.so /usr/lib/x86_64-linux-gnu/libjemalloc.so.2" \
+		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
+		FLAMEKIT_HTTP=127.0.0.1:$hport "$tmp/prog" wait >/dev/null 2>"$tmp/host.err" &
+	host=$!
+	for _ in $(seq 600); do
+		kill -0 "$host" 2>/dev/null || return 1
+		curl -sf --max-time 5 -o /dev/null "http://127.0.0.1:$hport/internal/heap/settings" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+host_stop() { kill "$host" 2>/dev/null; wait "$host" 2>/dev/null; host=""; }
+fds() { ls "/proc/$host/fd" | sort -n | tr '\n' ' '; }
+
+host_start "$url" "$tmp/cache-hook" &&
+	curl -sf --max-time 60 -o "$tmp/hook.sym.folded" \
+		"http://127.0.0.1:$hport/internal/heap?format=folded" &&
+	named "$tmp/hook.sym" && [ ! -s "$tmp/host.err" ]
+ok $? "the hook with the server: the program's functions named, nothing on stderr"
+host_stop
+
 symbolize "$dump" >"$tmp/after.sym" 2>/dev/null
 fold "$tmp/after.sym"
 fallback "$tmp/after.sym"
@@ -130,6 +167,31 @@ fold "$tmp/slow.sym"
 [ "$st" = 0 ] && fallback "$tmp/slow.sym" && [ "$(wc -l <"$tmp/slow.err")" = 1 ] &&
 	grep -q "no answer within 2 s" "$tmp/slow.err" && [ "$t" -lt 12000 ]
 ok $? "a silent server: one line ($(cat "$tmp/slow.err")), module+offset, in $t ms"
+
+# The same silent server for the hook: the first request waits the timeout
+# (the debug-file queries run on the hook's threads, in its own descriptor
+# table), the next finds the modules cached; one line on the program's
+# stderr; the program's own descriptors unchanged.
+if host_start "http://127.0.0.1:$(cat "$tmp/slow.port")" "$tmp/cache-hook-slow" DEBUGINFOD_TIMEOUT=2; then
+	before=$(fds)
+	t0=$(date +%s%N)
+	curl -sf --max-time 60 -o "$tmp/hslow.sym.folded" "http://127.0.0.1:$hport/internal/heap?format=folded"
+	st=$?
+	t=$(( ($(date +%s%N) - t0) / 1000000 ))
+	t0=$(date +%s%N)
+	curl -sf --max-time 60 -o /dev/null "http://127.0.0.1:$hport/internal/heap?format=folded"
+	t2=$(( ($(date +%s%N) - t0) / 1000000 ))
+	after=$(fds)
+	[ "$st" = 0 ] && fallback "$tmp/hslow.sym" && [ "$t" -lt 12000 ] && [ "$t2" -lt 1500 ] &&
+		[ "$(wc -l <"$tmp/host.err")" = 1 ] &&
+		grep -q "^flamekit-hook: debuginfod http://127.0.0.1:[0-9]*: no answer within 2 s" "$tmp/host.err"
+	ok $? "the hook with a silent server: module+offset in $t ms, then $t2 ms, one line ($(cat "$tmp/host.err"))"
+	[ "$before" = "$after" ]
+	ok $? "the program's descriptors unchanged by the queries ($after)"
+	host_stop
+else
+	ok 1 "the hook with a silent server: the program started"
+fi
 
 echo "1..$n"
 [ "$fails" = 0 ]
