@@ -189,8 +189,9 @@ char *fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len)
 		snprintf(why, sizeof why, "%s", strerror(-fd));
 	if (why[0] >= 'A' && why[0] <= 'Z')
 		why[0] = (char)(why[0] - 'A' + 'a');
-	/* Not found on any server is an answer, not a failure. */
-	if (q.timed_out || fd != -ENOENT)
+	/* Not found on any server is an answer, and so is a file larger
+	 * than DEBUGINFOD_MAXSIZE (a 406): neither is the servers' failure. */
+	if (q.timed_out || (fd != -ENOENT && fd != -EFBIG))
 		fail(d, why);
 	return NULL;
 }
