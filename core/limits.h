@@ -106,6 +106,14 @@
 #define FK_DEBUGINFOD_TIMEOUT      10
 #define FK_MAX_DEBUGINFOD_TIMEOUT  3600
 
+/* debuginfod servers told apart in libdebuginfod's transcript (its
+ * verbose output, read to say which server failed), and the bytes of one
+ * query's transcript read: a query writes about 100 bytes per server per
+ * try (three tries at most), so 16 servers fit many times over. A server
+ * beyond the 16th that fails is reported with DEBUGINFOD_URLS whole. */
+#define FK_MAX_DEBUGINFOD_SERVERS    16
+#define FK_MAX_DEBUGINFOD_TRANSCRIPT ((size_t)64 << 10)
+
 /* Sampling period: jemalloc's lg_prof_sample is at most 63. */
 #define FK_MAX_PERIOD_LG    63
 

@@ -585,14 +585,17 @@ static int set_debug_dirs(struct run *r)
 	return 0;
 }
 
-/* Says, once, that the debuginfod servers failed. */
+/* Says, once per server, which debuginfod servers failed. */
 static void report_servers(struct run *r)
 {
-	const char *urls;
+	size_t n = r->o->warn_server ? fk_dinfod_failures(r->c.dinfod) : 0;
+	const char *url;
 	char why[320];
 
-	if (r->o->warn_server && fk_dinfod_failure(r->c.dinfod, &urls, why, sizeof why))
-		r->o->warn_server(r->o->warn_ctx, urls, why);
+	for (size_t i = 0; i < n; i++) {
+		fk_dinfod_failure(r->c.dinfod, i, &url, why, sizeof why);
+		r->o->warn_server(r->o->warn_ctx, url, why);
+	}
 }
 
 /* With a cache, the mappings of p that are the cache's own views of its

@@ -29,11 +29,12 @@ struct fk_symbolize_opts {
 	int keep_allocator_frames;     /* keep jemalloc's and malloc's frames */
 	fk_symbolize_warn_fn *warn;    /* NULL: warnings are dropped */
 	void *warn_ctx;
-	/* Called (with warn_ctx) at most once per call when asking the
-	 * debuginfod servers of DEBUGINFOD_URLS failed (an error, or no answer
-	 * within DEBUGINFOD_TIMEOUT or 10 s), with DEBUGINFOD_URLS as module
-	 * and the failure as what; no server is asked again in that call, and
-	 * the modules stay named as without them. NULL: dropped. */
+	/* Called (with warn_ctx) once per debuginfod server of
+	 * DEBUGINFOD_URLS that failed during the call (an error, or no answer
+	 * within DEBUGINFOD_TIMEOUT or 10 s), with its URL as module and the
+	 * failure as what (with DEBUGINFOD_URLS whole as module for a failure
+	 * of no one server); the modules it would have named stay named as
+	 * without it. NULL: dropped. */
 	fk_symbolize_warn_fn *warn_server;
 	/* Called first on every thread symbolization starts, before that
 	 * thread allocates (NULL: none): the hook turns sampling off there. */

@@ -252,13 +252,21 @@ struct fk_dinfod *fk_dinfod_new(void);
 /* Asks the servers for the debug file of build-id bid[0..len), through
  * libdebuginfod's cache; safe on several threads at once. Returns the
  * malloc'd path of the file in the cache, or NULL: not found, or d NULL,
- * or a failure (an error from the servers, or no answer within the
- * timeout), after which d asks no more. */
+ * or a failure (an error from a server, or no answer within the timeout).
+ * Failures are noted per server (from libdebuginfod's transcript) for
+ * fk_dinfod_failure; d asks no more after a timeout, once every server
+ * failed, or after a failure of no one server. */
 char *fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len);
 
-/* 1 with the servers (*urls, d's) and the failure in why (size n) when a
- * query failed, else 0. Call when no query runs. */
-int fk_dinfod_failure(const struct fk_dinfod *d, const char **urls, char *why, size_t n);
+/* How many failures d has to report (0 for NULL): one per server that
+ * failed, and one for a failure put down to no one server. Call when no
+ * query runs. */
+size_t fk_dinfod_failures(const struct fk_dinfod *d);
+
+/* Failure i (below fk_dinfod_failures): the server (or DEBUGINFOD_URLS
+ * whole) into *url, d's, and what happened into why (size n). */
+void fk_dinfod_failure(const struct fk_dinfod *d, size_t i, const char **url,
+		       char *why, size_t n);
 
 /* Frees d. NULL is a no-op. */
 void fk_dinfod_free(struct fk_dinfod *d);

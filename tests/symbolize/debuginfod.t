@@ -4,7 +4,8 @@
 # whose debug file only a real debuginfod server on loopback holds. With
 # DEBUGINFOD_URLS naming it, symbolize names the program's functions;
 # without, they stay module+offset; a dead server or one that never answers
-# gives one line on stderr and the fallback, within the timeout; a second
+# gives one line on stderr and the fallback, within the timeout; beside a
+# live server a dead one gets its line and the names still come; a second
 # run is served from libdebuginfod's cache with the server stopped. The
 # hook does the same with DEBUGINFOD_URLS in the program's environment: a
 # silent server delays one request by the timeout, says so once, and
@@ -100,6 +101,17 @@ fold "$tmp/srv.sym"
 	[ -s "$tmp/cache/$bid/debuginfo" ]
 ok $? "with the server: the program's functions named, nothing on stderr, the file cached"
 
+# Two servers, one dead: libdebuginfod asks both at once; the names come
+# from the live one, and the dead one (only) is named once, whichever
+# module's query met it first.
+dead="http://127.0.0.1:$(free_port)"
+DEBUGINFOD_CACHE_PATH=$tmp/cache-two DEBUGINFOD_URLS="$dead $url" symbolize "$dump" \
+	>"$tmp/two.sym" 2>"$tmp/two.err"; st=$?
+fold "$tmp/two.sym"
+[ "$st" = 0 ] && named "$tmp/two.sym" && [ "$(wc -l <"$tmp/two.err")" = 1 ] &&
+	grep -q "^symbolize: debuginfod $dead: couldn't connect to server\$" "$tmp/two.err"
+ok $? "a dead server beside a live one: names, and one line for the dead one ($(cat "$tmp/two.err"))"
+
 # The hook, with DEBUGINFOD_URLS in the program's environment. host_start
 # URL CACHE [VAR=VALUE...]: the program under the hook, sampling every
 # allocation from the start, until its endpoint answers.
@@ -144,7 +156,7 @@ DEBUGINFOD_CACHE_PATH=$tmp/cache-dead DEBUGINFOD_URLS=$url symbolize "$dump" \
 	>"$tmp/dead.sym" 2>"$tmp/dead.err"; st=$?
 fold "$tmp/dead.sym"
 [ "$st" = 0 ] && fallback "$tmp/dead.sym" && [ "$(wc -l <"$tmp/dead.err")" = 1 ] &&
-	grep -q "^symbolize: debuginfod $url: connection refused" "$tmp/dead.err"
+	grep -q "^symbolize: debuginfod $url: couldn't connect to server" "$tmp/dead.err"
 ok $? "a dead server: one line ($(cat "$tmp/dead.err")), module+offset, exit 0"
 
 # A server that takes the connection and never answers: one line after
