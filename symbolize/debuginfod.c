@@ -225,9 +225,7 @@ static void read_transcript(char *text, struct transcript *t)
 		if (strncmp(line, "init server ", 12) == 0 &&
 		    (i = index_of(line + 12, &rest)) >= 0) {
 			size_t n = strlen(rest);
-			if (n >= 8 && strcmp(rest + n - 8, "/buildid") == 0)
-				n -= 8;
-			else if (n >= 7 && strcmp(rest + n - 7, "buildid") == 0)
+			if (n >= 7 && strcmp(rest + n - 7, "buildid") == 0)
 				n -= 7;
 			snprintf(t->v[i].url, sizeof t->v[i].url, "%.*s", (int)n, rest);
 			t->v[i].state = SV_NONE;
@@ -269,17 +267,57 @@ static int take_transcript(int fd, struct transcript *t)
 	return 0;
 }
 
+/* Whether url is one of the servers DEBUGINFOD_URLS names: the
+ * transcript also holds the winning server's response headers, so a line
+ * there may be the server's words, not libdebuginfod's. */
+static const char *named_server(const struct fk_dinfod *d, const char *url, size_t *len)
+{
+	/* libdebuginfod adds "buildid" after a '/', else "/buildid": the
+	 * same URL with and without its last '/'. */
+	size_t n = strlen(url);
+	if (n > 0 && url[n - 1] == '/')
+		n--;
+	for (const char *p = d->urls + strspn(d->urls, " "); *p; ) {
+		size_t k = strcspn(p, " "), m = k;
+		if (m > 0 && p[m - 1] == '/')
+			m--;
+		if (m == n && memcmp(p, url, n) == 0) {
+			*len = k;
+			return p;
+		}
+		p += k + strspn(p + k, " ");
+	}
+	return NULL;
+}
+
+/* Printable ASCII only: curl's messages quote what servers send. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			*s = '?';
+}
+
 /* Under d's lock: notes server url failing (once per server). */
 static void note_server(struct fk_dinfod *d, const char *url, const char *why)
 {
+	size_t n;
+	const char *name = named_server(d, url, &n);
+	char spelled[256];
+
+	if (!name)
+		return;
+	/* As the user spelled it. */
+	snprintf(spelled, sizeof spelled, "%.*s", (int)n, name);
 	for (size_t i = 0; i < d->nfailed; i++)
-		if (strcmp(d->failed[i].url, url) == 0)
+		if (strcmp(d->failed[i].url, spelled) == 0)
 			return;
 	if (d->nfailed == FK_MAX_DEBUGINFOD_SERVERS)
 		return;
 	struct server *s = &d->failed[d->nfailed++];
-	snprintf(s->url, sizeof s->url, "%s", url);
+	snprintf(s->url, sizeof s->url, "%s", spelled);
 	snprintf(s->why, sizeof s->why, "%s", why);
+	printable(s->why);
 }
 
 /* Takes in what one query showed: servers that failed are noted, and the
@@ -303,15 +341,12 @@ static void settle(struct fk_dinfod *d, const struct transcript *t, int rc, int 
 	pthread_mutex_lock(&d->lock);
 	for (int i = 0; t && i < FK_MAX_DEBUGINFOD_SERVERS; i++) {
 		const struct verdict *v = &t->v[i];
-		if (!v->url[0])
+		if (!v->url[0] || (v->state == SV_NONE && !timed_out) || v->state == SV_ANSWERED)
 			continue;
-		if (v->state == SV_FAILED)
-			note_server(d, v->url, v->why);
-		else if (v->state == SV_NONE && timed_out)
-			note_server(d, v->url, why);
-		else
-			continue;
-		named = 1;
+		note_server(d, v->url, v->state == SV_FAILED ? v->why : why);
+		/* Named now or before: the failure is that server's. */
+		size_t n;
+		named |= named_server(d, v->url, &n) != NULL;
 	}
 	if (failed && !named && !d->why[0])
 		snprintf(d->why, sizeof d->why, "%s", why);

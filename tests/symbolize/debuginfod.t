@@ -104,17 +104,21 @@ ok $? "with the server: the program's functions named, nothing on stderr, the fi
 # Two servers, one dead: libdebuginfod asks both at once; the names come
 # from the live one, and the dead one (only) is named once, whichever
 # module's query met it first.
-dead="http://127.0.0.1:$(free_port)"
+dead="http://127.0.0.1:$(free_port)/"     # named as spelled, '/' and all
 DEBUGINFOD_CACHE_PATH=$tmp/cache-two DEBUGINFOD_URLS="$dead $url" symbolize "$dump" \
 	>"$tmp/two.sym" 2>"$tmp/two.err"; st=$?
 fold "$tmp/two.sym"
 [ "$st" = 0 ] && named "$tmp/two.sym" && [ "$(wc -l <"$tmp/two.err")" = 1 ] &&
-	grep -q "^symbolize: debuginfod $dead: couldn't connect to server\$" "$tmp/two.err"
+	grep -qF "symbolize: debuginfod $dead: couldn't connect to server" "$tmp/two.err"
 ok $? "a dead server beside a live one: names, and one line for the dead one ($(cat "$tmp/two.err"))"
 
 # The hook, with DEBUGINFOD_URLS in the program's environment. host_start
 # URL CACHE [VAR=VALUE...]: the program under the hook, sampling every
 # allocation from the start, until its endpoint answers.
+# A sanitized hook cannot be preloaded into an uninstrumented program (the
+# sanitizer pass of .ci/run leaves hook tests out): its cases skip there.
+hook_ok=1
+ldd "$B/libflamekit-hook.so" 2>/dev/null | grep -q libasan && hook_ok=0
 host_start() {
 	local u=$1 c=$2; shift 2
 	hport=$(free_port)
@@ -133,12 +137,16 @@ host_start() {
 host_stop() { kill "$host" 2>/dev/null; wait "$host" 2>/dev/null; host=""; }
 fds() { ls "/proc/$host/fd" | sort -n | tr '\n' ' '; }
 
-host_start "$url" "$tmp/cache-hook" &&
-	curl -sf --max-time 60 -o "$tmp/hook.sym.folded" \
-		"http://127.0.0.1:$hport/internal/heap?format=folded" &&
-	named "$tmp/hook.sym" && [ ! -s "$tmp/host.err" ]
-ok $? "the hook with the server: the program's functions named, nothing on stderr"
-host_stop
+if [ "$hook_ok" = 1 ]; then
+	host_start "$url" "$tmp/cache-hook" &&
+		curl -sf --max-time 60 -o "$tmp/hook.sym.folded" \
+			"http://127.0.0.1:$hport/internal/heap?format=folded" &&
+		named "$tmp/hook.sym" && [ ! -s "$tmp/host.err" ]
+	ok $? "the hook with the server: the program's functions named, nothing on stderr"
+	host_stop
+else
+	n=$((n + 1)); echo "ok $n - the hook with the server # skip sanitized hook"
+fi
 
 symbolize "$dump" >"$tmp/after.sym" 2>/dev/null
 fold "$tmp/after.sym"
@@ -161,13 +169,14 @@ ok $? "a dead server: one line ($(cat "$tmp/dead.err")), module+offset, exit 0"
 
 # A server that takes the connection and never answers: one line after
 # DEBUGINFOD_TIMEOUT seconds, not one per module, not curl's minutes.
+# (It holds none of the test's output open: killed at the end.)
 python3 -c '
-import socket, sys, time
+import socket, time
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 s.listen(64)
 print(s.getsockname()[1], flush=True)
-sys.stdin.read()' >"$tmp/slow.port" < <(sleep 300) &
+time.sleep(600)' >"$tmp/slow.port" </dev/null &
 slow=$!
 for _ in $(seq 300); do [ -s "$tmp/slow.port" ] && break; sleep 0.1; done
 t0=$(date +%s%N)
@@ -184,7 +193,9 @@ ok $? "a silent server: one line ($(cat "$tmp/slow.err")), module+offset, in $t 
 # (the debug-file queries run on the hook's threads, in its own descriptor
 # table), the next finds the modules cached; one line on the program's
 # stderr; the program's own descriptors unchanged.
-if host_start "http://127.0.0.1:$(cat "$tmp/slow.port")" "$tmp/cache-hook-slow" DEBUGINFOD_TIMEOUT=2; then
+if [ "$hook_ok" = 0 ]; then
+	n=$((n + 1)); echo "ok $n - the hook with a silent server # skip sanitized hook"
+elif host_start "http://127.0.0.1:$(cat "$tmp/slow.port")" "$tmp/cache-hook-slow" DEBUGINFOD_TIMEOUT=2; then
 	before=$(fds)
 	t0=$(date +%s%N)
 	curl -sf --max-time 60 -o "$tmp/hslow.sym.folded" "http://127.0.0.1:$hport/internal/heap?format=folded"
