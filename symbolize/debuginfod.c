@@ -348,6 +348,10 @@ static void settle(struct fk_dinfod *d, const struct transcript *t, int rc, int 
 		size_t n;
 		named |= named_server(d, v->url, &n) != NULL;
 	}
+	/* A transfer that failed without curl naming its server counts as a
+	 * failure of no one server. */
+	if (t && t->unattributed)
+		named = 0;
 	if (failed && !named && !d->why[0])
 		snprintf(d->why, sizeof d->why, "%s", why);
 	if (timed_out || (failed && !named) ||
