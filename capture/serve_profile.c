@@ -163,6 +163,15 @@ static void unsampled_thread(void *ctx)
 	fk_arena_enter_thread();
 }
 
+/* Asking DEBUGINFOD_URLS's servers failed (only with it set for the
+ * program): one line, as symbolize prints it; the modules it concerned
+ * stay cached unnamed, so a later request does not ask again. */
+static void warn_server(void *ctx, const char *urls, const char *what)
+{
+	(void)ctx;
+	fk_log("debuginfod %s: %s", urls, what);
+}
+
 /* The pprof options of a request: a snapshot (window 0) or a window of
  * that many seconds ending now. */
 static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
@@ -284,7 +293,7 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	int rc;
 
 	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
-					.cache = serve_cache() };
+					.cache = serve_cache(), .warn_server = warn_server };
 
 	if (fk_symbolize(p, &so, err) < 0)
 		return -1;
@@ -346,7 +355,7 @@ int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t nco
 		    size_t *len, struct fk_err *err)
 {
 	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
-					.cache = serve_cache() };
+					.cache = serve_cache(), .warn_server = warn_server };
 	struct fk_series_enc *se;
 	struct membuf m;
 	int rc = 0;

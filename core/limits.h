@@ -106,6 +106,23 @@
  * bytes is 4 EiB. */
 #define FK_MAX_TOTAL_LG     62
 
+/* Seconds a debuginfod server may take to begin sending a debug file, or
+ * stay silent while sending one (symbolize/debuginfod.c), unless
+ * DEBUGINFOD_TIMEOUT says otherwise: a server on the same continent
+ * answers in well under a second, and the hook's request must not wait
+ * minutes (libdebuginfod's own default is 90 s, curl's connect timeout
+ * 300 s). DEBUGINFOD_TIMEOUT is taken up to an hour. */
+#define FK_DEBUGINFOD_TIMEOUT      10
+#define FK_MAX_DEBUGINFOD_TIMEOUT  3600
+
+/* debuginfod servers told apart in libdebuginfod's transcript (its
+ * verbose output, read to say which server failed), and the bytes of one
+ * query's transcript read: a query writes about 100 bytes per server per
+ * try (three tries at most), so 16 servers fit many times over. A server
+ * beyond the 16th that fails is reported with DEBUGINFOD_URLS whole. */
+#define FK_MAX_DEBUGINFOD_SERVERS    16
+#define FK_MAX_DEBUGINFOD_TRANSCRIPT ((size_t)64 << 10)
+
 /* Sampling period: jemalloc's lg_prof_sample is at most 63. */
 #define FK_MAX_PERIOD_LG    63
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* An offline debug-file finder for libdwfl: by build-id under each debug
- * folder's .build-id/xx/rest.debug, then by the .gnu_debuglink name beside
- * the file, in its .debug/ subfolder and under each debug folder (GDB's
- * "Separate Debug Files" conventions). libdwfl's standard finder falls back
- * to debuginfod (loading libcurl, and going to the network when
- * DEBUGINFOD_URLS is set); an offline tool must not. */
+/* A debug-file finder for libdwfl: by build-id under each debug folder's
+ * .build-id/xx/rest.debug, then by the .gnu_debuglink name beside the
+ * file, in its .debug/ subfolder and under each debug folder (GDB's
+ * "Separate Debug Files" conventions), and last, only when DEBUGINFOD_URLS
+ * is set, from debuginfod servers by build-id (debuginfod.c). libdwfl's
+ * standard finder loads libdebuginfod (and libcurl) whenever a local
+ * search fails, set or not; this one leaves it unloaded. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,22 @@ static int find_alt(struct fk_smod *m, const char *alt, char **name)
 	return try_file(m, root, path, NULL, NULL, 0, name);
 }
 
+/* After every local place: the run's debuginfod servers, if any. The
+ * file they give (in libdebuginfod's cache) is checked like a local one. */
+static int from_servers(struct fk_smod *m, const char *file_name,
+			const unsigned char *bid, int bidlen, char **name)
+{
+	char *path, *full;
+	int fd;
+
+	if (bidlen <= 0 || !m->ctx->dinfod ||
+	    !(path = fk_dinfod_find(m->ctx->dinfod, bid, (size_t)bidlen)))
+		return -1;
+	fd = try_file(m, NULL, path, file_name, bid, (size_t)bidlen, &full);
+	free(path);
+	return fd >= 0 ? found(m, fd, full, name) : -1;
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 			  const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink,
@@ -164,7 +181,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 		}
 	}
 	if (!debuglink || !debuglink[0])
-		return -1;
+		return from_servers(m, file_name, bid, bidlen, debuginfo_file_name);
 	/* Folder of the opened file (below the root, if under one), and of
 	 * the module as the maps name it (the form under a global debug
 	 * folder). */
@@ -197,7 +214,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 		if ((fd = try_file(m, droot, path, file_name, want, wantlen, &full)) >= 0)
 			return found(m, fd, full, debuginfo_file_name);
 	}
-	return -1;
+	return from_servers(m, file_name, bid, bidlen, debuginfo_file_name);
 }
 
 /* Modules are always reported with their descriptor, so libdwfl never asks

@@ -576,6 +576,19 @@ static int set_debug_dirs(struct run *r)
 	return 0;
 }
 
+/* Says, once per server, which debuginfod servers failed. */
+static void report_servers(struct run *r)
+{
+	size_t n = r->o->warn_server ? fk_dinfod_failures(r->c.dinfod) : 0;
+	const char *url;
+	char why[320];
+
+	for (size_t i = 0; i < n; i++) {
+		fk_dinfod_failure(r->c.dinfod, i, &url, why, sizeof why);
+		r->o->warn_server(r->o->warn_ctx, url, why);
+	}
+}
+
 /* With a cache, the mappings of p that are the cache's own views of its
  * modules' files (p is a dump of this very process). 0 or -1. */
 static int mark_own(struct run *r)
@@ -613,6 +626,8 @@ int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 	/* A profile symbolized before with its allocator frames dropped has
 	 * return addresses as leaves. */
 	r.leaf_ret = p->symbolized && !p->allocator_frames_kept;
+	/* Only when DEBUGINFOD_URLS is set (else nothing is loaded). */
+	r.c.dinfod = fk_dinfod_new();
 	int rc = -1;
 	if (set_debug_dirs(&r) != 0)
 		goto out;
@@ -624,6 +639,7 @@ int fk_symbolize(struct fk_profile *p, const struct fk_symbolize_opts *o,
 		goto out;
 	p->symbolized = 1;
 	p->allocator_frames_kept = r.o->keep_allocator_frames ? 1 : 0;
+	report_servers(&r);
 	rc = 0;
 out:
 	if (r.c.cache)
@@ -635,6 +651,7 @@ out:
 	for (size_t i = 0; i < r.c.ndebug_dirs; i++)
 		free(r.c.debug_dirs[i]);
 	free(r.c.debug_dirs);
+	fk_dinfod_free(r.c.dinfod);
 	fk_u64map_release(&r.index);
 	free(r.raddr);
 	for (size_t i = 0; r.raw && i < r.n; i++)

@@ -2,8 +2,9 @@
 /* Symbolization of a heap profile: every address of every stack is mapped
  * through the dump's own MAPPED_LIBRARIES to a module and file offset, then
  * resolved with elfutils (symbol tables, DWARF line and inline information,
- * .eh_frame) to function names, file:line and inline chains. No subprocess,
- * no network: debug files are found by build-id and .gnu_debuglink only. */
+ * .eh_frame) to function names, file:line and inline chains. No subprocess;
+ * debug files are found by build-id and .gnu_debuglink, and then, only when
+ * DEBUGINFOD_URLS is set, asked of those debuginfod servers by build-id. */
 #ifndef FK_SYMBOLIZE_H
 #define FK_SYMBOLIZE_H
 
@@ -28,6 +29,13 @@ struct fk_symbolize_opts {
 	int keep_allocator_frames;     /* keep jemalloc's and malloc's frames */
 	fk_symbolize_warn_fn *warn;    /* NULL: warnings are dropped */
 	void *warn_ctx;
+	/* Called (with warn_ctx) once per debuginfod server of
+	 * DEBUGINFOD_URLS that failed during the call (an error, or no answer
+	 * within DEBUGINFOD_TIMEOUT or 10 s), with its URL as module and the
+	 * failure as what (with DEBUGINFOD_URLS whole as module for a failure
+	 * of no one server); the modules it would have named stay named as
+	 * without it. NULL: dropped. */
+	fk_symbolize_warn_fn *warn_server;
 	/* Called first on every thread symbolization starts, before that
 	 * thread allocates (NULL: none): the hook turns sampling off there. */
 	void (*thread_start)(void *ctx);

@@ -231,13 +231,45 @@ struct fk_smod;
 
 /* Returns libdwfl callbacks that find a module's debug file by build-id under
  * each debug folder's .build-id/, then by .gnu_debuglink beside the file,
- * in its .debug/ and under each debug folder; never debuginfod. The
+ * in its .debug/ and under each debug folder, then from the context's
+ * debuginfod servers (fk_dinfod_find) when it has any. The
  * module's userdata must point to its struct fk_smod. */
 const Dwfl_Callbacks *fk_debugfind_callbacks(void);
 
 /* Reads the GNU build-id note of e into buf (size max); returns its length,
  * 0 when there is none. */
 size_t fk_debugfind_build_id(Elf *e, unsigned char *buf, size_t max);
+
+/* ---- debuginfod.c: debug files from debuginfod servers ---- */
+struct fk_dinfod;
+
+/* A run's access to the servers DEBUGINFOD_URLS names (read now, as is
+ * DEBUGINFOD_TIMEOUT), with libdebuginfod loaded the first time; NULL
+ * when the variable is unset or empty (nothing loaded) or out of memory.
+ * A library that cannot be loaded is the run's failure. */
+struct fk_dinfod *fk_dinfod_new(void);
+
+/* Asks the servers for the debug file of build-id bid[0..len), through
+ * libdebuginfod's cache; safe on several threads at once. Returns the
+ * malloc'd path of the file in the cache, or NULL: not found, or d NULL,
+ * or a failure (an error from a server, or no answer within the timeout).
+ * Failures are noted per server (from libdebuginfod's transcript) for
+ * fk_dinfod_failure; d asks no more after a timeout, once every server
+ * failed, or after a failure of no one server. */
+char *fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len);
+
+/* How many failures d has to report (0 for NULL): one per server that
+ * failed, and one for a failure put down to no one server. Call when no
+ * query runs. */
+size_t fk_dinfod_failures(const struct fk_dinfod *d);
+
+/* Failure i (below fk_dinfod_failures): the server (or DEBUGINFOD_URLS
+ * whole) into *url, d's, and what happened into why (size n). */
+void fk_dinfod_failure(const struct fk_dinfod *d, size_t i, const char **url,
+		       char *why, size_t n);
+
+/* Frees d. NULL is a no-op. */
+void fk_dinfod_free(struct fk_dinfod *d);
 
 /* ---- smod.c: one module's life cycle ---- */
 struct fk_symctx;
@@ -348,6 +380,7 @@ struct fk_symctx {
 					  the cache made (fk_symcache_owns),
 					  no part of loading; or NULL */
 	size_t cache_names;            /* frames kept in the cache this call */
+	struct fk_dinfod *dinfod;      /* debuginfod servers, or NULL */
 };
 
 /* Creates one module per distinct file path of p's maps. 0 or -1 (ENOMEM). */

@@ -28,6 +28,12 @@ static void warn_module(void *ctx, const char *module, const char *what)
 	fk_warn("%s: %s", module, what);
 }
 
+static void warn_server(void *ctx, const char *urls, const char *what)
+{
+	(void)ctx;
+	fk_warn("debuginfod %s: %s", urls, what);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -39,7 +45,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fk_symbolize_opts so = { .warn = warn_module };
+	struct fk_symbolize_opts so = { .warn = warn_module, .warn_server = warn_server };
 	const char **dirs = fk_xmalloc((size_t)argc * sizeof *dirs);
 	const char *outpath = NULL, *in;
 	struct fk_profile *p;

@@ -4,7 +4,7 @@
 # hand and reports what it reported on the original dumps for the fixture
 # programs' own functions (jeprof's names for them are right); to-folded
 # totals of our output equal jeprof --collapsed totals within 0.1 %;
-# libdebuginfod is never loaded; every malformed dump is rejected with one
+# libdebuginfod is not loaded without DEBUGINFOD_URLS; every malformed dump is rejected with one
 # line, exit 1 and no output.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -57,12 +57,17 @@ for f in python3.11 xmllint cc1; do
 	ok $? "$f: folded total equals jeprof --collapsed within 0.1 % ($(cat "$tmp/$f.tot"))"
 done
 
-# Offline: libdw would load libdebuginfod (and curl) when a local search
-# fails; our own finder never does, even with DEBUGINFOD_URLS set.
-DEBUGINFOD_URLS=http://127.0.0.1:9 LD_DEBUG=files symbolize fixtures/dumps/xmllint.prof \
+# Offline unless asked: libdw would load libdebuginfod (and curl) when a
+# local search fails; our own finder loads it only for DEBUGINFOD_URLS
+# (tests/symbolize/debuginfod.t), so without it nothing new is mapped.
+env -u DEBUGINFOD_URLS LD_DEBUG=files symbolize fixtures/dumps/xmllint.prof \
 	2>"$tmp/ld" >/dev/null
-! grep -q -i 'debuginfod' "$tmp/ld" && grep -q 'libdw' "$tmp/ld"
-ok $? "no libdebuginfod loaded with DEBUGINFOD_URLS set"
+! grep -q -i 'debuginfod\|libcurl' "$tmp/ld" && grep -q 'libdw' "$tmp/ld"
+ok $? "no libdebuginfod or libcurl loaded without DEBUGINFOD_URLS"
+DEBUGINFOD_URLS=" " LD_DEBUG=files symbolize fixtures/dumps/xmllint.prof \
+	2>"$tmp/ld" >/dev/null
+! grep -q -i 'debuginfod\|libcurl' "$tmp/ld"
+ok $? "nor with a DEBUGINFOD_URLS naming no server"
 
 for f in fixtures/bad/dump-*.prof; do
 	symbolize "$f" >"$tmp/out" 2>"$tmp/err"; st=$?
