@@ -171,8 +171,9 @@ static int push_name(struct sink *k, size_t *nn, const char *s, size_t n, struct
 }
 
 /* Gives fn the stack just made as a folded reader finds its line: each
- * cached text split at its ';' (names have none: escaping made them ':'),
- * the blanks at the line's end dropped, within the same line limit. */
+ * cached text split at its ';' as the reader splits the line (a name has
+ * none, escaping made them ':'; an address text is taken as it is), the
+ * blanks at the line's end dropped, within the same line limit. */
 static int give(struct sink *k, int64_t v, struct fk_err *err)
 {
 	size_t nn = 0, total = 0, i;
