@@ -3,7 +3,8 @@
  * flame graph, folded stacks or a symbolized profile by the same library
  * code the tools run (DESIGN.md: "Everything a binary does is a library
  * call first"): fk_profile_parse, fk_symbolize, fk_pprof_encode,
- * fk_folded_write, fk_flame_render, fk_symprof_write, fk_profile_diff.
+ * fk_folded_write, fk_folded_each_stack into fk_flame_add_stack,
+ * fk_flame_render, fk_symprof_write, fk_profile_diff.
  * The one place that knows those libraries' entry points. */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -129,27 +130,33 @@ static void flame_opts(struct fk_flame_opts *fo, const struct fk_serve_opts *o,
 		fo->inverted = o->inverted != 0;
 }
 
+/* One stack of the profile into the flame graph ctx. */
+static int flame_stack(void *ctx, const char *const *names, const size_t *lens, size_t n,
+		       int64_t v, struct fk_err *err)
+{
+	return fk_flame_add_stack(ctx, names, lens, n, v, 0, err);
+}
+
+/* The page of p: its stacks straight into the graph's tree, as
+ * render-flame draws to-folded's text of p (the same bytes: tests/hook/
+ * flame.t), without writing that text and parsing it back. */
 static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o,
 		       char **out, size_t *outlen, struct fk_err *err)
 {
 	struct fk_flame_opts fo;
-	struct membuf folded, svg;
-	char *ftext = NULL;
-	size_t flen = 0;
+	struct fk_flame *f;
+	struct membuf svg;
 	int rc;
 
-	if (mb_open(&folded, err) < 0)
-		return -1;
-	rc = fk_folded_write(p, NULL, folded.f, err);
-	if (mb_close(&folded, rc, &ftext, &flen, err) < 0)
-		return -1;
 	flame_opts(&fo, o, "Heap in use");
-	rc = mb_open(&svg, err);
-	if (rc == 0) {
-		rc = fk_flame_render(ftext, flen, NULL, 0, &fo, svg.f, err);
+	if (!(f = fk_flame_new(&fo, err)))
+		return -1;
+	rc = fk_folded_each_stack(p, NULL, flame_stack, f, err);
+	if (rc == 0 && (rc = mb_open(&svg, err)) == 0) {
+		rc = fk_flame_write(f, svg.f, err);
 		rc = mb_close(&svg, rc, out, outlen, err);
 	}
-	free(ftext);
+	fk_flame_free(f);
 	return rc;
 }
 

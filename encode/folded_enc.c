@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+#include "limits.h"
+
 static int64_t pick(const struct fk_profile *p, const struct fk_folded_opts *o,
 		    const struct fk_counts *c, struct fk_enc_rounder *r)
 {
@@ -37,13 +40,6 @@ static int pick_all(const struct fk_profile *p, const struct fk_counts *c,
 		vals[3] = fk_enc_round_next(&r[3], v.acc_objs);
 	}
 	return vals[0] || vals[1] || (p->has_accum && (vals[2] || vals[3]));
-}
-
-/* Ends the current stack with the value of o's column, or all columns. */
-static int end_stack(const struct fk_folded_opts *o, struct fk_foldacc *acc,
-		     const int64_t *vals, struct fk_err *err)
-{
-	return o->columns ? fk_foldacc_endv(acc, vals, err) : fk_foldacc_end(acc, vals[0], err);
 }
 
 /* The display name of frame f: its name, else its system name, as
@@ -88,15 +84,53 @@ static const char *frame_addr(void *ctx, char *buf, size_t size)
 	return fk_enc_profile_addr_name(buf, size, f->p, f->s->addrs[f->i]);
 }
 
-/* Appends the frames of stack s, root first, to the current line. */
-static int add_frames(const struct fk_profile *p, struct fk_foldacc *acc,
-		      struct fk_namecache *cache, const struct fk_stack *s,
+/* Where the walk puts each stack: a line of the accumulator (to-folded's
+ * text), or the frames of that line handed to a caller's function
+ * (fk_folded_each_stack). */
+struct sink {
+	struct fk_foldacc *acc;        /* NULL: fn */
+	int columns;
+	fk_folded_stack_fn fn;
+	void *ctx;
+	struct fk_namecache cache;
+	/* fn's stack: its root frame (a thread's, escaped) and the cache
+	 * keys of the others, named once the stack is whole (an entry's
+	 * text moves when the cache grows); then the frames given to fn. */
+	const char *root;
+	size_t rootlen;
+	uint64_t *keys;
+	size_t nkeys, capkeys;
+	const char **names;
+	size_t *lens;
+	size_t capnames;
+};
+
+static void sink_begin(struct sink *k, char *root)
+{
+	k->nkeys = 0;
+	k->root = NULL;
+	if (k->acc) {
+		fk_foldacc_begin(k->acc);
+		return;
+	}
+	if (root) {
+		k->rootlen = strlen(root);
+		fk_foldacc_escape(root, root, k->rootlen);
+		k->root = root;
+	}
+}
+
+/* Appends the frames of stack s, root first, to the current stack. */
+static int add_frames(struct sink *k, const struct fk_profile *p, const struct fk_stack *s,
 		      struct fk_err *err)
 {
 	struct frame_src f = { p, s, 0, NULL };
 	struct fk_namesrc src = { frame_open, frame_chain_name, frame_addr, &f };
 	uint32_t i;
 
+	if (!k->acc && fk_reserve((void **)&k->keys, &k->capkeys, k->nkeys + s->depth,
+				  sizeof *k->keys, 64) < 0)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	for (i = s->depth; i-- > 0;) {
 		/* A caller's key is its address - 1, the leaf's the address:
 		 * the low bit keeps the two apart. */
@@ -105,16 +139,85 @@ static int add_frames(const struct fk_profile *p, struct fk_foldacc *acc,
 		size_t n;
 
 		f.i = i;
-		if (!(text = fk_namecache_text(cache, ck, &src, &n)))
+		if (!(text = fk_namecache_text(&k->cache, ck, &src, &n)))
 			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-		if (fk_foldacc_frames(acc, text, n, err) < 0)
+		if (!k->acc)
+			k->keys[k->nkeys++] = ck;
+		else if (fk_foldacc_frames(k->acc, text, n, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int add_thread(const struct fk_profile *p, struct fk_foldacc *acc,
-		      struct fk_namecache *cache,
+/* Adds frame s[0..n) to the frames given to fn; 0 or -1 with err. */
+static int push_name(struct sink *k, size_t *nn, const char *s, size_t n, struct fk_err *err)
+{
+	if (*nn == k->capnames) {
+		size_t cap = fk_grow_cap(k->capnames, *nn + 1, sizeof *k->names + sizeof *k->lens, 64);
+		const char **a;
+		size_t *b;
+
+		if (!cap || !(a = fk_resize(k->names, k->capnames, cap, sizeof *a)))
+			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		k->names = a;
+		if (!(b = fk_resize(k->lens, k->capnames, cap, sizeof *b)))
+			return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		k->lens = b;
+		k->capnames = cap;
+	}
+	k->names[*nn] = s;
+	k->lens[(*nn)++] = n;
+	return 0;
+}
+
+/* Gives fn the stack just made as a folded reader finds its line: each
+ * cached text split at its ';' as the reader splits the line (a name has
+ * none, escaping made them ':'; an address text is taken as it is), the
+ * blanks at the line's end dropped, within the same line limit. */
+static int give(struct sink *k, int64_t v, struct fk_err *err)
+{
+	size_t nn = 0, total = 0, i;
+
+	if (k->root && push_name(k, &nn, k->root, k->rootlen, err) < 0)
+		return -1;
+	for (i = 0; i < k->nkeys; i++) {
+		size_t n, a = 0, b;
+		const char *t = fk_namecache_get(&k->cache, k->keys[i], &n);
+
+		for (;; a = b + 1) {
+			const char *semi = memchr(t + a, ';', n - a);
+
+			b = semi ? (size_t)(semi - t) : n;
+			if (push_name(k, &nn, t + a, b - a, err) < 0)
+				return -1;
+			if (!semi)
+				break;
+		}
+	}
+	if (nn == 0 && push_name(k, &nn, FK_ENC_NO_STACK, sizeof FK_ENC_NO_STACK - 1, err) < 0)
+		return -1;
+	for (i = 0; i < nn; i++)
+		total += k->lens[i] + (i > 0);
+	if (total > FK_MAX_FOLDED_LINE)
+		return fk_err_set(err, FK_ELIMIT, 0, "folded line longer than %zu bytes",
+				  (size_t)FK_MAX_FOLDED_LINE);
+	while (k->lens[nn - 1] > 0 && k->names[nn - 1][k->lens[nn - 1] - 1] == ' ')
+		k->lens[nn - 1]--;
+	if (nn == 1 && k->lens[0] == 0)
+		return fk_err_set(err, FK_ESYNTAX, 0, "empty stack");
+	return k->fn(k->ctx, k->names, k->lens, nn, v, err);
+}
+
+/* Ends the current stack with the value of the column asked for, or all
+ * columns. */
+static int sink_end(struct sink *k, const int64_t *vals, struct fk_err *err)
+{
+	if (!k->acc)
+		return give(k, vals[0], err);
+	return k->columns ? fk_foldacc_endv(k->acc, vals, err) : fk_foldacc_end(k->acc, vals[0], err);
+}
+
+static int add_thread(struct sink *k, const struct fk_profile *p,
 		      const struct fk_stack *s, const struct fk_tcounts *t,
 		      const struct fk_folded_opts *o, struct fk_enc_rounder *r,
 		      struct fk_err *err)
@@ -129,36 +232,26 @@ static int add_thread(const struct fk_profile *p, struct fk_foldacc *acc,
 		snprintf(root, sizeof root, "[thread %" PRIu64 " %.100s]", th->id, th->name);
 	else
 		snprintf(root, sizeof root, "[thread %" PRIu64 "]", th->id);
-	fk_foldacc_begin(acc);
-	if (fk_foldacc_frame(acc, root, err) < 0 || add_frames(p, acc, cache, s, err) < 0)
+	sink_begin(k, root);
+	if (k->acc && fk_foldacc_frame(k->acc, root, err) < 0)
 		return -1;
-	return end_stack(o, acc, v, err);
+	if (add_frames(k, p, s, err) < 0)
+		return -1;
+	return sink_end(k, v, err);
 }
 
-int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
-		    FILE *out, struct fk_err *err)
+/* Every stack of p with its value, in o's terms, into k. */
+static int walk(const struct fk_profile *p, const struct fk_folded_opts *o, struct sink *k,
+		struct fk_err *err)
 {
-	static const struct fk_folded_opts defaults;
-	struct fk_foldacc *acc;
 	struct fk_enc_rounders rs;
-	struct fk_namecache cache;
 	size_t i;
 	int rc = 0;
 
-	if (!o)
-		o = &defaults;
 	if (o->alloc && !p->has_accum)
 		return fk_err_set(err, FK_EUNSUPP, 0,
 				  "profile has no accumulated counts (run with MALLOC_CONF=prof_accum:true)");
-	acc = fk_foldacc_new();
-	if (!acc)
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	fk_enc_rounders_init(&rs, o->columns ? 4 : 1);
-	if (o->columns && fk_foldacc_columns(acc, p->has_accum ? 4 : 2) < 0) {
-		fk_foldacc_free(acc);
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	}
-	fk_namecache_init(&cache);
 	for (i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct fk_stack *s = &p->stacks[i];
 		struct fk_enc_rounder *r = fk_enc_rounders_of(&rs, p, s);
@@ -171,24 +264,64 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 		}
 		if (o->threads && s->nthr) {
 			for (j = 0; j < s->nthr && rc == 0; j++)
-				rc = add_thread(p, acc, &cache, s, &s->thr[j], o, r, err);
+				rc = add_thread(k, p, s, &s->thr[j], o, r, err);
 			continue;
 		}
 		if (o->columns ? !pick_all(p, &s->c, r, v) : (v[0] = pick(p, o, &s->c, r)) == 0)
 			continue;
-		fk_foldacc_begin(acc);
-		rc = add_frames(p, acc, &cache, s, err);
+		sink_begin(k, NULL);
+		rc = add_frames(k, p, s, err);
 		if (rc == 0)
-			rc = end_stack(o, acc, v, err);
+			rc = sink_end(k, v, err);
 	}
+	fk_enc_rounders_release(&rs);
+	return rc;
+}
+
+int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
+		    FILE *out, struct fk_err *err)
+{
+	static const struct fk_folded_opts defaults;
+	struct sink k = { .acc = NULL };
+	int rc;
+
+	if (!o)
+		o = &defaults;
+	k.columns = o->columns;
+	if (!(k.acc = fk_foldacc_new()) ||
+	    (o->columns && fk_foldacc_columns(k.acc, p->has_accum ? 4 : 2) < 0)) {
+		fk_foldacc_free(k.acc);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	fk_namecache_init(&k.cache);
+	rc = walk(p, o, &k, err);
 	if (rc == 0 && o->columns)
 		fprintf(out, "# columns: inuse_space/bytes inuse_objects/count%s\n",
 			p->has_accum ? " alloc_space/bytes alloc_objects/count" : "");
 	if (rc == 0)
-		rc = fk_foldacc_write(acc, out, err);
-	fk_foldacc_free(acc);
-	fk_enc_rounders_release(&rs);
-	fk_namecache_release(&cache);
+		rc = fk_foldacc_write(k.acc, out, err);
+	fk_foldacc_free(k.acc);
+	fk_namecache_release(&k.cache);
+	return rc;
+}
+
+int fk_folded_each_stack(const struct fk_profile *p, const struct fk_folded_opts *o,
+			 fk_folded_stack_fn fn, void *ctx, struct fk_err *err)
+{
+	static const struct fk_folded_opts defaults;
+	struct sink k = { .fn = fn, .ctx = ctx };
+	int rc;
+
+	if (!o)
+		o = &defaults;
+	if (o->columns)
+		return fk_err_set(err, FK_EUNSUPP, 0, "columns are folded text's");
+	fk_namecache_init(&k.cache);
+	rc = walk(p, o, &k, err);
+	fk_namecache_release(&k.cache);
+	free(k.keys);
+	free(k.names);
+	free(k.lens);
 	return rc;
 }
 
@@ -197,7 +330,7 @@ int fk_folded_series(struct fk_profile *p, uint32_t ncols,
 		     struct fk_foldacc *acc, struct fk_err *err)
 {
 	struct fk_enc_rounders rs;
-	struct fk_namecache cache;
+	struct sink sk = { .acc = acc, .columns = 1 };
 	size_t n = p->nstacks;
 	int64_t *v;
 	int rc = 0;
@@ -206,7 +339,7 @@ int fk_folded_series(struct fk_profile *p, uint32_t ncols,
 	    !(v = calloc(n ? n * ncols : 1, sizeof *v)))
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	fk_enc_rounders_init(&rs, ncols);
-	fk_namecache_init(&cache);
+	fk_namecache_init(&sk.cache);
 	/* Column by column, the values fk_folded_write gives each snapshot:
 	 * the same rounders per leaf function, visited in stack order. */
 	for (uint32_t k = 0; k < ncols && rc == 0; k++) {
@@ -233,13 +366,13 @@ int fk_folded_series(struct fk_profile *p, uint32_t ncols,
 			k++;
 		if (k == ncols)
 			continue;
-		fk_foldacc_begin(acc);
-		rc = add_frames(p, acc, &cache, &p->stacks[i], err);
+		sink_begin(&sk, NULL);
+		rc = add_frames(&sk, p, &p->stacks[i], err);
 		if (rc == 0)
 			rc = fk_foldacc_endv(acc, row, err);
 	}
 	free(v);
 	fk_enc_rounders_release(&rs);
-	fk_namecache_release(&cache);
+	fk_namecache_release(&sk.cache);
 	return rc;
 }

@@ -4,6 +4,8 @@
 #ifndef FK_FOLDED_ENC_H
 #define FK_FOLDED_ENC_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -32,5 +34,23 @@ struct fk_folded_opts {
  * error). */
 int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 		    FILE *out, struct fk_err *err);
+
+/* Told one stack of fk_folded_each_stack: its n frames, root first
+ * (names[i] of lens[i] bytes, not NUL-terminated, valid during the call),
+ * and its value (not 0). Returns 0, or -1 with err to stop the walk. */
+typedef int (*fk_folded_stack_fn)(void *ctx, const char *const *names, const size_t *lens,
+				  size_t n, int64_t value, struct fk_err *err);
+
+/* Gives fn, stack by stack, what fk_folded_write would write with o (NULL
+ * for the defaults), as a reader of that text finds it: the same frames
+ * (named, escaped and split as on the line, the blanks at its end
+ * dropped) and values, one call a stack of p, before equal lines merge
+ * (values adding up in a flame graph's tree do the same) and in p's order,
+ * not sorted (a tree's page does not depend on it). So a flame graph is
+ * built from a profile without writing its text and parsing it back (the
+ * hook's ?format=flame). o->columns is the text's alone: refused. Returns
+ * 0, or -1 with err (fn's, or fk_folded_write's). */
+int fk_folded_each_stack(const struct fk_profile *p, const struct fk_folded_opts *o,
+			 fk_folded_stack_fn fn, void *ctx, struct fk_err *err);
 
 #endif

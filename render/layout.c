@@ -671,23 +671,31 @@ void fk_tree_close(struct fk_tree *t)
 	close_path(t, 0);
 }
 
+/* Makes the path hold n frames; 0 or -1 when out of memory. */
+static int grow_path(struct fk_tree *t, size_t n)
+{
+	while (n > t->cappath) {
+		uint32_t *p = fk_resize(t->path, t->cappath * 2, t->cappath * 2, sizeof *p);
+		int64_t *a;
+		if (!p)
+			return -1;
+		t->path = p;
+		if (!(a = fk_resize(t->pacc, t->cappath, t->cappath * 2, sizeof *a)))
+			return -1;
+		t->pacc = a;
+		t->cappath *= 2;
+	}
+	return 0;
+}
+
 int fk_tree_place(struct fk_tree *t, size_t first, const uint32_t *ids, size_t k,
 		  int64_t v, int base, uint64_t lineno, struct fk_err *err)
 {
 	uint32_t cur = first ? t->path[first - 1] : 0;
 	size_t j;
 
-	while (first + k > t->cappath) {
-		uint32_t *p = fk_resize(t->path, t->cappath * 2, t->cappath * 2, sizeof *p);
-		int64_t *a;
-		if (!p)
-			return oom(err);
-		t->path = p;
-		if (!(a = fk_resize(t->pacc, t->cappath, t->cappath * 2, sizeof *a)))
-			return oom(err);
-		t->pacc = a;
-		t->cappath *= 2;
-	}
+	if (grow_path(t, first + k) < 0)
+		return oom(err);
 	/* The frames after the shared ones leave the path. */
 	close_path(t, first);
 	for (j = 0; j < k; j++) {
@@ -723,7 +731,7 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 		       struct fk_err *err)
 {
 	uint32_t cur = 0;
-	size_t i;
+	size_t i, same = 0;
 
 	t->prev = NULL;
 	if (v < 0)
@@ -734,7 +742,28 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 	if (n > FK_MAX_DEPTH_ANY)
 		return fk_err_set(err, FK_ELIMIT, 0, "more than %d frames",
 				  FK_MAX_DEPTH_ANY);
-	for (i = 0; i < n; i++) {
+	/* The totals fk_tree_place still holds go in first (none after this
+	 * function: it sums each total at once); the path stays, to be
+	 * compared with. */
+	same = t->plen;
+	close_path(t, 0);
+	t->plen = same;
+	same = 0;
+	/* A profile's stacks share most of their frames with the one before
+	 * (a call tree's stacks, in the order the program made them): a frame
+	 * whose bytes are those of the last stack's at its depth is that
+	 * stack's node, found by one comparison, not a hash and two lookups. */
+	for (; same < n && same < t->plen; same++) {
+		size_t k = t->reverse ? n - 1 - same : same;
+		const struct fk_fname *pn = &t->names[t->nodes[t->path[same]].name];
+		if (pn->len != lens[k] || memcmp(pn->s, names[k], lens[k]) != 0)
+			break;
+	}
+	cur = same ? t->path[same - 1] : 0;
+	t->plen = same;
+	if (grow_path(t, n) < 0)
+		return oom(err);
+	for (i = same; i < n; i++) {
 		size_t k = t->reverse ? n - 1 - i : i;
 		uint32_t nm;
 		if (lens[k] > UINT32_MAX)
@@ -742,6 +771,8 @@ int fk_tree_add_frames(struct fk_tree *t, const char *const *names,
 		nm = intern(t, names[k], lens[k], hash_bytes(names[k], lens[k]));
 		if (nm == UINT32_MAX || !(cur = child(t, cur, nm)))
 			return oom(err);
+		t->path[i] = cur;
+		t->plen = i + 1;
 	}
 	if (add_value(t, cur, v, base, 0, err) < 0)
 		return -1;

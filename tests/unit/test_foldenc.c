@@ -189,6 +189,139 @@ static void test_to_folded(void)
 	fk_profile_free(p);
 }
 
+/* Odd names: a leaf ending in blanks (a reader of the line drops them),
+ * a caller of blanks only, a control byte, an inline chain, a stack with
+ * no frame, two threads. */
+static const char odd_text[] =
+	"--- symbol\n"
+	"binary=/opt/t/prog\n"
+	"=flamekit 0.1.0 allocator-frames=dropped\n"
+	"0x0000000000001100 tail\n"
+	"=sym 0x0000000000001100\tf\ttail sp  \t\t\t0\n"
+	"0x00000000000011ff blank\n"
+	"=sym 0x00000000000011ff\tf\t   \t\t\t0\n"
+	"0x0000000000001300 ctl\n"
+	"=sym 0x0000000000001300\tf\tc\001l\t\t\t0\tout;er\t\t\t0\n"
+	"---\n"
+	"--- heap\n"
+	"heap_v2/1\n"
+	"  t*: 9: 900 [0: 0]\n"
+	"  t1: 4: 400 [0: 0] main\n"
+	"  t2: 5: 500 [0: 0]\n"
+	"@ 0x1100 0x1200\n"
+	"  t*: 2: 200 [0: 0]\n"
+	"  t1: 2: 200 [0: 0]\n"
+	"@ 0x1300 0x1200\n"
+	"  t*: 3: 300 [0: 0]\n"
+	"  t1: 1: 100 [0: 0]\n"
+	"  t2: 2: 200 [0: 0]\n"
+	"@ 0x1300 0x1200\n"
+	"  t*: 1: 100 [0: 0]\n"
+	"  t2: 1: 100 [0: 0]\n"
+	"@\n"
+	"  t*: 3: 300 [0: 0]\n"
+	"  t1: 1: 100 [0: 0]\n"
+	"  t2: 2: 200 [0: 0]\n"
+	"\n"
+	"MAPPED_LIBRARIES:\n"
+	"00001000-00002000 r-xp 00001000 08:01 12 /opt/t/prog\n";
+
+/* fk_folded_each_stack's stacks, each joined by ';', into acc. */
+static int join_stack(void *ctx, const char *const *names, const size_t *lens, size_t n,
+		      int64_t v, struct fk_err *err)
+{
+	struct fk_foldacc *acc = ctx;
+	char line[4096];
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			line[len++] = ';';
+		memcpy(line + len, names[i], lens[i]);
+		len += lens[i];
+	}
+	fk_foldacc_begin(acc);
+	if (fk_foldacc_frames(acc, line, len, err) < 0)
+		return -1;
+	return fk_foldacc_end(acc, v, err);
+}
+
+/* A line of fk_folded_write's text as a reader finds it, into acc. */
+static int read_line(void *ctx, const struct fk_folded_line *l)
+{
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	fk_foldacc_begin(ctx);
+	if (fk_foldacc_frames(ctx, l->stack, l->len, &err) < 0)
+		return -1;
+	return fk_foldacc_end(ctx, l->value, &err);
+}
+
+/* acc's lines, merged and sorted (freed). */
+static char *acc_text(struct fk_foldacc *acc)
+{
+	struct fk_err err;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	fk_err_init(&err, "t");
+	fk_foldacc_write(acc, f, &err);
+	fclose(f);
+	fk_foldacc_free(acc);
+	return buf;
+}
+
+/* fk_folded_each_stack gives the stacks a reader finds in fk_folded_write's
+ * text of p with o: the same lines once merged. */
+static void same_as_text(const struct fk_profile *p, const struct fk_folded_opts *o,
+			 const char *what)
+{
+	struct fk_foldacc *direct = fk_foldacc_new(), *read = fk_foldacc_new();
+	struct fk_err err;
+	char *text = folded_of(p, o), *a, *b;
+	int rc;
+
+	fk_err_init(&err, "t");
+	rc = fk_folded_each_stack(p, o, join_stack, direct, &err);
+	T_OK(rc == 0, "%s: each stack given (%s)", what, rc ? err.msg : "");
+	T_OK(fk_folded_each(text, strlen(text), 0, read_line, NULL, read, &err) == 0,
+	     "%s: the text reads back", what);
+	a = acc_text(direct);
+	b = acc_text(read);
+	T_OK(b[0] && strcmp(a, b) == 0, "%s: the text's stacks and values", what);
+	if (strcmp(a, b) != 0)
+		printf("# given:\n%s# read:\n%s", a, b);
+	free(a);
+	free(b);
+	free(text);
+}
+
+static void test_each_stack(void)
+{
+	static const struct fk_folded_opts thr = { .threads = 1 }, objs = { .value = FK_FOLDED_OBJECTS },
+		cols = { .columns = 1 };
+	struct fk_profile *p = fk_profile_new("t"), *q = fk_profile_new("t");
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	if (fk_profile_parse(p, sym_text, strlen(sym_text), &err) < 0 ||
+	    fk_profile_parse(q, odd_text, strlen(odd_text), &err) < 0) {
+		T_OK(0, "test profiles parse: %s", err.msg);
+		return;
+	}
+	same_as_text(p, NULL, "inline chain, ';' in a name, addresses");
+	same_as_text(p, &thr, "per thread");
+	same_as_text(q, NULL, "odd names");
+	same_as_text(q, &thr, "odd names per thread");
+	same_as_text(q, &objs, "odd names, objects");
+	T_OK(fk_folded_each_stack(q, &cols, join_stack, NULL, &err) < 0 && err.code == FK_EUNSUPP,
+	     "columns refused");
+	fk_profile_free(p);
+	fk_profile_free(q);
+}
+
 static void test_dump_seq(void)
 {
 	uint64_t pid = 0, seq = 0;
@@ -353,6 +486,7 @@ int main(void)
 	test_series_all();
 	test_acc();
 	test_to_folded();
+	test_each_stack();
 	test_dump_seq();
 	test_series_order();
 	test_series_enc();

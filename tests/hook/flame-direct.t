@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The hook's ?format=flame builds its tree from the symbolized profile,
+# never writing folded text (capture/serve_profile.c, write_flame): its
+# page must be the bytes the tools draw from the same heap, that is
+# `symbolize | to-folded | render-flame` on the hook's own raw dump, with
+# each page option given as render-flame's. On the fixture host
+# (hook-alloc-prog) and on 2^10 distinct stacks (hook-bench-prog).
+. "$(dirname "$0")/hooklib.sh"
+
+# same NAME QUERY RENDER-OPTS...: the hook's page for QUERY equals the
+# tools' on $T/raw.
+same() {
+	name=$1 q=$2; shift 2
+	cu "$U/internal/heap?format=flame$q" >"$T/hook.svg"
+	is "$name: 200" "$(code)" 200
+	"$B/render-flame" "$@" "$T/folded" >"$T/tools.svg"
+	check "$name: the tools' page, byte for byte" cmp -s "$T/hook.svg" "$T/tools.svg"
+}
+
+# pages: the raw dump, its folded stacks by the tools, then the pages.
+pages() {
+	cu "$U/internal/heap?format=raw" >"$T/raw"
+	is "$1: raw dump is 200" "$(code)" 200
+	"$B/symbolize" "$T/raw" | "$B/to-folded" >"$T/folded"
+	check "$1: the tools fold the dump" [ -s "$T/folded" ]
+	cu "$U/internal/heap?format=folded" >"$T/hook.folded"
+	check "$1: the hook's folded text is the tools' (the same heap)" cmp -s "$T/hook.folded" "$T/folded"
+	same "$1: default page" "" --title "Heap in use"
+	same "$1: options" "&inverted=0&minwidth=0.5%25&colors=hot&title=a%3Cb%3E%26c" \
+		--upward --minwidth 0.5% --colors hot --title 'a<b>&c'
+	same "$1: every frame drawn" "&minwidth=0&inverted=1" --minwidth 0 --title "Heap in use"
+}
+
+port=$(free_port)
+U=http://127.0.0.1:$port
+start_host 127.0.0.1:$port
+check "host started" wait_http "$U/internal/heap/settings"
+enable "$U" "&lg_sample=0"
+check "host allocates" host_cmd "grow 50" '^grown 50'
+check "host allocates small blocks" host_cmd "small 300 48" '^kept'
+pages "fixture host"
+stop_host
+
+# 2^10 distinct stacks, every allocation sampled.
+port=$(free_port)
+U=http://127.0.0.1:$port
+rm -f "$T/in"; mkfifo "$T/in"
+HOST_OUT=$T/bench.out; : >"$HOST_OUT"
+env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
+	FLAMEKIT_HTTP=127.0.0.1:$port "$B/hook-bench-prog" stacks 10 <"$T/in" >"$HOST_OUT" 2>"$T/bench.err" &
+HOST_PID=$!
+PIDS="$PIDS $HOST_PID"
+exec 3>"$T/in"
+check "bench host ready" wait_line '^ready'
+pages "1024 stacks"
+check "1024 stacks: the page names the leaf" \
+	[ "$(grep -o 'stack_leaf' "$T/hook.svg" | sort -u | wc -l)" -eq 1 ]
+exec 3>&-
+wait "$HOST_PID" 2>/dev/null || true
+
+echo "1..$tn"
