@@ -8,6 +8,14 @@
 # At lg 10 a 32 KiB block is sampled with probability 1 - e^-32: every
 # block is in the record.
 . "$(dirname "$0")/../hook/hooklib.sh"
+# A sanitized hook cannot be preloaded into a program built without the
+# sanitizers (.ci/run's sanitizer pass leaves the hook's tests out); the
+# record's reader is checked there by the goldens of tests/golden/life.
+if ldd "$HOOK" 2>/dev/null | grep -q libasan; then
+	echo "ok 1 - a record from a live process # skip sanitized hook"
+	echo "1..1"
+	exit 0
+fi
 port=$(free_port)
 start_prog "$B/life-prog" LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port \
 	MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:10
