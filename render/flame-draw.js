@@ -1,324 +1,370 @@
 // SPDX-License-Identifier: MIT
 // flame-draw.js: the page skeleton, layout at the window's width, drawing the visible frames.
-// One part of the page script: render/build.mk joins flame-*.js in
-// order into one function scope (see flame-data.js).
-	// ---- page skeleton ------------------------------------------------
-	function el(ns, tag, attrs, parentEl) {
-		var e = document.createElementNS(ns, tag);
-		for (var a in attrs)
-			e.setAttribute(a, attrs[a]);
-		if (parentEl)
-			parentEl.appendChild(e);
-		return e;
-	}
-	function html(tag, attrs, parentEl, text) {
-		var e = el(XNS, tag, attrs, parentEl);
-		if (text !== undefined)
-			e.textContent = text;
-		return e;
-	}
-	var titleText = (document.getElementById("title") || {}).textContent || "";
-	var subText = (document.getElementById("subtitle") || {}).textContent || "";
-	// The drawing made without script goes; the script draws its own.
-	["frames", "title", "subtitle", "details", "matched", "legend", "empty"].forEach(function (id) {
-		var e = document.getElementById(id);
-		if (e)
-			e.parentNode.removeChild(e);
-	});
-	svg.removeAttribute("viewBox");
-	svg.setAttribute("class", (svg.getAttribute("class") || "") + " live");
-	var view = el(NS, "g", { id: "view", role: "group", "aria-label": "flame graph" }, svg);
-	var selr = el(NS, "rect", { id: "selr", display: "none" }, svg);
-	var hov = el(NS, "rect", { id: "hov", display: "none" }, svg);
-	var tfo = el(NS, "foreignObject", { id: "tablefo", x: 0, y: 0, width: 10, height: 0, class: "fkui" }, svg);
-	var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "functions" }, tfo);
-	var hfo = el(NS, "foreignObject", { id: "hdr", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, svg);
-	var hdr = html("div", { class: "hdr" }, hfo);
-	var r1 = html("div", { class: "row" }, hdr);
-	html("span", { id: "ttl" }, r1, titleText);
-	if (subText)
-		html("span", { id: "sub" }, r1, subText);
-	var bar = html("div", { class: "row", role: "toolbar", "aria-label": "flame graph controls" }, hdr);
-	var reset = html("button", { id: "reset", type: "button", title: "show the whole graph (Esc)" }, bar, "Reset zoom");
-	var q = html("input", { id: "q", type: "search", placeholder: "Search (Ctrl-F)", spellcheck: "false",
-		"aria-label": "search frame names" }, bar);
-	function check(id, text, title) {
-		var l = html("label", { title: title }, bar);
-		var b = html("input", { id: id, type: "checkbox" }, l);
-		l.appendChild(document.createTextNode(text));
-		return b;
-	}
-	var caseBox = check("case", "Aa", "case sensitive");
-	var reBox = check("re", ".*", "regular expression (default: the text as typed)");
-	var prevBtn = html("button", { id: "prev", type: "button", title: "previous match (Shift-Enter)", "aria-label": "previous match" }, bar, "\u2039");
-	var nextBtn = html("button", { id: "next", type: "button", title: "next match (Enter)", "aria-label": "next match" }, bar, "\u203a");
-	var matched = html("span", { id: "matched", role: "status", "aria-live": "polite" }, bar, "");
-	var colSel = null;
-	if (self.length > 1) {
-		colSel = html("select", { id: "col", "aria-label": "value shown" }, bar);
-		colNames.forEach(function (c, k) {
-			html("option", { value: k }, colSel, c);
+// One module of the page script (see flame-data.js).
+// exports: el, html, view, selr, hov, tfo, tdiv, hdr, details, reset, q, caseBox, reBox,
+//   prevBtn, nextBtn, matched, colSel, normBox, sortBtn, orientBtn, invBtn, tableBtn, swBtn,
+//   copyBtn, drawLegend, lay, viewRange, viewValue, rowY, draw, drawThin, frameAtPoint,
+//   stick, shown, x, w, merged, drawnCount, newTree
+// needs: data, search, sandwich, timeline
+	function fkDraw(m) {
+		var NS = m.data.NS, XNS = m.data.XNS, svg = m.data.svg, D = m.data.D, names = m.data.names;
+		var colNames = m.data.colNames, state = m.data.state, FH = m.data.FH, FS = m.data.FS, CHW = m.data.CHW;
+		var XPAD = m.data.XPAD, MINPX = m.data.MINPX, wc = m.data.wc, cls = m.data.cls, cut = m.data.cut;
+		var n, depth, parent, nm, end, self;
+		m.data.onTree(function (t) {
+			n = t.n;
+			depth = t.depth;
+			parent = t.parent;
+			nm = t.nm;
+			end = t.end;
+			self = t.self;
 		});
-	}
-	var normBox = D.diff ? check("norm", "normalize", "scale the base to the new total before comparing") : null;
-	// Each switch names what a click does.
-	var sortBtn = html("button", { id: "sort", type: "button", title: "children by name or heaviest first" }, bar, "");
-	var orientBtn = html("button", { id: "orient", type: "button", title: "root at the top (icicle) or at the bottom (flame)" }, bar, "");
-	var invBtn = html("button", { id: "invert", type: "button", "aria-pressed": "false",
-		title: "callers first (bottom-up): each function that holds memory at the root, its callers under it" }, bar, "");
-	var tableBtn = html("button", { id: "tablebtn", type: "button", "aria-pressed": "false",
-		title: "every function by self and total value" }, bar, "Functions");
-	var swBtn = html("button", { id: "swbtn", type: "button",
-		title: "callers and callees of the selected frame's function, or of the search's heaviest match (s)" }, bar, "Sandwich");
-	var copyBtn = html("button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar, "Copy stack");
-	var legend = html("div", { class: "row", id: "legend" }, hdr);
-	// The details panel keeps its height in the header; a long name
-	// spills over the graph below (never moving it) and is never cut.
-	var details = html("div", { id: "details", class: "det", role: "status", "aria-live": "polite" }, hdr, "");
-	function drawLegend() {
-		legend.textContent = "";
-		if (!D.diff) {
-			legend.appendChild(document.createTextNode("Width: " + colNames[state.col] + " of each frame and its callees. Colour: " +
-				(D.hash ? "by name (same name, same colour), not a scale." :
-				 "a warm shade from the name and the depth, not a scale (render-flame --hash: one colour a name).")));
-			return;
+		// ---- page skeleton ------------------------------------------------
+		function el(ns, tag, attrs, parentEl) {
+			var e = document.createElementNS(ns, tag);
+			for (var a in attrs)
+				e.setAttribute(a, attrs[a]);
+			if (parentEl)
+				parentEl.appendChild(e);
+			return e;
 		}
-		legend.appendChild(document.createTextNode("Colour: change of each frame's total, " +
-			(state.normalize ? "base scaled to the new total: " : "base \u2192 new: ")));
-		var steps = D.negate ? ["r5", "r3", "r1", "d0", "b1", "b3", "b5"] : ["b5", "b3", "b1", "d0", "r1", "r3", "r5"];
-		var labs = ["gone or \u00f74.6", "\u00f71.5-2.3", "\u00f71.04-1.2", "same", "\u00d71.04-1.2", "\u00d71.5-2.3", "new or \u00d74.6"];
-		steps.forEach(function (c, k) {
-			var s = html("span", { class: "sw " + c }, legend, labs[k]);
-			s.setAttribute("data-step", c);
-		});
-	}
-
-	// ---- layout and drawing ------------------------------------------
-	var Wpx = 0, HH = 0, TH = 0, H = 0;
-	var X = new Float64Array(n), Wd = new Float64Array(n), po = new Float64Array(n);
-	var drawn = new Int32Array(n), gen = 0, drawnList = [], merged = [], maxD = 0;
-	var hlName = null, hlPrefix = null;
-
-	function viewRange() {
-		var z = state.zoom;
-		if (state.ra >= 0)
-			return { z: z, a: state.ra, b: state.rb };
-		return { z: z, a: z + 1, b: end[z] };
-	}
-	function viewValue() {
-		var r = viewRange(), t = wc(), s = 0, j;
-		if (state.ra < 0)
-			return t[r.z];
-		for (j = r.a; j < r.b; j = end[j])
-			s += t[j];
-		return s;
-	}
-	function rowY(d) {
-		return state.up ? H - 8 - (d + 1) * FH : HH + TH + 6 + d * FH;
-	}
-	function layout() {
-		var r = viewRange(), t = wc(), full = Wpx - 2 * XPAD, vv = viewValue();
-		var sc = vv > 0 ? full / vv : 0, j, a, d, w, x, p;
-		var runD = [], list = [];
-		gen++;
-		merged = [];
-		maxD = depth[r.z];
-		function put(k, xx, ww, kind) {
-			X[k] = xx;
-			Wd[k] = ww;
-			drawn[k] = gen;
-			list.push(k, kind);
-			if (depth[k] > maxD)
-				maxD = depth[k];
+		function html(tag, attrs, parentEl, text) {
+			var e = el(XNS, tag, attrs, parentEl);
+			if (text !== undefined)
+				e.textContent = text;
+			return e;
 		}
-		function flush(dd) {
-			var run = runD[dd];
-			if (!run)
-				return;
-			runD[dd] = null;
-			if (run.count >= 2 && run.w >= MINPX) {
-				merged.push(run);
-				list.push(-merged.length, 3);
-				if (dd > maxD)
-					maxD = dd;
-			}
-		}
-		for (a = parent[r.z]; a >= 0; a = parent[a])
-			put(a, XPAD, full, 1);
-		put(r.z, XPAD, full, state.ra >= 0 ? 1 : 0);
-		po[r.z] = 0;
-		for (j = r.a; j < r.b;) {
-			p = parent[j];
-			d = depth[j];
-			w = t[j] * sc;
-			x = X[p] + po[p];
-			po[p] += w;
-			for (a = runD.length - 1; a > d; a--)
-				flush(a);
-			runD.length = Math.min(runD.length, d + 1);
-			if (w >= MINPX) {
-				flush(d);
-				put(j, x, w, 0);
-				po[j] = 0;
-				j++;
-				continue;
-			}
-			if (w > 0) {
-				var run = runD[d];
-				if (!run)
-					run = runD[d] = { p: p, first: j, last: j, x: x, w: 0, count: 0, d: d };
-				run.last = j;
-				run.w += w;
-				run.count++;
-			}
-			j = end[j];
-		}
-		for (a = runD.length - 1; a >= 0; a--)
-			flush(a);
-		drawnList = list;
-	}
-	// A frame with a label is a <g> of its rect and text. Frames too narrow
-	// for a label (most of a big graph) are drawn as one path per colour
-	// (drawThin): Chromium's style and layout cost grows with elements,
-	// not with path segments. The frame under the mouse is then found by
-	// its row and x (rows).
-	var thin = [], rows = [], thinEls = [];
-	function frameEl(k, kind) {
-		var m = kind === 3 ? merged[-k - 1] : null;
-		var xx = m ? m.x : X[k], ww = m ? m.w : Wd[k], d = m ? m.d : depth[k];
-		var chars = Math.floor((ww - 6) / CHW);
-		(rows[d] = rows[d] || []).push(k, xx, xx + ww);
-		if (chars < 3) {
-			thin.push(k, kind);
-			return null;
-		}
-		var rr = document.createElementNS(NS, "rect"), g = document.createElementNS(NS, "g");
-		var c = m ? "m" : cls(k);
-		if (kind === 1)
-			c += " anc";
-		if (!m && hlOn(k))
-			c += " hl";
-		if (m && hlRange(m.first, end[m.last]))
-			c += " hl";
-		g.setAttribute("class", c);
-		if (m)
-			g.setAttribute("data-m", -k - 1);
-		else
-			g.setAttribute("data-i", k);
-		rr.setAttribute("x", xx.toFixed(1));
-		rr.setAttribute("y", rowY(d).toFixed(1));
-		rr.setAttribute("width", ww.toFixed(1));
-		rr.setAttribute("height", FH > 1 ? FH - 1 : FH);
-		if (chars >= 3) {
-			g.appendChild(rr);
-			var tx = document.createElementNS(NS, "text");
-			tx.textContent = cut(m ? "(" + m.count + " more)" : names[nm[k]], chars);
-			tx.setAttribute("x", (xx + 3).toFixed(1));
-			tx.setAttribute("y", (rowY(d) + FH / 2 + FS / 3).toFixed(1));
-			g.appendChild(tx);
-		}
-		return g;
-	}
-	function measure() {
-		Wpx = Math.max(200, Math.floor(window.innerWidth || 1200));
-		hfo.setAttribute("width", Wpx);
-		hdr.style.width = Wpx + "px";
-		HH = Math.ceil(hdr.getBoundingClientRect().height || 96) + 4;
-		hfo.setAttribute("height", HH);
-		tfo.setAttribute("width", Wpx);
-		var tlh = tlMeasure(HH);       // a timeline's chart, flame-timeline.js
-		tfo.setAttribute("y", HH + tlh);
-		// Shown before it is measured: a hidden table has no height.
-		tfo.setAttribute("display", state.table ? "inline" : "none");
-		TH = tlh + (state.table ? Math.ceil(tdiv.getBoundingClientRect().height) + 8 : 0);
-		tfo.setAttribute("height", Math.max(0, TH - tlh));
-	}
-	function draw() {
-		measure();
-		// An open sandwich hides the graph: it is laid out on leaving.
-		if (state.sw >= 0) {
-			gen++;
-			drawnList = [];
-			maxD = 0;
-		} else {
-			layout();
-		}
-		H = HH + TH + 6 + (maxD + 1) * FH + 8;
-		svg.setAttribute("width", Wpx);
-		svg.setAttribute("height", H);
-		var frag = document.createDocumentFragment(), k;
-		thin = [];
-		rows = [];
-		for (k = 0; k < drawnList.length; k += 2) {
-			var e = frameEl(drawnList[k], drawnList[k + 1]);
+		var titleText = (document.getElementById("title") || {}).textContent || "";
+		var subText = (document.getElementById("subtitle") || {}).textContent || "";
+		// The drawing made without script goes; the script draws its own.
+		["frames", "title", "subtitle", "details", "matched", "legend", "empty"].forEach(function (id) {
+			var e = document.getElementById(id);
 			if (e)
-				frag.appendChild(e);
+				e.parentNode.removeChild(e);
+		});
+		svg.removeAttribute("viewBox");
+		svg.setAttribute("class", (svg.getAttribute("class") || "") + " live");
+		var view = el(NS, "g", { id: "view", role: "group", "aria-label": "flame graph" }, svg);
+		var selr = el(NS, "rect", { id: "selr", display: "none" }, svg);
+		var hov = el(NS, "rect", { id: "hov", display: "none" }, svg);
+		var tfo = el(NS, "foreignObject", { id: "tablefo", x: 0, y: 0, width: 10, height: 0, class: "fkui" }, svg);
+		var tdiv = html("div", { id: "toptable", role: "region", "aria-label": "functions" }, tfo);
+		var hfo = el(NS, "foreignObject", { id: "hdr", x: 0, y: 0, width: 10, height: 10, class: "fkui" }, svg);
+		var hdr = html("div", { class: "hdr" }, hfo);
+		var r1 = html("div", { class: "row" }, hdr);
+		html("span", { id: "ttl" }, r1, titleText);
+		if (subText)
+			html("span", { id: "sub" }, r1, subText);
+		var bar = html("div", { class: "row", role: "toolbar", "aria-label": "flame graph controls" }, hdr);
+		var reset = html("button", { id: "reset", type: "button", title: "show the whole graph (Esc)" }, bar, "Reset zoom");
+		var q = html("input", { id: "q", type: "search", placeholder: "Search (Ctrl-F)", spellcheck: "false",
+			"aria-label": "search frame names" }, bar);
+		function check(id, text, title) {
+			var l = html("label", { title: title }, bar);
+			var b = html("input", { id: id, type: "checkbox" }, l);
+			l.appendChild(document.createTextNode(text));
+			return b;
 		}
-		view.textContent = "";
-		view.appendChild(frag);
-		drawThin();
-		reset.disabled = state.zoom === 0 && state.ra < 0;
-		orientBtn.textContent = state.up ? "Root at top" : "Root at bottom";
-		sortBtn.textContent = state.weight ? "Sort by name" : "Sort by weight";
-		invBtn.textContent = state.inv ? "Callees first" : "Callers first";
-		invBtn.setAttribute("aria-pressed", String(state.inv));
-		reset.disabled = reset.disabled && state.sw < 0;
-		drawSel();
-		drawSandwich();
-		stick();
-	}
-	// The thin frames, one path per class (colour, ancestor, highlight).
-	function drawThin() {
-		var by = {}, k, j, key, h = FH > 1 ? FH - 1 : FH;
-		for (j = 0; j < thinEls.length; j++)
-			if (thinEls[j].parentNode)
-				thinEls[j].parentNode.removeChild(thinEls[j]);
-		thinEls = [];
-		for (j = 0; j < thin.length; j += 2) {
-			k = thin[j];
-			var m = thin[j + 1] === 3 ? merged[-k - 1] : null;
-			var xx = m ? m.x : X[k], ww = m ? m.w : Wd[k], d = m ? m.d : depth[k];
-			key = m ? "m" : cls(k);
-			if (thin[j + 1] === 1)
-				key += " anc";
-			if (m ? hlRange(m.first, end[m.last]) : hlOn(k))
-				key += " hl";
-			(by[key] = by[key] || []).push("M" + xx.toFixed(1) + " " + rowY(d).toFixed(1) + "h" + ww.toFixed(1) + "v" + h + "h" + (-ww).toFixed(1) + "z");
+		var caseBox = check("case", "Aa", "case sensitive");
+		var reBox = check("re", ".*", "regular expression (default: the text as typed)");
+		var prevBtn = html("button", { id: "prev", type: "button", title: "previous match (Shift-Enter)", "aria-label": "previous match" }, bar, "\u2039");
+		var nextBtn = html("button", { id: "next", type: "button", title: "next match (Enter)", "aria-label": "next match" }, bar, "\u203a");
+		var matched = html("span", { id: "matched", role: "status", "aria-live": "polite" }, bar, "");
+		var colSel = null;
+		if (self.length > 1) {
+			colSel = html("select", { id: "col", "aria-label": "value shown" }, bar);
+			colNames.forEach(function (c, k) {
+				html("option", { value: k }, colSel, c);
+			});
 		}
-		var first = view.firstChild;
-		for (key in by) {
-			var p = document.createElementNS(NS, "path");
-			p.setAttribute("class", key + " thin");
-			p.setAttribute("d", by[key].join(""));
-			view.insertBefore(p, first);
-			thinEls.push(p);
+		var normBox = D.diff ? check("norm", "normalize", "scale the base to the new total before comparing") : null;
+		// Each switch names what a click does.
+		var sortBtn = html("button", { id: "sort", type: "button", title: "children by name or heaviest first" }, bar, "");
+		var orientBtn = html("button", { id: "orient", type: "button", title: "root at the top (icicle) or at the bottom (flame)" }, bar, "");
+		var invBtn = html("button", { id: "invert", type: "button", "aria-pressed": "false",
+			title: "callers first (bottom-up): each function that holds memory at the root, its callers under it" }, bar, "");
+		var tableBtn = html("button", { id: "tablebtn", type: "button", "aria-pressed": "false",
+			title: "every function by self and total value" }, bar, "Functions");
+		var swBtn = html("button", { id: "swbtn", type: "button",
+			title: "callers and callees of the selected frame's function, or of the search's heaviest match (s)" }, bar, "Sandwich");
+		var copyBtn = html("button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar, "Copy stack");
+		var legend = html("div", { class: "row", id: "legend" }, hdr);
+		// The details panel keeps its height in the header; a long name
+		// spills over the graph below (never moving it) and is never cut.
+		var details = html("div", { id: "details", class: "det", role: "status", "aria-live": "polite" }, hdr, "");
+		function drawLegend() {
+			legend.textContent = "";
+			if (!D.diff) {
+				legend.appendChild(document.createTextNode("Width: " + colNames[state.col] + " of each frame and its callees. Colour: " +
+					(D.hash ? "by name (same name, same colour), not a scale." :
+					 "a warm shade from the name and the depth, not a scale (render-flame --hash: one colour a name).")));
+				return;
+			}
+			legend.appendChild(document.createTextNode("Colour: change of each frame's total, " +
+				(state.normalize ? "base scaled to the new total: " : "base \u2192 new: ")));
+			var steps = D.negate ? ["r5", "r3", "r1", "d0", "b1", "b3", "b5"] : ["b5", "b3", "b1", "d0", "r1", "r3", "r5"];
+			var labs = ["gone or \u00f74.6", "\u00f71.5-2.3", "\u00f71.04-1.2", "same", "\u00d71.04-1.2", "\u00d71.5-2.3", "new or \u00d74.6"];
+			steps.forEach(function (c, k) {
+				var s = html("span", { class: "sw " + c }, legend, labs[k]);
+				s.setAttribute("data-step", c);
+			});
 		}
-	}
-	// The drawn frame (or merged box) at a point of the graph, or null.
-	function frameAtPoint(x, y) {
-		var d = state.up ? Math.floor((H - 8 - y) / FH) : Math.floor((y - (HH + TH + 6)) / FH), r = rows[d];
-		if (d < 0 || !r)
-			return null;
-		var lo = 0, hi = r.length / 3 - 1, k = -1;
-		while (lo <= hi) {
-			var mid = (lo + hi) >> 1;
-			if (r[mid * 3 + 1] <= x) {
-				k = mid;
-				lo = mid + 1;
+
+		// ---- layout and drawing ------------------------------------------
+		// The page's geometry: its width, the header's and the tables'
+		// heights above the graph, the whole height.
+		var lay = { Wpx: 0, HH: 0, TH: 0, H: 0 };
+		var X = new Float64Array(n), Wd = new Float64Array(n), po = new Float64Array(n);
+		var drawn = new Int32Array(n), gen = 0, drawnList = [], merged = [], maxD = 0;
+		var hlName = null, hlPrefix = null;
+
+		function viewRange() {
+			var z = state.zoom;
+			if (state.ra >= 0)
+				return { z: z, a: state.ra, b: state.rb };
+			return { z: z, a: z + 1, b: end[z] };
+		}
+		function viewValue() {
+			var r = viewRange(), t = wc(), s = 0, j;
+			if (state.ra < 0)
+				return t[r.z];
+			for (j = r.a; j < r.b; j = end[j])
+				s += t[j];
+			return s;
+		}
+		function rowY(d) {
+			return state.up ? lay.H - 8 - (d + 1) * FH : lay.HH + lay.TH + 6 + d * FH;
+		}
+		function layout() {
+			var r = viewRange(), t = wc(), full = lay.Wpx - 2 * XPAD, vv = viewValue();
+			var sc = vv > 0 ? full / vv : 0, j, a, d, w, x, p;
+			var runD = [], list = [];
+			gen++;
+			merged = [];
+			maxD = depth[r.z];
+			function put(k, xx, ww, kind) {
+				X[k] = xx;
+				Wd[k] = ww;
+				drawn[k] = gen;
+				list.push(k, kind);
+				if (depth[k] > maxD)
+					maxD = depth[k];
+			}
+			function flush(dd) {
+				var run = runD[dd];
+				if (!run)
+					return;
+				runD[dd] = null;
+				if (run.count >= 2 && run.w >= MINPX) {
+					merged.push(run);
+					list.push(-merged.length, 3);
+					if (dd > maxD)
+						maxD = dd;
+				}
+			}
+			for (a = parent[r.z]; a >= 0; a = parent[a])
+				put(a, XPAD, full, 1);
+			put(r.z, XPAD, full, state.ra >= 0 ? 1 : 0);
+			po[r.z] = 0;
+			for (j = r.a; j < r.b;) {
+				p = parent[j];
+				d = depth[j];
+				w = t[j] * sc;
+				x = X[p] + po[p];
+				po[p] += w;
+				for (a = runD.length - 1; a > d; a--)
+					flush(a);
+				runD.length = Math.min(runD.length, d + 1);
+				if (w >= MINPX) {
+					flush(d);
+					put(j, x, w, 0);
+					po[j] = 0;
+					j++;
+					continue;
+				}
+				if (w > 0) {
+					var run = runD[d];
+					if (!run)
+						run = runD[d] = { p: p, first: j, last: j, x: x, w: 0, count: 0, d: d };
+					run.last = j;
+					run.w += w;
+					run.count++;
+				}
+				j = end[j];
+			}
+			for (a = runD.length - 1; a >= 0; a--)
+				flush(a);
+			drawnList = list;
+		}
+		// A frame with a label is a <g> of its rect and text. Frames too narrow
+		// for a label (most of a big graph) are drawn as one path per colour
+		// (drawThin): Chromium's style and layout cost grows with elements,
+		// not with path segments. The frame under the mouse is then found by
+		// its row and x (rows).
+		var thin = [], rows = [], thinEls = [];
+		function frameEl(k, kind) {
+			var mb = kind === 3 ? merged[-k - 1] : null;
+			var xx = mb ? mb.x : X[k], ww = mb ? mb.w : Wd[k], d = mb ? mb.d : depth[k];
+			var chars = Math.floor((ww - 6) / CHW);
+			(rows[d] = rows[d] || []).push(k, xx, xx + ww);
+			if (chars < 3) {
+				thin.push(k, kind);
+				return null;
+			}
+			var rr = document.createElementNS(NS, "rect"), g = document.createElementNS(NS, "g");
+			var c = mb ? "m" : cls(k);
+			if (kind === 1)
+				c += " anc";
+			if (!mb && m.search.hlOn(k))
+				c += " hl";
+			if (mb && m.search.hlRange(mb.first, end[mb.last]))
+				c += " hl";
+			g.setAttribute("class", c);
+			if (mb)
+				g.setAttribute("data-m", -k - 1);
+			else
+				g.setAttribute("data-i", k);
+			rr.setAttribute("x", xx.toFixed(1));
+			rr.setAttribute("y", rowY(d).toFixed(1));
+			rr.setAttribute("width", ww.toFixed(1));
+			rr.setAttribute("height", FH > 1 ? FH - 1 : FH);
+			if (chars >= 3) {
+				g.appendChild(rr);
+				var tx = document.createElementNS(NS, "text");
+				tx.textContent = cut(mb ? "(" + mb.count + " more)" : names[nm[k]], chars);
+				tx.setAttribute("x", (xx + 3).toFixed(1));
+				tx.setAttribute("y", (rowY(d) + FH / 2 + FS / 3).toFixed(1));
+				g.appendChild(tx);
+			}
+			return g;
+		}
+		function measure() {
+			lay.Wpx = Math.max(200, Math.floor(window.innerWidth || 1200));
+			hfo.setAttribute("width", lay.Wpx);
+			hdr.style.width = lay.Wpx + "px";
+			lay.HH = Math.ceil(hdr.getBoundingClientRect().height || 96) + 4;
+			hfo.setAttribute("height", lay.HH);
+			tfo.setAttribute("width", lay.Wpx);
+			var tlh = m.timeline.measure(lay.HH);       // a timeline's chart, flame-timeline.js
+			tfo.setAttribute("y", lay.HH + tlh);
+			// Shown before it is measured: a hidden table has no height.
+			tfo.setAttribute("display", state.table ? "inline" : "none");
+			lay.TH = tlh + (state.table ? Math.ceil(tdiv.getBoundingClientRect().height) + 8 : 0);
+			tfo.setAttribute("height", Math.max(0, lay.TH - tlh));
+		}
+		function draw() {
+			measure();
+			// An open sandwich hides the graph: it is laid out on leaving.
+			if (state.sw >= 0) {
+				gen++;
+				drawnList = [];
+				maxD = 0;
 			} else {
-				hi = mid - 1;
+				layout();
+			}
+			lay.H = lay.HH + lay.TH + 6 + (maxD + 1) * FH + 8;
+			svg.setAttribute("width", lay.Wpx);
+			svg.setAttribute("height", lay.H);
+			var frag = document.createDocumentFragment(), k;
+			thin = [];
+			rows = [];
+			for (k = 0; k < drawnList.length; k += 2) {
+				var e = frameEl(drawnList[k], drawnList[k + 1]);
+				if (e)
+					frag.appendChild(e);
+			}
+			view.textContent = "";
+			view.appendChild(frag);
+			drawThin();
+			reset.disabled = state.zoom === 0 && state.ra < 0;
+			orientBtn.textContent = state.up ? "Root at top" : "Root at bottom";
+			sortBtn.textContent = state.weight ? "Sort by name" : "Sort by weight";
+			invBtn.textContent = state.inv ? "Callees first" : "Callers first";
+			invBtn.setAttribute("aria-pressed", String(state.inv));
+			reset.disabled = reset.disabled && state.sw < 0;
+			m.search.drawSel();
+			m.sandwich.drawSandwich();
+			stick();
+		}
+		// The thin frames, one path per class (colour, ancestor, highlight).
+		function drawThin() {
+			var by = {}, k, j, key, h = FH > 1 ? FH - 1 : FH;
+			for (j = 0; j < thinEls.length; j++)
+				if (thinEls[j].parentNode)
+					thinEls[j].parentNode.removeChild(thinEls[j]);
+			thinEls = [];
+			for (j = 0; j < thin.length; j += 2) {
+				k = thin[j];
+				var mb = thin[j + 1] === 3 ? merged[-k - 1] : null;
+				var xx = mb ? mb.x : X[k], ww = mb ? mb.w : Wd[k], d = mb ? mb.d : depth[k];
+				key = mb ? "m" : cls(k);
+				if (thin[j + 1] === 1)
+					key += " anc";
+				if (mb ? m.search.hlRange(mb.first, end[mb.last]) : m.search.hlOn(k))
+					key += " hl";
+				(by[key] = by[key] || []).push("M" + xx.toFixed(1) + " " + rowY(d).toFixed(1) + "h" + ww.toFixed(1) + "v" + h + "h" + (-ww).toFixed(1) + "z");
+			}
+			var first = view.firstChild;
+			for (key in by) {
+				var p = document.createElementNS(NS, "path");
+				p.setAttribute("class", key + " thin");
+				p.setAttribute("d", by[key].join(""));
+				view.insertBefore(p, first);
+				thinEls.push(p);
 			}
 		}
-		if (k < 0 || x > r[k * 3 + 2])
-			return null;
-		var id = r[k * 3];
-		return id < 0 ? { m: merged[-id - 1] } : { i: id };
-	}
-	// The header stays at the top of the window while the graph scrolls.
-	function stick() {
-		hfo.setAttribute("y", Math.max(0, Math.min(window.scrollY || 0, Math.max(0, H - HH))));
-	}
-	window.addEventListener("scroll", stick);
-	function shown(j) {
-		return j >= 0 && j < n && drawn[j] === gen;
+		// The drawn frame (or merged box) at a point of the graph, or null.
+		function frameAtPoint(x, y) {
+			var d = state.up ? Math.floor((lay.H - 8 - y) / FH) : Math.floor((y - (lay.HH + lay.TH + 6)) / FH), r = rows[d];
+			if (d < 0 || !r)
+				return null;
+			var lo = 0, hi = r.length / 3 - 1, k = -1;
+			while (lo <= hi) {
+				var mid = (lo + hi) >> 1;
+				if (r[mid * 3 + 1] <= x) {
+					k = mid;
+					lo = mid + 1;
+				} else {
+					hi = mid - 1;
+				}
+			}
+			if (k < 0 || x > r[k * 3 + 2])
+				return null;
+			var id = r[k * 3];
+			return id < 0 ? { m: merged[-id - 1] } : { i: id };
+		}
+		// The header stays at the top of the window while the graph scrolls.
+		function stick() {
+			hfo.setAttribute("y", Math.max(0, Math.min(window.scrollY || 0, Math.max(0, lay.H - lay.HH))));
+		}
+		window.addEventListener("scroll", stick);
+		function shown(j) {
+			return j >= 0 && j < n && drawn[j] === gen;
+		}
+		// The layout's boxes (x and width of a drawn frame, the merged
+		// runs), and new arrays for a new tree (flame-invert.js).
+		function newTree() {
+			X = new Float64Array(n);
+			Wd = new Float64Array(n);
+			po = new Float64Array(n);
+			drawn = new Int32Array(n);
+		}
+		return { el: el, html: html, view: view, selr: selr, hov: hov, tfo: tfo, tdiv: tdiv, hdr: hdr, details: details,
+			reset: reset, q: q, caseBox: caseBox, reBox: reBox, prevBtn: prevBtn, nextBtn: nextBtn, matched: matched,
+			colSel: colSel, normBox: normBox, sortBtn: sortBtn, orientBtn: orientBtn, invBtn: invBtn, tableBtn: tableBtn,
+			swBtn: swBtn, copyBtn: copyBtn, drawLegend: drawLegend, lay: lay, viewRange: viewRange, viewValue: viewValue,
+			rowY: rowY, draw: draw, drawThin: drawThin, frameAtPoint: frameAtPoint, stick: stick, shown: shown,
+			x: function (j) {
+				return X[j];
+			},
+			w: function (j) {
+				return Wd[j];
+			},
+			merged: function () {
+				return merged;
+			},
+			drawnCount: function () {
+				return drawnList.length / 2;
+			},
+			newTree: newTree };
 	}

@@ -1,313 +1,359 @@
 // SPDX-License-Identifier: MIT
 // flame-search.js: search and highlights, details, selection and zoom.
-// One part of the page script: render/build.mk joins flame-*.js in
-// order into one function scope (see flame-data.js).
-	// ---- search and highlights ---------------------------------------
-	// morder: the matches heaviest first (made on the first step).
-	var hit = null, mlist = new Int32Array(0), morder = null, nmatch = 0, cum = null, sumAll = 0, sumView = 0;
-	// Search state kept between keystrokes: names in lower case (made on
-	// the first search), the last literal query and the names it hit, so
-	// typing one more character tests only those names.
-	var lowNames = null, lastQ = null, lastHits = null, mbuf = null, cbuf = null;
-	function hlOn(j) {
-		return hit !== null && hit[nm[j]] === 1;
-	}
-	function hlRange(a, b) {
-		return cum !== null && cum[b] - cum[a] > 0;
-	}
-	function compile() {
-		var s = state.query;
-		q.classList.remove("bad");
-		state.reErr = "";
-		if (!s && state.fn < 0)
-			return null;
-		if (!s) {
-			var f = state.fn;
-			return function (x, k) {
-				return k === f;
-			};
+// One module of the page script (see flame-data.js).
+// exports: hlOn, hlRange, runSearch, showCount, search, searchSoon, cancelSoon, matchOrder,
+//   step, scrollTo, describe, showDetails, drawSel, select, setZoom, zoom, zoomMerged,
+//   hit, count, sumAll, forget
+// needs: data, lifetimes, draw, tables, events
+	function fkSearch(m) {
+		var D = m.data.D, names = m.data.names, nametype = m.data.nametype, state = m.data.state, wc = m.data.wc;
+		var fmt = m.data.fmt, pct = m.data.pct, bnorm = m.data.bnorm, DC = m.data.DC, MINPX = m.data.MINPX;
+		var XPAD = m.data.XPAD, FH = m.data.FH;
+		var q = m.draw.q, view = m.draw.view, matched = m.draw.matched, details = m.draw.details, selr = m.draw.selr;
+		var html = m.draw.html, lay = m.draw.lay, viewRange = m.draw.viewRange, viewValue = m.draw.viewValue;
+		var shown = m.draw.shown, rowY = m.draw.rowY, stick = m.draw.stick, drawThin = m.draw.drawThin;
+		var n, depth, parent, nm, end, self, tot;
+		m.data.onTree(function (t) {
+			n = t.n;
+			depth = t.depth;
+			parent = t.parent;
+			nm = t.nm;
+			end = t.end;
+			self = t.self;
+			tot = t.tot;
+		});
+		// ---- search and highlights ---------------------------------------
+		// morder: the matches heaviest first (made on the first step).
+		var hit = null, mlist = new Int32Array(0), morder = null, nmatch = 0, cum = null, sumAll = 0, sumView = 0;
+		// Search state kept between keystrokes: names in lower case (made on
+		// the first search), the last literal query and the names it hit, so
+		// typing one more character tests only those names.
+		var lowNames = null, lastQ = null, lastHits = null, mbuf = null, cbuf = null;
+		function hlOn(j) {
+			return hit !== null && hit[nm[j]] === 1;
 		}
-		if (state.regex) {
-			try {
-				var re = new RegExp(s, state.icase ? "i" : "");
-				return function (x) {
-					return re.test(x);
-				};
-			} catch (e) {
-				q.classList.add("bad");
-				state.reErr = String(e.message || e).replace(/^Invalid regular expression: /, "");
+		function hlRange(a, b) {
+			return cum !== null && cum[b] - cum[a] > 0;
+		}
+		function compile() {
+			var s = state.query;
+			q.classList.remove("bad");
+			state.reErr = "";
+			if (!s && state.fn < 0)
 				return null;
+			if (!s) {
+				var f = state.fn;
+				return function (x, k) {
+					return k === f;
+				};
 			}
-		}
-		if (state.icase) {
-			var lo = s.toLowerCase();
+			if (state.regex) {
+				try {
+					var re = new RegExp(s, state.icase ? "i" : "");
+					return function (x) {
+						return re.test(x);
+					};
+				} catch (e) {
+					q.classList.add("bad");
+					state.reErr = String(e.message || e).replace(/^Invalid regular expression: /, "");
+					return null;
+				}
+			}
+			if (state.icase) {
+				var lo = s.toLowerCase();
+				return function (x) {
+					return x.toLowerCase().indexOf(lo) >= 0;
+				};
+			}
 			return function (x) {
-				return x.toLowerCase().indexOf(lo) >= 0;
+				return x.indexOf(s) >= 0;
 			};
 		}
-		return function (x) {
-			return x.indexOf(s) >= 0;
-		};
-	}
-	function runSearch() {
-		var test = compile(), t = wc(), j, covered = -1, any = 0;
-		hit = null;
-		cum = null;
-		morder = null;
-		sumAll = sumView = 0;
-		nmatch = 0;
-		if (test) {
-			hit = new Uint8Array(names.length);
-			var lit = !state.regex && state.query && state.fn < 0, key = state.icase ? "i" : "c";
-			if (lit && state.icase && !lowNames)
-				lowNames = names.map(function (x) {
-					return x.toLowerCase();
-				});
-			var qs = state.icase ? state.query.toLowerCase() : state.query, src = state.icase ? lowNames : names;
-			if (lit && lastQ !== null && lastQ.key === key && qs.indexOf(lastQ.q) >= 0) {
-				// A longer query hits a subset of the names the shorter hit.
-				var nh = [];
-				for (var h = 0; h < lastHits.length; h++)
-					if (src[lastHits[h]].indexOf(qs) >= 0) {
-						hit[lastHits[h]] = 1;
-						nh.push(lastHits[h]);
-					}
-				any = nh.length > 0;
-				lastHits = nh;
-			} else if (lit) {
-				lastHits = [];
-				for (j = 0; j < names.length; j++)
-					if (src[j].indexOf(qs) >= 0) {
-						hit[j] = 1;
-						lastHits.push(j);
-					}
-				any = lastHits.length > 0;
-			} else {
-				for (j = 0; j < names.length; j++)
-					if (test(names[j], j)) {
-						hit[j] = 1;
-						any = 1;
-					}
-			}
-			lastQ = lit ? { q: qs, key: key } : null;
-		}
-		if (!any) {
-			if (test)
-				hit = hit || new Uint8Array(names.length);
-			mlist = new Int32Array(0);
+		function runSearch() {
+			var test = compile(), t = wc(), j, covered = -1, any = 0;
+			hit = null;
 			cum = null;
-			return;
-		}
-		if (!mbuf) {
-			mbuf = new Int32Array(n);
-			cbuf = new Int32Array(n + 1);
-		}
-		var buf = mbuf, c = cbuf;
-		for (j = 0; j < n; j++) {
-			c[j] = nmatch;
-			if (!hit[nm[j]] || !(t[j] > 0))
-				continue;
-			buf[nmatch++] = j;
-			// A frame inside a matching frame is counted once.
-			if (j >= covered) {
-				sumAll += t[j];
-				covered = end[j];
+			morder = null;
+			sumAll = sumView = 0;
+			nmatch = 0;
+			if (test) {
+				hit = new Uint8Array(names.length);
+				var lit = !state.regex && state.query && state.fn < 0, key = state.icase ? "i" : "c";
+				if (lit && state.icase && !lowNames)
+					lowNames = names.map(function (x) {
+						return x.toLowerCase();
+					});
+				var qs = state.icase ? state.query.toLowerCase() : state.query, src = state.icase ? lowNames : names;
+				if (lit && lastQ !== null && lastQ.key === key && qs.indexOf(lastQ.q) >= 0) {
+					// A longer query hits a subset of the names the shorter hit.
+					var nh = [];
+					for (var h = 0; h < lastHits.length; h++)
+						if (src[lastHits[h]].indexOf(qs) >= 0) {
+							hit[lastHits[h]] = 1;
+							nh.push(lastHits[h]);
+						}
+					any = nh.length > 0;
+					lastHits = nh;
+				} else if (lit) {
+					lastHits = [];
+					for (j = 0; j < names.length; j++)
+						if (src[j].indexOf(qs) >= 0) {
+							hit[j] = 1;
+							lastHits.push(j);
+						}
+					any = lastHits.length > 0;
+				} else {
+					for (j = 0; j < names.length; j++)
+						if (test(names[j], j)) {
+							hit[j] = 1;
+							any = 1;
+						}
+				}
+				lastQ = lit ? { q: qs, key: key } : null;
 			}
+			if (!any) {
+				if (test)
+					hit = hit || new Uint8Array(names.length);
+				mlist = new Int32Array(0);
+				cum = null;
+				return;
+			}
+			if (!mbuf) {
+				mbuf = new Int32Array(n);
+				cbuf = new Int32Array(n + 1);
+			}
+			var buf = mbuf, c = cbuf;
+			for (j = 0; j < n; j++) {
+				c[j] = nmatch;
+				if (!hit[nm[j]] || !(t[j] > 0))
+					continue;
+				buf[nmatch++] = j;
+				// A frame inside a matching frame is counted once.
+				if (j >= covered) {
+					sumAll += t[j];
+					covered = end[j];
+				}
+			}
+			c[n] = nmatch;
+			mlist = buf.subarray(0, nmatch);
+			cum = c;
+			viewSum();
 		}
-		c[n] = nmatch;
-		mlist = buf.subarray(0, nmatch);
-		cum = c;
-		viewSum();
-	}
-	// The matched share of the view: only the view's frames are read.
-	function viewSum() {
-		var r = viewRange(), t = wc(), j, va = state.ra >= 0 ? r.a : r.z, vb = r.b;
-		sumView = 0;
-		if (!cum)
-			return;
-		for (j = parent[r.z]; j >= 0; j = parent[j])
-			if (hit[nm[j]]) {
+		// The matched share of the view: only the view's frames are read.
+		function viewSum() {
+			var r = viewRange(), t = wc(), j, va = state.ra >= 0 ? r.a : r.z, vb = r.b;
+			sumView = 0;
+			if (!cum)
+				return;
+			for (j = parent[r.z]; j >= 0; j = parent[j])
+				if (hit[nm[j]]) {
+					sumView = viewValue();
+					return;
+				}
+			if (state.ra >= 0 && hit[nm[r.z]]) {
 				sumView = viewValue();
 				return;
 			}
-		if (state.ra >= 0 && hit[nm[r.z]]) {
-			sumView = viewValue();
-			return;
-		}
-		for (j = va; j < vb;) {
-			if (cum[end[j]] === cum[j]) {
-				j = end[j];
-			} else if (hit[nm[j]] && t[j] > 0) {
-				sumView += t[j];
-				j = end[j];
-			} else {
-				j++;
+			for (j = va; j < vb;) {
+				if (cum[end[j]] === cum[j]) {
+					j = end[j];
+				} else if (hit[nm[j]] && t[j] > 0) {
+					sumView += t[j];
+					j = end[j];
+				} else {
+					j++;
+				}
 			}
 		}
-	}
-	function showCount() {
-		if (state.reErr) {
-			matched.textContent = "not a regular expression: " + state.reErr;
-			return;
-		}
-		if (hit === null) {
-			matched.textContent = "";
-			return;
-		}
-		// "N matches" until Enter goes to one; then "k of N".
-		matched.textContent = (state.mpos >= 0 ? state.mpos + 1 + " of " + nmatch : nmatch + (nmatch === 1 ? " match" : " matches")) +
-			" \u00b7 " + pct(sumAll, wc()[0]) + " of total \u00b7 " + pct(sumView, viewValue()) + " of view";
-	}
-	function search(keep) {
-		runSearch();
-		if (!keep)
-			state.mpos = -1;
-		showCount();
-		drawTableBody();
-		// Only the drawn frames change class: a few thousand at most.
-		var k, g = view.children;
-		drawThin();
-		for (k = 0; k < g.length; k++) {
-			var e = g[k], on;
-			if (e.tagName === "path")
-				continue;
-			if (e.hasAttribute("data-i"))
-				on = hlOn(+e.getAttribute("data-i"));
-			else {
-				var m = merged[+e.getAttribute("data-m")];
-				on = hlRange(m.first, end[m.last]);
+		function showCount() {
+			if (state.reErr) {
+				matched.textContent = "not a regular expression: " + state.reErr;
+				return;
 			}
-			e.classList.toggle("hl", on);
-		}
-		saveHash();
-	}
-	var qTimer = 0;
-	function searchSoon() {
-		clearTimeout(qTimer);
-		qTimer = setTimeout(function () {
-			state.query = q.value;
-			search(false);
-		}, 60);
-	}
-	// Goes to the next or previous match, zooming out or in as needed so
-	// that it is drawn, and scrolls it into view.
-	// The first is the heaviest match, then lighter ones (ties in tree
-	// order): Enter shows what matters, not a 0.00 % frame.
-	function matchOrder() {
-		if (!morder) {
-			var t = wc();
-			morder = Int32Array.from(mlist).sort(function (a, b) {
-				return t[b] - t[a] || a - b;
-			});
-		}
-		return morder;
-	}
-	function step(dir) {
-		if (!nmatch)
-			return;
-		if (state.mpos < 0 && dir < 0)
-			state.mpos = 0;
-		state.mpos = (state.mpos + dir + nmatch) % nmatch;
-		var m = matchOrder()[state.mpos];
-		reveal(m);
-		select(m);
-		showCount();
-	}
-	function inView(j) {
-		var r = viewRange();
-		if (state.ra >= 0)
-			return j >= r.a && j < r.b;
-		return j >= r.z && j < end[r.z];
-	}
-	function reveal(m) {
-		if (!inView(m) || !shown(m)) {
-			if (!shown(m)) {
-				var z = m, t = wc();
-				// The deepest ancestor in which m is wide enough to draw.
-				while (parent[z] >= 0 && t[m] * (Wpx - 2 * XPAD) / t[parent[z]] < MINPX)
-					z = parent[z];
-				z = parent[z] >= 0 ? parent[z] : z;
-				if (t[m] * (Wpx - 2 * XPAD) / t[z] < MINPX)
-					z = m;
-				setZoom(z, -1, -1, true);
+			if (hit === null) {
+				matched.textContent = "";
+				return;
 			}
+			// "N matches" until Enter goes to one; then "k of N".
+			matched.textContent = (state.mpos >= 0 ? state.mpos + 1 + " of " + nmatch : nmatch + (nmatch === 1 ? " match" : " matches")) +
+				" \u00b7 " + pct(sumAll, wc()[0]) + " of total \u00b7 " + pct(sumView, viewValue()) + " of view";
 		}
-		scrollTo(m);
-	}
-	function scrollTo(j) {
-		if (!shown(j))
-			return;
-		var y = rowY(depth[j]), top = window.scrollY || 0;
-		if (y < top + HH || y + FH > top + (window.innerHeight || 800))
-			window.scrollTo(0, Math.max(0, y - HH - 3 * FH));
-		stick();
-	}
+		function search(keep) {
+			runSearch();
+			if (!keep)
+				state.mpos = -1;
+			showCount();
+			m.tables.drawTableBody();
+			// Only the drawn frames change class: a few thousand at most.
+			var k, g = view.children;
+			drawThin();
+			for (k = 0; k < g.length; k++) {
+				var e = g[k], on;
+				if (e.tagName === "path")
+					continue;
+				if (e.hasAttribute("data-i"))
+					on = hlOn(+e.getAttribute("data-i"));
+				else {
+					var mb = m.draw.merged()[+e.getAttribute("data-m")];
+					on = hlRange(mb.first, end[mb.last]);
+				}
+				e.classList.toggle("hl", on);
+			}
+			m.events.saveHash();
+		}
+		var qTimer = 0;
+		function searchSoon() {
+			clearTimeout(qTimer);
+			qTimer = setTimeout(function () {
+				state.query = q.value;
+				search(false);
+			}, 60);
+		}
+		// Goes to the next or previous match, zooming out or in as needed so
+		// that it is drawn, and scrolls it into view.
+		// The first is the heaviest match, then lighter ones (ties in tree
+		// order): Enter shows what matters, not a 0.00 % frame.
+		function matchOrder() {
+			if (!morder) {
+				var t = wc();
+				morder = Int32Array.from(mlist).sort(function (a, b) {
+					return t[b] - t[a] || a - b;
+				});
+			}
+			return morder;
+		}
+		function step(dir) {
+			if (!nmatch)
+				return;
+			if (state.mpos < 0 && dir < 0)
+				state.mpos = 0;
+			state.mpos = (state.mpos + dir + nmatch) % nmatch;
+			var mt = matchOrder()[state.mpos];
+			reveal(mt);
+			select(mt);
+			showCount();
+		}
+		function inView(j) {
+			var r = viewRange();
+			if (state.ra >= 0)
+				return j >= r.a && j < r.b;
+			return j >= r.z && j < end[r.z];
+		}
+		function reveal(mt) {
+			if (!inView(mt) || !shown(mt)) {
+				if (!shown(mt)) {
+					var z = mt, t = wc();
+					// The deepest ancestor in which mt is wide enough to draw.
+					while (parent[z] >= 0 && t[mt] * (lay.Wpx - 2 * XPAD) / t[parent[z]] < MINPX)
+						z = parent[z];
+					z = parent[z] >= 0 ? parent[z] : z;
+					if (t[mt] * (lay.Wpx - 2 * XPAD) / t[z] < MINPX)
+						z = mt;
+					setZoom(z, -1, -1, true);
+				}
+			}
+			scrollTo(mt);
+		}
+		function scrollTo(j) {
+			if (!shown(j))
+				return;
+			var y = rowY(depth[j]), top = window.scrollY || 0;
+			if (y < top + lay.HH || y + FH > top + (window.innerHeight || 800))
+				window.scrollTo(0, Math.max(0, y - lay.HH - 3 * FH));
+			stick();
+		}
 
-	// ---- details, selection, zoom ------------------------------------
-	function describe(j) {
-		var t = wc(), v = t[j], lines = [];
-		lines.push(nametype + " " + names[nm[j]]);
-		var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(inView(j) ? v : 0, viewValue()) + " of view; self " +
-			fmt(self[state.col][j]);
-		if (D.diff) {
-			var nv = tot[dN][j], bv = tot[dB][j], b = bv * bnorm(), dd = nv - b;
-			if (nv === 0 && bv > 0)
-				s += "; vanished: base " + fmt(bv) + " \u2192 0 (\u2212100.00%)";
-			else if (bv === 0 && nv > 0)
-				s += "; new: base 0 \u2192 " + fmt(nv);
-			else
-				s += "; base " + fmt(b) + " \u2192 " + fmt(nv) + " (" + (dd >= 0 ? "+" : "") + fmt(dd) +
-					(b > 0 ? ", " + (dd >= 0 ? "+" : "") + pct(dd, b) : "") + ")";
+		// ---- details, selection, zoom ------------------------------------
+		function describe(j) {
+			var t = wc(), v = t[j], lines = [];
+			lines.push(nametype + " " + names[nm[j]]);
+			var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(inView(j) ? v : 0, viewValue()) + " of view; self " +
+				fmt(self[state.col][j]);
+			if (D.diff) {
+				var nv = tot[DC.n][j], bv = tot[DC.b][j], b = bv * bnorm(), dd = nv - b;
+				if (nv === 0 && bv > 0)
+					s += "; vanished: base " + fmt(bv) + " \u2192 0 (\u2212100.00%)";
+				else if (bv === 0 && nv > 0)
+					s += "; new: base 0 \u2192 " + fmt(nv);
+				else
+					s += "; base " + fmt(b) + " \u2192 " + fmt(nv) + " (" + (dd >= 0 ? "+" : "") + fmt(dd) +
+						(b > 0 ? ", " + (dd >= 0 ? "+" : "") + pct(dd, b) : "") + ")";
+			}
+			lines.push(s);
+			return lines.concat(m.lifetimes.lines(j));
 		}
-		lines.push(s);
-		return lines.concat(lifeLines(j));
-	}
-	function showDetails(lines) {
-		details.textContent = "";
-		var box = html("div", { class: "box" }, details);
-		lines.forEach(function (l, k) {
-			html("div", { class: k ? "num" : "name" }, box, l);
-		});
-		if (!lines.length)
+		function showDetails(lines) {
 			details.textContent = "";
-		else if (box.offsetHeight > details.clientHeight + 1)
-			box.classList.add("long");
-	}
-	function drawSel() {
-		var j = state.sel;
-		if (!shown(j)) {
-			selr.setAttribute("display", "none");
-			return;
+			var box = html("div", { class: "box" }, details);
+			lines.forEach(function (l, k) {
+				html("div", { class: k ? "num" : "name" }, box, l);
+			});
+			if (!lines.length)
+				details.textContent = "";
+			else if (box.offsetHeight > details.clientHeight + 1)
+				box.classList.add("long");
 		}
-		selr.setAttribute("display", "inline");
-		selr.setAttribute("x", X[j].toFixed(1));
-		selr.setAttribute("y", rowY(depth[j]).toFixed(1));
-		selr.setAttribute("width", Wd[j].toFixed(1));
-		selr.setAttribute("height", FH > 1 ? FH - 1 : FH);
-	}
-	function select(j) {
-		state.sel = j;
-		drawSel();
-		if (j >= 0)
-			showDetails(describe(j));
-		else
-			showDetails([]);
-		saveHash();
-	}
-	function setZoom(z, a, b, keepSearch) {
-		state.zoom = z;
-		state.ra = a;
-		state.rb = b;
-		viewSum();
-		draw();
-		if (!keepSearch)
-			state.mpos = -1;
-		showCount();
-		saveHash();
-	}
-	function zoom(j) {
-		setZoom(j, -1, -1, false);
-	}
-	function zoomMerged(m) {
-		setZoom(m.p, m.first, end[m.last], false);
+		function drawSel() {
+			var j = state.sel;
+			if (!shown(j)) {
+				selr.setAttribute("display", "none");
+				return;
+			}
+			selr.setAttribute("display", "inline");
+			selr.setAttribute("x", m.draw.x(j).toFixed(1));
+			selr.setAttribute("y", rowY(depth[j]).toFixed(1));
+			selr.setAttribute("width", m.draw.w(j).toFixed(1));
+			selr.setAttribute("height", FH > 1 ? FH - 1 : FH);
+		}
+		function select(j) {
+			state.sel = j;
+			drawSel();
+			if (j >= 0)
+				showDetails(describe(j));
+			else
+				showDetails([]);
+			m.events.saveHash();
+		}
+		function setZoom(z, a, b, keepSearch) {
+			state.zoom = z;
+			state.ra = a;
+			state.rb = b;
+			viewSum();
+			m.draw.draw();
+			if (!keepSearch)
+				state.mpos = -1;
+			showCount();
+			m.events.saveHash();
+		}
+		function zoom(j) {
+			setZoom(j, -1, -1, false);
+		}
+		function zoomMerged(mb) {
+			setZoom(mb.p, mb.first, end[mb.last], false);
+		}
+		// The matches are frames of the tree searched: a new tree
+		// (flame-invert.js) has none until the next search.
+		function forget() {
+			mbuf = cbuf = null;
+			cum = morder = null;
+			mlist = new Int32Array(0);
+			nmatch = 0;
+		}
+		return { hlOn: hlOn, hlRange: hlRange, runSearch: runSearch, showCount: showCount, search: search,
+			searchSoon: searchSoon,
+			cancelSoon: function () {
+				clearTimeout(qTimer);
+			},
+			matchOrder: matchOrder, step: step, scrollTo: scrollTo, describe: describe, showDetails: showDetails,
+			drawSel: drawSel, select: select, setZoom: setZoom, zoom: zoom, zoomMerged: zoomMerged,
+			hit: function () {
+				return hit;
+			},
+			count: function () {
+				return nmatch;
+			},
+			sumAll: function () {
+				return sumAll;
+			},
+			forget: forget };
 	}
