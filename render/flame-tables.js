@@ -133,6 +133,9 @@
 		function drawTableBody(keep) {
 			if (!topBody)
 				return;
+			// A new tree (invert) forgot the rows: the table is made again.
+			if (!topRows)
+				return drawTable();
 			if (!keep || !topView) {
 				var hit = m.search.hit(), filt = state.query && hit !== null;
 				topView = filt ? topRows.filter(function (r) {

@@ -198,6 +198,15 @@ const rootKids = (page) => page.evaluate(() => {
 		ok(baz.join() === "foo", "4: under a function, its callers", baz.join());
 		await page.click("#invert");
 		ok(JSON.stringify(await rootKids(page)) === JSON.stringify(before), "4: and back", JSON.stringify(await rootKids(page)));
+		// With the functions table open and the graph sorted by weight,
+		// inverting made the table's rows again before reading them (a
+		// TypeError on null, the table left empty).
+		await page.click("#tablebtn");
+		await page.click("#sort");
+		await page.click("#invert");
+		const rows = await page.evaluate(() => document.querySelectorAll("#toptable tbody tr").length);
+		ok(errors.length === 0 && rows > 0, "4: invert with the table open and sorted by weight", errors.join("; ") + " rows " + rows);
+		await page.click("#invert");
 		await page.close();
 		const cols = "# columns: inuse_space/bytes alloc_space/bytes\nmain;a;x 1 10\nmain;b;x 2 20\nmain;b 3 30\n";
 		const p = await open(ctx, render(cols, [], "inv4"));
