@@ -323,6 +323,12 @@ int fk_lines_is_maps(const char *s, size_t n);
  * fk_lb_maps (pprof's parseAdditionalSections). Returns 0 or -1. */
 int fk_lines_maps(struct fk_lines *l, struct fk_lb *b);
 
+/* A text reader's end: r, s, n as its last fk_lines_next left them (r > 0
+ * at the line that ended the samples). Reads the memory map section there
+ * or after it, then packs the message (fk_lb_finish). 0, or -1 with err. */
+int fk_lines_finish(struct fk_lines *l, int r, const char *s, size_t n, struct fk_lb *b,
+		    uint8_t **out, size_t *outlen, struct fk_err *err);
+
 /* ---- the legacy readers: data[0..len) into a packed profile.proto
  * message *out (malloc'd, *outlen bytes); 0, or -1 with err ---- */
 

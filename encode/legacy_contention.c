@@ -129,18 +129,7 @@ int fk_legacy_contention(const char *data, size_t len, uint8_t **out,
 		if (fk_lb_sample(b, val, addrs, na, -1, l.lineno, err) < 0)
 			goto out;
 	}
-	if (r < 0)
-		goto out;
-	if (r > 0 && fk_lines_is_maps(s, n)) {
-		uint64_t first;
-		const char *rest = fk_lines_rest(&l, &n, &first);
-
-		if (fk_lb_maps(b, rest, n, first, err) < 0)
-			goto out;
-	} else if (r > 0 && fk_lines_maps(&l, b) < 0) {
-		goto out;
-	}
-	rc = fk_lb_finish(b, out, outlen, err);
+	rc = fk_lines_finish(&l, r, s, n, b, out, outlen, err);
 	goto out;
 badattr:
 	fk_lines_bad(&l, "bad attribute value", s, n);

@@ -125,3 +125,20 @@ int fk_lines_maps(struct fk_lines *l, struct fk_lb *b)
 	rest = fk_lines_rest(l, &n, &first);
 	return fk_lb_maps(b, rest, n, first, l->err);
 }
+
+int fk_lines_finish(struct fk_lines *l, int r, const char *s, size_t n, struct fk_lb *b,
+		    uint8_t **out, size_t *outlen, struct fk_err *err)
+{
+	if (r < 0)
+		return -1;
+	if (r > 0 && fk_lines_is_maps(s, n)) {
+		uint64_t first;
+		const char *rest = fk_lines_rest(l, &n, &first);
+
+		if (fk_lb_maps(b, rest, n, first, err) < 0)
+			return -1;
+	} else if (r > 0 && fk_lines_maps(l, b) < 0) {
+		return -1;
+	}
+	return fk_lb_finish(b, out, outlen, err);
+}
