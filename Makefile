@@ -30,7 +30,11 @@ CPPFLAGS += -D_GNU_SOURCE -DFK_VERSION='"$(VERSION)"' -I$(B)
 # `$(call layer,OBJECTS,FOLDERS)`; test programs and fuzz targets see all.
 INCS = -Icore -Icli -Isymbolize -Iencode -Irender -Icapture -Icheck
 layer = $(eval $(1): INCS = $(foreach f,$(2),-I$(f)))
-ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
+# OBJ_CFLAGS: what a fragment adds for its own objects (symbols hidden
+# unless it says otherwise). Never CFLAGS: one given on the command line
+# (make CFLAGS=...) replaces every CFLAGS a fragment sets.
+OBJ_CFLAGS = -fvisibility=hidden
+ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -fPIC $(OBJ_CFLAGS) -MMD -MP $(CFLAGS)
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
 endif

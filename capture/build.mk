@@ -39,12 +39,12 @@ HOOK_ZLIB   = -l:libz.a
 SERVE_LDLIBS = $(call pkg,libmicrohttpd,--libs,libmicrohttpd-dev) $(XML_LIBS) \
                $(HOOK_ZLIB) $(ENC_LIBS) $(SYM_LDLIBS) -ldl -lpthread -lm
 
-$(HOOK_OBJ) $(SERVE_OBJ): CFLAGS += $(HOOK_CFLAGS)
+$(HOOK_OBJ) $(SERVE_OBJ): OBJ_CFLAGS += $(HOOK_CFLAGS)
 # The resident half's symbols are visible, for its version script to
 # choose: the API, and the private version the serving half links to.
-$(HOOK_OBJ): CFLAGS += -fvisibility=default
+$(HOOK_OBJ): OBJ_CFLAGS += -fvisibility=default
 # The backtrace takes its caller's registers from its own frame.
-$(B)/hook_unwind.o: CFLAGS += -fno-omit-frame-pointer
+$(B)/hook_unwind.o: OBJ_CFLAGS += -fno-omit-frame-pointer
 
 $(HOOK_REAL): $(HOOK_OBJ) $(B)/libfkcore.a capture/hook.map
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(HOOK_SONAME) \
