@@ -6,7 +6,12 @@
  *                              in the loop, which a busy machine skews less
  *                              than wall time
  *   hook-bench-prog stacks B   keeps one 64-byte block on each of 2^B
- *                              distinct stacks, says "ready", waits for EOF
+ *                              distinct stacks, says "ready", then for each
+ *                              line "grow K" on its input adds a block on
+ *                              K of those stacks (the next K of a fixed
+ *                              shuffle, so each line changes the counts of
+ *                              K stacks, and only theirs) and says "grown
+ *                              K"; ends at EOF
  *   hook-bench-prog churn B    allocates and frees at once one 64-byte block
  *                              on each of 2^B distinct stacks, then prints
  *                              its CPU seconds and VmRSS in kB (what
@@ -105,18 +110,33 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "stacks") == 0 && n <= 20) {
 		unsigned count = 1u << n;
-		int c;
 
-		kept = calloc(count, sizeof *kept);
+		size_t room = (size_t)count * 8;
+		unsigned next = 0, k;
+		char line[64];
+
+		kept = calloc(room, sizeof *kept);
 		if (!kept)
 			return 1;
-		for (unsigned b = 0; b < count; b++)
-			stack_walk((int)n, b);
-		printf("ready %u\n", count);
-		fflush(stdout);
-		while ((c = getchar()) != EOF)
-			;
-		return 0;
+		/* One call site for the first blocks and the later ones, so
+		 * that a later block's stack is one of the first's. A line's
+		 * stacks are taken by an odd stride through the bits: spread
+		 * over the whole tree, and every stack once in 2^B of them. */
+		for (k = count;; next += k) {
+			for (unsigned i = 0; i < k; i++)
+				stack_walk((int)n, next ? ((next + i) * 2654435761u) & (count - 1) : i);
+			if (next)
+				printf("grown %u\n", k);
+			else
+				printf("ready %u\n", count);
+			fflush(stdout);
+			if (!fgets(line, sizeof line, stdin))
+				return 0;
+			if (sscanf(line, "grow %u", &k) != 1 || k > count || nkept + k > room) {
+				fprintf(stderr, "hook-bench-prog: want \"grow K\" within the room left\n");
+				return 1;
+			}
+		}
 	}
 	if (strcmp(argv[1], "churn") == 0 && n <= 20) {
 		char line[256];

@@ -14,9 +14,13 @@
 # apart from the warm ones. RSS is VmRSS after scrape 10 and after scrape
 # TOTAL; a scrape's transient peak is VmHWM after one scrape with the peak
 # reset just before (clear_refs 5).
+# CHANGE > 0 makes the heap change before each pair: CHANGE of its stacks
+# get one more block each (hook-bench-prog's "grow"), so the dump is new
+# every time and only those stacks' counts differ; 0 leaves the heap as it
+# is (a heap at rest, whose answers the hook keeps: capture/serve_memo.c).
 # Usage (from the top of the tree, after make):
-#   B=build bench/scrape.sh [COUNT [INTERVAL [BITS [TOTAL]]]]
-# defaults 60 scrapes, 1 s, 14 bits, 600 scrapes in all.
+#   B=build bench/scrape.sh [COUNT [INTERVAL [BITS [TOTAL [CHANGE]]]]]
+# defaults 60 scrapes, 1 s, 14 bits, 600 scrapes in all, CHANGE 0.
 # FLAMEKIT_CACHE_MB passes through (0: the uncached path, to compare).
 set -eu
 B=${B:-build}
@@ -24,6 +28,7 @@ COUNT=${1:-60}
 INTERVAL=${2:-1}
 BITS=${3:-14}
 TOTAL=${4:-600}
+CHANGE=${5:-0}
 JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
 HOOK=$B/libflamekit-hook.so
 PROG=$B/hook-bench-prog
@@ -86,6 +91,13 @@ n=1
 while [ $n -lt "$COUNT" ]; do
 	sleep "$INTERVAL"
 	[ $n -eq 30 ] && echo 5 >"/proc/$HPID/clear_refs"
+	if [ "$CHANGE" -gt 0 ]; then
+		echo "grow $CHANGE" >&3
+		i=0; while [ "$(grep -c '^grown' "$T/out")" -lt "$n" ] && [ $i -lt 600 ]; do
+			sleep 0.05; i=$((i + 1)); done
+		[ "$(grep -c '^grown' "$T/out")" -ge "$n" ] ||
+			{ echo "bench/scrape.sh: the host did not grow its heap" >&2; cat "$T/err" >&2; exit 1; }
+	fi
 	# The two in turns, so that a change of the machine's load falls on
 	# both: jemalloc's dump alone, then a whole scrape.
 	scrape "$U/internal/heap?format=raw" "$T/raw" -I
@@ -101,12 +113,13 @@ while [ $n -lt "$TOTAL" ]; do
 	[ $n -eq 10 ] && rss10=$(rss)
 done
 rssN=$(rss)
-settings=$(curl -s --max-time 30 "$U/internal/heap/settings" | grep -o '"cache_[a-z]*":[0-9]*' | tr '\n' ' ')
+settings=$(curl -s --max-time 30 "$U/internal/heap/settings" | grep -o '"\(cache\|memo\)_[a-z]*":[0-9]*' | tr '\n' ' ')
 exec 3>&-
 wait "$HPID" || true
 HPID=""
 
-echo "# heap of $stacks distinct stacks; $COUNT scrapes every $INTERVAL s, each beside a"
+echo "# heap of $stacks distinct stacks; $CHANGE of them changed before each pair;"
+echo "# $COUNT scrapes every $INTERVAL s, each beside a"
 echo "# HEAD of format=raw (jemalloc's prof.dump alone), then back to back to $TOTAL"
 echo "# host CPU in ms (schedstat, ns); ticks: the same from /proc/PID/stat, 10 ms a tick"
 echo "first scrape          cpu $(awk '{ print $1 }' "$T/first") ms, wall $(awk '{ print $2 }' "$T/first") ms, $(awk '{ print $3 }' "$T/first") bytes"

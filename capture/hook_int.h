@@ -353,6 +353,7 @@ int fk_host_is_loopback(const char *h, size_t n);
 
 enum fk_fmt {
 	FK_OUT_PPROF, FK_OUT_FLAME, FK_OUT_FOLDED, FK_OUT_RAW, FK_OUT_SYMBOLIZED,
+	FK_OUT_NFMT
 };
 
 /* Looks up a format name; -1 when unknown. */
@@ -531,6 +532,46 @@ void fk_snap_atfork_child(void);
 struct fk_symcache_stats;
 void fk_serve_cache_drop(void);
 void fk_serve_cache_stats(struct fk_symcache_stats *st);
+
+/* ---- serve_memo.c: what the last scrapes made, for the next ---- */
+
+/* The stacks of the last dump (core/stackmemo.h), made on first use;
+ * NULL with no budget (FLAMEKIT_CACHE_MB 0). */
+struct fk_stackmemo *fk_memo_stacks(void);
+
+/* The pprof encoder's memo (fk_pprof_memo), made on first use; NULL with
+ * no budget. */
+struct fk_pprof_memo *fk_memo_pprof(void);
+
+/* The key of an answer in fmt to a request with o (NULL: the defaults)
+ * of dump[0..len); 0 for one never kept. */
+uint64_t fk_memo_key(const char *dump, size_t len, int fmt, const struct fk_serve_opts *o);
+
+/* The pprof kept for key, or NULL. */
+struct fk_pprof_body;
+const struct fk_pprof_body *fk_memo_body(uint64_t key, size_t dump_len);
+
+/* A malloc'd copy of the answer in fmt (not pprof) kept for key: 1, or 0
+ * when none is kept (or out of memory). */
+int fk_memo_bytes(uint64_t key, size_t dump_len, int fmt, char **out, size_t *len);
+
+/* Keeps b (taken) or a copy of bytes[0..len) as the answer for key in
+ * place of the format's last; one larger than a quarter of the budget is
+ * not kept. */
+void fk_memo_keep_body(uint64_t key, size_t dump_len, struct fk_pprof_body *b);
+void fk_memo_keep_bytes(uint64_t key, size_t dump_len, int fmt, const char *bytes,
+			size_t len);
+
+/* Frees everything kept (with the module cache, fk_serve_cache_drop). */
+void fk_memo_drop(void);
+void fk_memo_atfork_child(void);
+
+struct fk_memo_stats {
+	size_t stacks, bytes;          /* stacks held; bytes of stacks and answers */
+	uint64_t hits, misses;         /* answers given back, made */
+	uint64_t stack_hits, stack_misses;
+};
+void fk_memo_stats(struct fk_memo_stats *st);
 
 /* Why a profile is not served when nothing can have been sampled and
  * jemalloc holds no sample. */

@@ -172,6 +172,7 @@ static void settings_json(struct fk_reply *r)
 	double since = fk_state_active_since();
 	struct fk_je_copy cp;
 	struct fk_symcache_stats cs;
+	struct fk_memo_stats ms;
 	size_t ncopies = 0;
 	char idle[1024];
 	FILE *f;
@@ -229,6 +230,12 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, ",\"cache_modules\":%zu,\"cache_bytes\":%zu,\"cache_hits\":%llu,"
 		"\"cache_misses\":%llu", cs.modules, cs.bytes, (unsigned long long)cs.hits,
 		(unsigned long long)cs.misses);
+	fk_je_lock();
+	fk_memo_stats(&ms);
+	fk_je_unlock();
+	fprintf(f, ",\"memo_stacks\":%zu,\"memo_bytes\":%zu,\"memo_hits\":%llu,"
+		"\"memo_misses\":%llu", ms.stacks, ms.bytes, (unsigned long long)ms.hits,
+		(unsigned long long)ms.misses);
 	memory_json(f);
 	lifetimes_json(f);
 	if (av != FK_JE_OK) {

@@ -19,6 +19,7 @@
 #include "num.h"
 #include "pprof_enc.h"
 #include "series_enc.h"
+#include "heapdump.h"
 #include "symbolize.h"
 #include "symprof.h"
 
@@ -196,6 +197,9 @@ static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
 	po->accum = fk_je_prof_accum();
 	po->default_alloc = o && o->allocs;
 	po->max_samples = o ? o->max_samples : fk_serve_max_samples;
+	/* A snapshot's trie is the next snapshot's (a window's stacks are
+	 * others: they would only push it out). */
+	po->memo = window > 0 ? NULL : fk_memo_pprof();
 	if (o && o->allocs && !po->accum)
 		po->note = fk_je_no_accum();
 }
@@ -220,6 +224,7 @@ static struct fk_symcache *serve_cache(void)
 void fk_serve_atfork_child(void)
 {
 	cache = NULL;
+	fk_memo_atfork_child();
 	atomic_store(&windows_open, 0);
 }
 
@@ -228,6 +233,7 @@ void fk_serve_cache_drop(void)
 	fk_je_lock();
 	fk_symcache_free(cache);
 	cache = NULL;
+	fk_memo_drop();
 	fk_je_unlock();
 }
 
@@ -289,11 +295,32 @@ int fk_serve_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	return rc;
 }
 
+/* The pprof of p: a body stamped with the request's time (fk_pprof_stamp),
+ * the body handed to *keep when keep is not NULL, else freed. */
+static int write_pprof(const struct fk_profile *p, const struct fk_pprof_opts *po,
+		       char **out, size_t *outlen, struct fk_pprof_body **keep,
+		       struct fk_err *err)
+{
+	struct fk_pprof_body *b;
+	int rc;
+
+	if (fk_pprof_encode_body(p, po, &b, err) < 0)
+		return -1;
+	rc = fk_pprof_stamp(b, po->time_nanos, po->duration_nanos, (unsigned char **)out,
+			    outlen, err);
+	if (rc == 0 && keep)
+		*keep = b;
+	else
+		fk_pprof_body_free(b);
+	return rc;
+}
+
 /* Symbolizes p with the files its maps name (the live process's own) and
- * writes it in fmt; a pprof covers window seconds (0: a snapshot). */
+ * writes it in fmt; a pprof covers window seconds (0: a snapshot). A
+ * pprof's body goes to *keep when keep is not NULL. */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 		double window, const char *note, char **out, size_t *outlen,
-		struct fk_err *err)
+		struct fk_pprof_body **keep, struct fk_err *err)
 {
 	struct fk_pprof_opts po;
 	struct membuf m;
@@ -309,7 +336,7 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 		pprof_opts(&po, o, window);
 		if (note)
 			po.note = note;
-		return fk_pprof_encode(p, &po, (unsigned char **)out, outlen, err);
+		return write_pprof(p, &po, out, outlen, keep, err);
 	case FK_OUT_FLAME:
 		return write_flame(p, o, out, outlen, err);
 	case FK_OUT_FOLDED:
@@ -338,7 +365,7 @@ int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	*maplen = 0;
 	if (fmt == FK_OUT_RAW)
 		return fk_err_set(err, FK_EUNSUPP, 0, "format raw is only the live heap");
-	return emit(p, fmt, o, 0, NULL, out, len, err);
+	return emit(p, fmt, o, 0, NULL, out, len, NULL, err);
 }
 
 struct part_ctx {
@@ -420,11 +447,47 @@ static struct fk_profile *parse(const char *dump, size_t dlen, const char *name,
 	return p;
 }
 
+/* The answer in fmt kept for key (serve_memo.c): 1 with *out, or 0. */
+static int kept_answer(uint64_t key, size_t dlen, int fmt, const struct fk_serve_opts *o,
+		       char **out, size_t *outlen, struct fk_err *err)
+{
+	const struct fk_pprof_body *b;
+	struct fk_pprof_opts po;
+
+	if (fmt != FK_OUT_PPROF)
+		return fk_memo_bytes(key, dlen, fmt, out, outlen);
+	if (!(b = fk_memo_body(key, dlen)))
+		return 0;
+	pprof_opts(&po, o, 0);
+	return fk_pprof_stamp(b, po.time_nanos, 0, (unsigned char **)out, outlen, err) == 0;
+}
+
+/* Parses the hook's own dump through the stack memo (serve_memo.c). */
+static struct fk_profile *parse_dump(const char *dump, size_t dlen, struct fk_err *err)
+{
+	struct fk_stackmemo *m = fk_memo_stacks();
+	struct fk_profile *p;
+
+	if (!m)
+		return parse(dump, dlen, "heap", err);
+	if (!(p = fk_profile_new("heap"))) {
+		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	if (fk_heapdump_parse_memo(p, dump, dlen, m, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 		     const struct fk_serve_opts *o, char **out, size_t *outlen,
 		     size_t *outmaplen, struct fk_err *err)
 {
+	struct fk_pprof_body *body = NULL;
 	struct fk_profile *p;
+	uint64_t key;
 	int rc = -1;
 
 	*outmaplen = 0;
@@ -435,11 +498,21 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 		*outmaplen = dmaplen;
 		return 0;
 	}
-	p = parse(dump, dlen, "heap", err);
+	/* The same heap asked the same way as last time: the same answer. */
+	key = fk_memo_key(dump, dlen, fmt, o);
+	if (kept_answer(key, dlen, fmt, o, out, outlen, err)) {
+		fk_hook_buf_release(dump, dmaplen);
+		return 0;
+	}
+	p = parse_dump(dump, dlen, err);
 	if (p)
-		rc = emit(p, fmt, o, 0, NULL, out, outlen, err);
+		rc = emit(p, fmt, o, 0, NULL, out, outlen, &body, err);
 	fk_profile_free(p);
 	fk_hook_buf_release(dump, dmaplen);
+	if (rc == 0 && body)
+		fk_memo_keep_body(key, dlen, body);
+	else if (rc == 0)
+		fk_memo_keep_bytes(key, dlen, fmt, *out, *outlen);
 	return rc;
 }
 
@@ -480,7 +553,7 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		else if (fk_profile_diff(g, b, c, FK_DIFF_WINDOW, err) == 0) {
 			if (!was_reset(b, c, g))
-				rc = emit(g, FK_OUT_PPROF, o, window, NULL, out, outlen, err);
+				rc = emit(g, FK_OUT_PPROF, o, window, NULL, out, outlen, NULL, err);
 			else if (reset_at > start && reset_at <= now) {
 				/* The counts since the reset are cur's own: the
 				 * honest part of the window, said so. */
@@ -488,7 +561,7 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 					 "(a lg_sample change) %.1f s after it opened: these are the "
 					 "%.1f s after the reset, of the %.1f s asked for",
 					 reset_at - start, now - reset_at, window);
-				rc = emit(c, FK_OUT_PPROF, o, now - reset_at, note, out, outlen, err);
+				rc = emit(c, FK_OUT_PPROF, o, now - reset_at, note, out, outlen, NULL, err);
 			} else {
 				fk_err_set(err, FK_EUNSUPP, 0, "the profile was reset during this "
 					   "%.0f s window (prof.reset, a lg_sample change), so its "

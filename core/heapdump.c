@@ -14,6 +14,7 @@
 #include "limits.h"
 #include "maps.h"
 #include "num.h"
+#include "stackmemo.h"
 #include "strtab.h"
 #include "u64map.h"
 
@@ -23,6 +24,7 @@ struct reader {
 	uint64_t lineno;
 	struct fk_err *err;
 	int allow_negative;
+	struct fk_stackmemo *memo;     /* stacks read before, or NULL */
 
 	/* Thread id -> index into p->threads (open addressing, ids + 1). */
 	struct fk_u64map tmap;         /* thread id -> index in p->threads */
@@ -444,6 +446,28 @@ bad:
 	return 0;
 }
 
+/* The addresses of a v2 '@' line's text s[0..end): the memo's, when it
+ * holds that text, else read (and kept in the memo for the next dump). */
+static int read_stack_line(struct reader *r, const char *s, const char *end)
+{
+	size_t n = (size_t)(end - s);
+	const uint64_t *kept;
+	uint64_t h;
+
+	if (!r->memo)
+		return parse_addrs(r, s, end, &r->st);
+	h = fk_hash_long(s, n);
+	if ((kept = fk_stackmemo_find(r->memo, h, n, &r->st.depth))) {
+		r->st.addrs = kept;
+		return 0;
+	}
+	if (parse_addrs(r, s, end, &r->st) < 0)
+		return -1;
+	if ((kept = fk_stackmemo_add(r->memo, h, n, r->st.addrs, r->st.depth)))
+		r->st.addrs = kept;
+	return 0;
+}
+
 /* "heap_v2/R" or "heapprofile" or "heap_v2/R" after the legacy '@'. */
 static int parse_period(struct reader *r, const char *s, const char *end)
 {
@@ -508,7 +532,7 @@ static int read_v2(struct reader *r)
 			if (r->p->nstacks == 0 && r->in_stack == 0 && !r->have_total)
 				return syntax(r, "stack before the header totals line", s, n);
 			memset(&r->st, 0, sizeof r->st);
-			if (parse_addrs(r, s + 1, end, &r->st) < 0)
+			if (read_stack_line(r, s + 1, end) < 0)
 				return -1;
 			if (r->p->nstacks == 0 && r->sn) {
 				r->p->nhthr = r->sn;
@@ -571,8 +595,8 @@ static int read_legacy(struct reader *r, const char *s, const char *end)
 	return fail(r, "missing MAPPED_LIBRARIES: section (truncated dump?)");
 }
 
-int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
-			 uint64_t first_line, struct fk_err *err)
+static int parse(struct fk_profile *p, const char *data, size_t len,
+		 uint64_t first_line, struct fk_stackmemo *memo, struct fk_err *err)
 {
 	struct reader r;
 	const char *s;
@@ -580,6 +604,7 @@ int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
 	int rc;
 
 	memset(&r, 0, sizeof r);
+	r.memo = memo;
 	r.p = p;
 	r.cur = data;
 	r.end = data + len;
@@ -635,8 +660,26 @@ out:
 	return rc;
 }
 
+int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
+			 uint64_t first_line, struct fk_err *err)
+{
+	return parse(p, data, len, first_line, NULL, err);
+}
+
 int fk_heapdump_parse(struct fk_profile *p, const char *data, size_t len,
 		      struct fk_err *err)
 {
-	return fk_heapdump_parse_at(p, data, len, 1, err);
+	return parse(p, data, len, 1, NULL, err);
+}
+
+int fk_heapdump_parse_memo(struct fk_profile *p, const char *data, size_t len,
+			   struct fk_stackmemo *m, struct fk_err *err)
+{
+	int rc;
+
+	fk_stackmemo_begin(m);
+	rc = parse(p, data, len, 1, m, err);
+	if (rc == 0)
+		fk_stackmemo_sweep(m);
+	return rc;
 }

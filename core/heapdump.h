@@ -23,6 +23,14 @@ int fk_heapdump_parse(struct fk_profile *p, const char *data, size_t len,
 int fk_heapdump_parse_at(struct fk_profile *p, const char *data, size_t len,
 			 uint64_t first_line, struct fk_err *err);
 
+/* Same, reading each stack line's addresses from m when it read that
+ * text before (the hook's repeated dumps of one heap, stackmemo.h): p
+ * borrows them from m, so it must be freed before m's next parse. Stacks
+ * m held that data does not list are forgotten when the parse succeeds. */
+struct fk_stackmemo;
+int fk_heapdump_parse_memo(struct fk_profile *p, const char *data, size_t len,
+			   struct fk_stackmemo *m, struct fk_err *err);
+
 /* Writes p as a jemalloc dump (header totals recomputed from the stacks,
  * threads, names and maps as read) such that jeprof reads it as it read the
  * original. Returns 0, or -1 with err on a write error. */

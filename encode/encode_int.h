@@ -21,6 +21,26 @@
 int fk_gz_compress(const void *data, size_t len, int level,
 		   unsigned char **out, size_t *outlen, struct fk_err *err);
 
+/* A piece of a gzip member's data compressed apart (raw deflate), so that
+ * the member can be put together from pieces made at different times: one
+ * made once and kept, one made for each copy (fk_pprof_stamp). */
+struct fk_gz_piece {
+	unsigned char *z;              /* malloc'd deflate blocks */
+	size_t zlen;
+	size_t len;                    /* the data's length */
+	uint32_t crc;                  /* its CRC-32 */
+};
+
+/* Compresses data[0..len) into *pc: ending on a byte boundary with more
+ * to come, or (last) with the final block. Returns 0, or -1 with err. */
+int fk_gz_piece(const void *data, size_t len, int level, int last,
+		struct fk_gz_piece *pc, struct fk_err *err);
+
+/* One gzip member (mtime 0, as fk_gz_compress) of pieces pc[0..n), the
+ * last made with last set, into a malloc'd *out. Returns 0, or -1 with err. */
+int fk_gz_join(const struct fk_gz_piece *pc, size_t n, unsigned char **out,
+	       size_t *outlen, struct fk_err *err);
+
 /* True when data starts with the gzip magic bytes. */
 int fk_gz_is_gzip(const void *data, size_t len);
 
@@ -203,6 +223,7 @@ struct fk_enc_rounder *fk_enc_rounders_of(struct fk_enc_rounders *rs,
 /* ---- pprof_limit.c: at most a number of samples ---- */
 
 struct fk_arena;
+struct fk_limit_memo;
 
 /* When *n > max (> 0), replaces *smps (malloc'd) by at most max samples
  * with the same total of every value: the lightest (by |value[wix]|)
@@ -213,7 +234,14 @@ struct fk_arena;
  * location arrays point into the input's. Returns 0, or -1 when out of
  * memory (*smps unchanged). */
 int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t max,
-			 size_t wix, struct fk_arena *a, size_t *merged);
+			 size_t wix, struct fk_arena *a, struct fk_limit_memo *memo,
+			 size_t *merged);
+
+/* The trie of the last call, kept for the next when its stacks are the
+ * same (memo above; NULL keeps nothing): at most budget bytes. */
+struct fk_limit_memo *fk_enc_limit_memo_new(size_t budget);
+void fk_enc_limit_memo_free(struct fk_limit_memo *m);
+size_t fk_enc_limit_memo_bytes(const struct fk_limit_memo *m);
 
 /* ---- pprof_dec.c: a decoded, validated pprof profile ---- */
 

@@ -72,6 +72,95 @@ int fk_gz_compress(const void *data, size_t len, int level,
 	return 0;
 }
 
+int fk_gz_piece(const void *data, size_t len, int level, int last,
+		struct fk_gz_piece *pc, struct fk_err *err)
+{
+	const unsigned char *in = data;
+	size_t cap, inleft = len, done = 0;
+	z_stream z;
+	int rc = Z_OK, flush;
+
+	memset(pc, 0, sizeof *pc);
+	memset(&z, 0, sizeof z);
+	/* windowBits -15: raw deflate, the member's header and trailer are
+	 * fk_gz_join's. A piece back-references only its own data, so pieces
+	 * compressed apart follow one another in one stream. */
+	if (deflateInit2(&z, level, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		return fk_err_set(err, FK_ENOMEM, 0, "cannot start zlib compression");
+	cap = deflateBound(&z, (uLong)len) + 64;
+	if (!(pc->z = malloc(cap))) {
+		deflateEnd(&z);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory compressing %zu bytes", len);
+	}
+	for (;;) {
+		size_t in_now = inleft > CHUNK ? CHUNK : inleft, room = cap - done;
+
+		/* The end of a piece that is not the last: a sync flush leaves
+		 * the stream on a byte boundary, no block marked final. */
+		flush = in_now < inleft ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH;
+		z.next_in = (Bytef *)(uintptr_t)in;
+		z.avail_in = (uInt)in_now;
+		z.next_out = pc->z + done;
+		z.avail_out = room > CHUNK ? (uInt)CHUNK : (uInt)room;
+		rc = deflate(&z, flush);
+		in += in_now - z.avail_in;
+		inleft -= in_now - z.avail_in;
+		done = (size_t)(z.next_out - pc->z);
+		if (rc == Z_STREAM_END || (rc == Z_OK && flush == Z_SYNC_FLUSH && z.avail_out > 0))
+			break;
+		if (rc != Z_OK && !(rc == Z_BUF_ERROR && done < cap))
+			break;
+	}
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END && !(rc == Z_OK && !last)) {
+		free(pc->z);
+		pc->z = NULL;
+		return fk_err_set(err, FK_EIO, 0, "zlib compression failed");
+	}
+	pc->zlen = done;
+	pc->len = len;
+	pc->crc = 0;
+	for (in = data, inleft = len; inleft > 0;) {
+		size_t now = inleft > CHUNK ? CHUNK : inleft;
+
+		pc->crc = (uint32_t)crc32(pc->crc, in, (uInt)now);
+		in += now;
+		inleft -= now;
+	}
+	return 0;
+}
+
+int fk_gz_join(const struct fk_gz_piece *pc, size_t n, unsigned char **out,
+	       size_t *outlen, struct fk_err *err)
+{
+	/* RFC 1952: deflate, no flags, mtime 0, no extra flags, OS 3 (Unix),
+	 * as deflateSetHeader writes fk_gz_compress's. */
+	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	size_t total = sizeof head + 8, len = 0;
+	uint32_t crc = 0;
+	unsigned char *buf, *w;
+
+	for (size_t i = 0; i < n; i++)
+		total += pc[i].zlen;
+	if (!(buf = malloc(total)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	memcpy(buf, head, sizeof head);
+	w = buf + sizeof head;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(w, pc[i].z, pc[i].zlen);
+		w += pc[i].zlen;
+		crc = i ? (uint32_t)crc32_combine(crc, pc[i].crc, (z_off_t)pc[i].len) : pc[i].crc;
+		len += pc[i].len;
+	}
+	for (int k = 0; k < 4; k++)
+		*w++ = (unsigned char)(crc >> 8 * k);
+	for (int k = 0; k < 4; k++)
+		*w++ = (unsigned char)(len >> 8 * k);   /* ISIZE: the length mod 2^32 */
+	*out = buf;
+	*outlen = total;
+	return 0;
+}
+
 int fk_gz_decompress(const void *data, size_t len, size_t max,
 		     unsigned char **out, size_t *outlen, struct fk_err *err)
 {

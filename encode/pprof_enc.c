@@ -78,6 +78,34 @@ static int oom(struct enc *e)
 	return fk_err_set(e->err, FK_ENOMEM, 0, "out of memory");
 }
 
+struct fk_pprof_memo {
+	struct fk_limit_memo *limit;
+};
+
+struct fk_pprof_memo *fk_pprof_memo_new(size_t budget)
+{
+	struct fk_pprof_memo *m = calloc(1, sizeof *m);
+
+	if (m && !(m->limit = fk_enc_limit_memo_new(budget))) {
+		free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+void fk_pprof_memo_free(struct fk_pprof_memo *m)
+{
+	if (m) {
+		fk_enc_limit_memo_free(m->limit);
+		free(m);
+	}
+}
+
+size_t fk_pprof_memo_bytes(const struct fk_pprof_memo *m)
+{
+	return m ? sizeof *m + fk_enc_limit_memo_bytes(m->limit) : 0;
+}
+
 /* Room for element n of *arr. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
@@ -523,7 +551,7 @@ static int limit(struct enc *e)
 	size_t n = 0;
 
 	if (fk_enc_limit_samples(&e->smps, &e->nsmps, e->o->max_samples, wix, e->a,
-				 &e->merged) < 0)
+				 e->o->memo ? e->o->memo->limit : NULL, &e->merged) < 0)
 		return oom(e);
 	e->capsmps = e->nsmps;
 	if (!e->merged)
@@ -706,15 +734,14 @@ static void enc_release(struct enc *e)
 	fk_enc_rounders_release(&e->rs);
 }
 
-int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
-		    unsigned char **out, size_t *outlen, struct fk_err *err)
+/* The profile message of p, packed, into a malloc'd *plain. */
+static int pack(const struct fk_profile *p, const struct fk_pprof_opts *o,
+		unsigned char **plain, size_t *plainlen, struct fk_err *err)
 {
 	static const struct fk_pprof_opts defaults;
 	struct enc e;
 	Perftools__Profiles__Profile msg = PERFTOOLS__PROFILES__PROFILE__INIT;
-	unsigned char *plain;
 	size_t n;
-	int rc;
 
 	memset(&e, 0, sizeof e);
 	e.p = p;
@@ -737,20 +764,118 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 		return -1;
 	}
 	n = perftools__profiles__profile__get_packed_size(&msg);
-	plain = malloc(n ? n : 1);
-	if (!plain) {
+	*plain = malloc(n ? n : 1);
+	if (!*plain) {
 		enc_release(&e);
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	}
-	perftools__profiles__profile__pack(&msg, plain);
+	perftools__profiles__profile__pack(&msg, *plain);
 	enc_release(&e);
-	/* zlib's level 6 is a third of to-pprof's time on a 100k-stack dump;
-	 * past 4 MiB, level 3 (zlib's fast strategy) saves most of it for 1-5 %
-	 * of size (measured in bench/README.md). */
-	rc = fk_gz_compress(plain, n, e.o->level ? e.o->level : n > BIG_PLAIN ? 3 : 6,
-			    out, outlen, err);
+	*plainlen = n;
+	return 0;
+}
+
+/* zlib's level 6 is a third of to-pprof's time on a 100k-stack dump;
+ * past 4 MiB, level 3 (zlib's fast strategy) saves most of it for 1-5 %
+ * of size (measured in bench/README.md). */
+static int level_of(const struct fk_pprof_opts *o, size_t n)
+{
+	return o && o->level ? o->level : n > BIG_PLAIN ? 3 : 6;
+}
+
+int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
+		    unsigned char **out, size_t *outlen, struct fk_err *err)
+{
+	unsigned char *plain;
+	size_t n;
+	int rc;
+
+	if (pack(p, o, &plain, &n, err) < 0)
+		return -1;
+	rc = fk_gz_compress(plain, n, level_of(o, n), out, outlen, err);
 	free(plain);
 	return rc;
+}
+
+struct fk_pprof_body {
+	struct fk_gz_piece z;          /* the message less its times, compressed */
+	int level;
+};
+
+int fk_pprof_encode_body(const struct fk_profile *p, const struct fk_pprof_opts *o,
+			 struct fk_pprof_body **out, struct fk_err *err)
+{
+	struct fk_pprof_opts untimed = o ? *o : (struct fk_pprof_opts){ 0 };
+	struct fk_pprof_body *b;
+	unsigned char *plain;
+	size_t n;
+	int rc;
+
+	/* proto3 leaves zero scalars out of the message: the stamp adds them. */
+	untimed.time_nanos = untimed.duration_nanos = 0;
+	if (!(b = calloc(1, sizeof *b)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (pack(p, &untimed, &plain, &n, err) < 0) {
+		free(b);
+		return -1;
+	}
+	b->level = level_of(o, n);
+	rc = fk_gz_piece(plain, n, b->level, 0, &b->z, err);
+	free(plain);
+	if (rc < 0) {
+		free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+/* A varint field (wire type 0) at w; returns the end. */
+static unsigned char *put_field(unsigned char *w, unsigned field, int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+
+	*w++ = (unsigned char)(field << 3);
+	for (; u >= 0x80; u >>= 7)
+		*w++ = (unsigned char)(u | 0x80);
+	*w++ = (unsigned char)u;
+	return w;
+}
+
+int fk_pprof_stamp(const struct fk_pprof_body *b, int64_t time_nanos,
+		   int64_t duration_nanos, unsigned char **out, size_t *outlen,
+		   struct fk_err *err)
+{
+	/* Profile.time_nanos (9) and duration_nanos (10) after every other
+	 * field: a field's place in a message is free (protobuf encoding,
+	 * "field order"). */
+	unsigned char tail[2 * 11], *w = tail;
+	struct fk_gz_piece pc[2];
+	int rc;
+
+	if (time_nanos)
+		w = put_field(w, 9, time_nanos);
+	if (duration_nanos)
+		w = put_field(w, 10, duration_nanos);
+	pc[0] = b->z;
+	if (fk_gz_piece(tail, (size_t)(w - tail), b->level, 1, &pc[1], err) < 0)
+		return -1;
+	rc = fk_gz_join(pc, 2, out, outlen, err);
+	free(pc[1].z);
+	return rc;
+}
+
+size_t fk_pprof_body_size(const struct fk_pprof_body *b)
+{
+	return b ? sizeof *b + b->z.zlen : 0;
+}
+
+void fk_pprof_body_free(struct fk_pprof_body *b)
+{
+	if (b) {
+		free(b->z.z);
+		free(b);
+	}
 }
 
 int fk_pprof_write(const struct fk_profile *p, const struct fk_pprof_opts *o,

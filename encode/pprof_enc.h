@@ -11,6 +11,8 @@
 #include "err.h"
 #include "profile.h"
 
+struct fk_pprof_memo;
+
 struct fk_pprof_opts {
 	int threads;                   /* one sample per thread, "thread" label */
 	int64_t time_nanos;            /* Profile.time_nanos; 0 leaves it unset */
@@ -26,7 +28,16 @@ struct fk_pprof_opts {
 	size_t max_samples;            /* > 0: at most this many samples, the lightest
 					  stacks merged into common prefixes
 					  (totals exact, merged samples unlabelled) */
+	struct fk_pprof_memo *memo;    /* kept between encodings of one heap, or NULL */
 };
+
+/* What an encoding keeps for the next of the same heap (the hook's
+ * repeated scrapes): the sample limit's trie, used again when the stacks
+ * are the same and only their values changed. The output is the same
+ * with or without it. At most budget bytes. NULL when out of memory. */
+struct fk_pprof_memo *fk_pprof_memo_new(size_t budget);
+void fk_pprof_memo_free(struct fk_pprof_memo *m);
+size_t fk_pprof_memo_bytes(const struct fk_pprof_memo *m);
 
 /* Encodes p (raw or symbolized, as read by fk_profile_parse) into a new
  * malloc'd buffer holding the gzipped profile (*out, *outlen; the caller
@@ -40,6 +51,31 @@ struct fk_pprof_opts {
  * with err. */
 int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 		    unsigned char **out, size_t *outlen, struct fk_err *err);
+
+/* A profile encoded once and stamped with its time for each copy (the
+ * hook's scrapes of a heap that did not change): the message less
+ * time_nanos and duration_nanos, compressed and kept, and a stamp that
+ * compresses those two fields alone and puts them after the rest in one
+ * gzip member. A stamp of a body is the profile fk_pprof_encode makes with
+ * those times (the same fields and values; the bytes differ). */
+struct fk_pprof_body;
+
+/* Encodes p into a new body (o's times are not used). Returns 0, or -1
+ * with err. */
+int fk_pprof_encode_body(const struct fk_profile *p, const struct fk_pprof_opts *o,
+			 struct fk_pprof_body **out, struct fk_err *err);
+
+/* The gzipped profile of b with these times (0 leaves a field unset), into
+ * a malloc'd *out. Returns 0, or -1 with err. */
+int fk_pprof_stamp(const struct fk_pprof_body *b, int64_t time_nanos,
+		   int64_t duration_nanos, unsigned char **out, size_t *outlen,
+		   struct fk_err *err);
+
+/* The bytes b holds. */
+size_t fk_pprof_body_size(const struct fk_pprof_body *b);
+
+/* Frees b. NULL is a no-op. */
+void fk_pprof_body_free(struct fk_pprof_body *b);
 
 /* Same, written to out in one piece (nothing is written on failure).
  * Returns 0, or -1 with err (including a write error). */

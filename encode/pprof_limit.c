@@ -13,7 +13,12 @@
  * no kept sample ends at; K is the largest (by bisection) whose count is
  * within the limit. A node's rank is the best rank of the samples through
  * it, never better than its parent's, so "a kept stack passes through" is
- * "rank < K", and a landing is a bisection of the stack's path of nodes. */
+ * "rank < K", and a landing is a bisection of the stack's path of nodes.
+ *
+ * The trie depends on the samples' stacks alone, the ranks on their
+ * values: with a memo (the hook's scrapes of one heap), the trie of the
+ * last call is used again when the stacks are the same, and only the
+ * ranks are taken anew. */
 #include "encode_int.h"
 
 #include <stdlib.h>
@@ -21,6 +26,7 @@
 
 #include "arena.h"
 #include "grow.h"
+#include "strtab.h"
 #include "u64map.h"
 
 typedef Perftools__Profiles__Sample Smp;
@@ -35,6 +41,16 @@ struct lim {
 	size_t nnodes, caprank, capend, capdepth, cappar;
 	size_t firstcap;               /* the node arrays' first capacity */
 	uint32_t epoch;
+};
+
+/* The trie of the last call, kept (fk_enc_limit_memo_new). */
+struct fk_limit_memo {
+	uint64_t key;                  /* of the samples' stacks; 0: none kept */
+	size_t n;                      /* samples */
+	uint32_t k;                    /* the K found last time */
+	int has_k;
+	struct lim *l;                 /* its arrays (l->s, l->rank unused) */
+	size_t budget;
 };
 
 struct ranked {
@@ -96,7 +112,7 @@ static uint32_t new_node(struct lim *l, uint32_t parent, uint32_t depth)
  * every step keeps a span's samples in their order (the compaction and the
  * counting sort are stable), so a pass over a depth reads one row
  * forwards: laid out by stack, each read was a cache line of its own. */
-static int build(struct lim *l, const struct ranked *order)
+static int build(struct lim *l)
 {
 	size_t total = 0, k = 0, maxid = 0, maxdepth = 0, nspans = 0, capspans = 0;
 	uint32_t *idx = NULL, *tmp = NULL, *cnt = NULL, *touched = NULL, *ids = NULL, *len = NULL;
@@ -127,8 +143,6 @@ static int build(struct lim *l, const struct ranked *order)
 	if (!idx || !tmp || !len || !cnt || !touched || !ids || !l->path || !l->pathoff ||
 	    new_node(l, 0, 0) == UINT32_MAX)
 		goto out;
-	for (size_t r = 0; r < l->n; r++)
-		l->rank[order[r].i] = (uint32_t)r;
 	/* Paths are stored in sample order, root first. */
 	for (size_t i = 0; i < l->n; i++) {
 		const Smp *s = &l->s[i];
@@ -161,11 +175,8 @@ static int build(struct lim *l, const struct ranked *order)
 			for (uint32_t t = 0; t < sp.n; t++) {
 				uint32_t u = v[t], id;
 
-				if (len[u] == sp.depth) {
-					if (l->rank[u] < l->nend[sp.parent])
-						l->nend[sp.parent] = l->rank[u];
+				if (len[u] == sp.depth)
 					continue;
-				}
 				id = row[u];
 				if (w == 0)
 					id0 = id;
@@ -226,16 +237,6 @@ static int build(struct lim *l, const struct ranked *order)
 			break;
 		}
 	}
-	/* A node's rank is the best of the samples ending there and of its
-	 * children's; children are numbered after their parent. */
-	for (size_t j = l->nnodes; j-- > 1;) {
-		uint32_t r = l->nend[j] < l->nrank[j] ? l->nend[j] : l->nrank[j];
-
-		l->nrank[j] = r;
-		if (r < l->nrank[l->npar[j]])
-			l->nrank[l->npar[j]] = r;
-	}
-	l->nrank[0] = 0;
 	if (!(l->stamp = calloc(l->nnodes, sizeof *l->stamp)))
 		goto out;
 	/* The nodes as paths, sample by sample (rows read forwards). */
@@ -252,6 +253,31 @@ out:
 	free(ids);
 	free(spans);
 	return rc;
+}
+
+/* The ranks of the samples (order: heaviest first) and of the nodes: a
+ * node's rank is the best of the samples ending there and of its
+ * children's (children are numbered after their parent). */
+static void rank_nodes(struct lim *l, const struct ranked *order)
+{
+	for (size_t r = 0; r < l->n; r++)
+		l->rank[order[r].i] = (uint32_t)r;
+	for (size_t j = 0; j < l->nnodes; j++)
+		l->nend[j] = l->nrank[j] = UINT32_MAX;
+	for (size_t i = 0; i < l->n; i++) {
+		uint32_t end = l->pathoff[i + 1] > l->pathoff[i] ? l->path[l->pathoff[i + 1] - 1] : 0;
+
+		if (l->rank[i] < l->nend[end])
+			l->nend[end] = l->rank[i];
+	}
+	for (size_t j = l->nnodes; j-- > 1;) {
+		uint32_t r = l->nend[j] < l->nrank[j] ? l->nend[j] : l->nrank[j];
+
+		l->nrank[j] = r;
+		if (r < l->nrank[l->npar[j]])
+			l->nrank[l->npar[j]] = r;
+	}
+	l->nrank[0] = 0;
 }
 
 /* The node sample i (rank >= K) lands on: the deepest node of its path
@@ -365,13 +391,76 @@ oom:
 	return SIZE_MAX;
 }
 
+/* Frees the trie's arrays of l. */
+static void lim_release(struct lim *l)
+{
+	free(l->path);
+	free(l->pathoff);
+	free(l->nrank);
+	free(l->nend);
+	free(l->ndepth);
+	free(l->npar);
+	free(l->stamp);
+}
+
+static size_t lim_bytes(const struct lim *l, size_t total)
+{
+	return (total + l->n + 1) * sizeof(uint32_t) +
+	       (l->caprank + l->capend + l->capdepth + l->cappar + l->nnodes) * sizeof(uint32_t);
+}
+
+struct fk_limit_memo *fk_enc_limit_memo_new(size_t budget)
+{
+	struct fk_limit_memo *m = calloc(1, sizeof *m);
+
+	if (m)
+		m->budget = budget;
+	return m;
+}
+
+static void memo_forget(struct fk_limit_memo *m)
+{
+	if (m->l) {
+		lim_release(m->l);
+		free(m->l);
+	}
+	m->l = NULL;
+	m->key = 0;
+}
+
+void fk_enc_limit_memo_free(struct fk_limit_memo *m)
+{
+	if (m) {
+		memo_forget(m);
+		free(m);
+	}
+}
+
+size_t fk_enc_limit_memo_bytes(const struct fk_limit_memo *m)
+{
+	return m && m->l ? lim_bytes(m->l, m->l->pathoff[m->l->n]) : 0;
+}
+
+/* The key of the samples' stacks (their location ids in order). */
+static uint64_t stacks_key(const Smp *s, size_t n)
+{
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL + 1;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ fk_hash_long(s[i].location_id, s[i].n_location_id * sizeof *s[i].location_id)) *
+		    0x100000001b3ULL + s[i].n_location_id;
+	return h ? h : 1;
+}
+
 int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t max,
-			 size_t wix, struct fk_arena *a, size_t *merged)
+			 size_t wix, struct fk_arena *a, struct fk_limit_memo *memo,
+			 size_t *merged)
 {
 	struct lim l;
 	struct ranked *order = NULL;
 	Smp *out = NULL;
-	int rc = -1;
+	uint64_t key = 0;
+	int rc = -1, keep = memo != NULL;
 
 	*merged = 0;
 	if (max == 0 || *n <= max)
@@ -394,18 +483,61 @@ int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t m
 		order[i].i = (uint32_t)i;
 	}
 	qsort(order, l.n, sizeof *order, by_weight);
-	if (build(&l, order) < 0)
+	if (memo) {
+		key = stacks_key(l.s, l.n);
+		if (memo->l && memo->key == key && memo->n == l.n) {
+			/* The same stacks as last time: its trie. */
+			struct lim *kept = memo->l;
+
+			kept->s = l.s;
+			kept->rank = l.rank;
+			kept->wix = wix;
+			l = *kept;
+			free(kept);
+			memo->l = NULL;
+		}
+		memo_forget(memo);
+	}
+	if (!l.path && build(&l) < 0)
 		goto done;
+	rank_nodes(&l, order);
 	/* count(n) = n > max; find the largest K with count(K) <= max. When
 	 * even K = 0 (every stack cut to its root frame) leaves too many,
 	 * every stack goes into one sample with no stack at all. */
 	uint32_t lo = 0, hi = (uint32_t)l.n;
+	uint32_t guess = memo && memo->has_k && memo->k < l.n ? memo->k : 0;
 	if (count(&l, 0) > max) {
 		for (size_t j = 1; j < l.nnodes; j++)
 			l.nrank[j] = UINT32_MAX;  /* nothing kept: all land on node 0 */
 		for (size_t i = 0; i < l.n; i++)
 			l.pathoff[i] = l.pathoff[i + 1] = l.pathoff[0];
+		keep = 0;                     /* the paths are gone */
 	} else {
+		/* count(lo) <= max < count(hi). A heap's K moves little from
+		 * one scrape to the next: from last time's, gallop to a range
+		 * around this time's, then bisect it (two counts when it did
+		 * not move, where a bisection of the whole takes log2 n). */
+		if (guess > 0 && count(&l, guess) <= max) {
+			uint32_t step = 1;
+
+			lo = guess;
+			while (lo + step < hi && count(&l, lo + step) <= max) {
+				lo += step;
+				step *= 2;
+			}
+			if (lo + step < hi)
+				hi = lo + step;
+		} else if (guess > 0) {
+			uint32_t step = 1;
+
+			hi = guess;
+			while (hi > step && count(&l, hi - step) > max) {
+				hi -= step;
+				step *= 2;
+			}
+			if (hi > step)
+				lo = hi - step;
+		}
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
@@ -414,6 +546,10 @@ int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t m
 			else
 				hi = mid;
 		}
+	}
+	if (memo) {
+		memo->k = lo;
+		memo->has_k = 1;
 	}
 	size_t k = apply(&l, lo, out, a);
 	if (k == SIZE_MAX)
@@ -428,12 +564,15 @@ done:
 	free(order);
 	free(out);
 	free(l.rank);
-	free(l.path);
-	free(l.pathoff);
-	free(l.nrank);
-	free(l.nend);
-	free(l.ndepth);
-	free(l.npar);
-	free(l.stamp);
+	l.rank = NULL;
+	l.s = NULL;
+	if (rc == 0 && keep && lim_bytes(&l, l.pathoff[l.n]) <= memo->budget &&
+	    (memo->l = malloc(sizeof *memo->l))) {
+		*memo->l = l;
+		memo->key = key;
+		memo->n = l.n;
+	} else {
+		lim_release(&l);
+	}
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include "maps.h"
 #include "num.h"
 #include "series.h"
+#include "stackmemo.h"
 #include "strtab.h"
 #include "symprof.h"
 #include "arena.h"
@@ -443,6 +444,105 @@ static void test_series(void)
 	T_OK(fk_series_format(buf, 8, &m) == 7 && buf[7] == 0, "a short buffer is cut, NUL-terminated");
 }
 
+/* A dump parsed through a memo (stackmemo.h): every stack the same as the
+ * plain reader's, the ones met before taken back, the ones not met
+ * forgotten, a failed parse forgetting nothing. */
+static int same_stacks(const struct fk_profile *a, const struct fk_profile *b)
+{
+	if (a->nstacks != b->nstacks)
+		return 0;
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct fk_stack *x = &a->stacks[i], *y = &b->stacks[i];
+
+		if (x->depth != y->depth || x->c.bytes != y->c.bytes || x->nthr != y->nthr ||
+		    (x->depth && memcmp(x->addrs, y->addrs, x->depth * sizeof *x->addrs) != 0))
+			return 0;
+	}
+	return 1;
+}
+
+static struct fk_profile *parse_memo(const char *text, struct fk_stackmemo *m,
+				     struct fk_err *err)
+{
+	struct fk_profile *p = fk_profile_new("test");
+	char *copy = strdup(text);
+
+	fk_err_init(err, "test");
+	fk_profile_own(p, copy);
+	if (fk_heapdump_parse_memo(p, copy, strlen(copy), m, err) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void test_stackmemo(void)
+{
+	static const char d1[] =
+		"heap_v2/1\n  t*: 3: 3 [0: 0]\n"
+		"@ 0x1100 0x1200\n  t*: 1: 1 [0: 0]\n  t1: 1: 1 [0: 0]\n"
+		"@ 0x1300 0x1200\n  t*: 1: 1 [0: 0]\n"
+		"@\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n";
+	/* The first stack again with other counts, the second gone, one new,
+	 * one written with other digits for the same addresses. */
+	static const char d2[] =
+		"heap_v2/1\n  t*: 9: 9 [0: 0]\n"
+		"@ 0x1100 0x1200\n  t*: 7: 7 [0: 0]\n"
+		"@ 0x1400\n  t*: 1: 1 [0: 0]\n"
+		"@ 0x0001100 0x1200\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n";
+	static const char bad[] =
+		"heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1500\n  t*: 1: 1 [0: 0]\n@ 0x12g\n";
+	struct fk_stackmemo *m = fk_stackmemo_new(1 << 20), *tiny = fk_stackmemo_new(1);
+	struct fk_stackmemo_stats st;
+	struct fk_profile *plain, *p;
+	struct fk_err err;
+
+	p = parse_memo(d1, m, &err);
+	plain = parse(d1, &err);
+	T_OK(p && plain && same_stacks(p, plain), "a first parse through the memo reads as the reader does");
+	fk_profile_free(p);
+	fk_stackmemo_stats(m, &st);
+	T_EQ_INT(st.stacks, 3, "it keeps the three stacks");
+	T_EQ_INT(st.hits, 0, "none met before");
+	p = parse_memo(d1, m, &err);
+	T_OK(p && same_stacks(p, plain), "the same dump again: the same stacks");
+	fk_profile_free(p);
+	fk_profile_free(plain);
+	fk_stackmemo_stats(m, &st);
+	T_EQ_INT(st.hits, 3, "all three taken from the memo");
+	p = parse_memo(d2, m, &err);
+	plain = parse(d2, &err);
+	T_OK(p && plain && same_stacks(p, plain), "a changed dump reads as the reader does");
+	T_OK(p && p->stacks[0].c.objs == 7 && p->stacks[2].addrs[0] == 0x1100,
+	     "with its own counts, and other digits for an address read again");
+	fk_profile_free(p);
+	fk_profile_free(plain);
+	fk_stackmemo_stats(m, &st);
+	T_EQ_INT(st.hits, 4, "one more taken back (the stack kept)");
+	T_EQ_INT(st.stacks, 3, "the two stacks not met are forgotten, the two new kept");
+	p = parse_memo(bad, m, &err);
+	T_OK(!p && strstr(err.msg, "bad address"), "a bad dump fails as it does without a memo (%s)",
+	     err.msg);
+	fk_stackmemo_stats(m, &st);
+	T_EQ_INT(st.stacks, 4, "and forgets nothing (the new stack before the error is kept)");
+	p = parse_memo(d2, m, &err);
+	fk_profile_free(p);
+	fk_stackmemo_stats(m, &st);
+	T_EQ_INT(st.stacks, 3, "the next good parse forgets what it did not meet");
+	p = parse_memo(d1, tiny, &err);
+	plain = parse(d1, &err);
+	T_OK(p && plain && same_stacks(p, plain), "a memo with no room reads every stack itself");
+	fk_stackmemo_stats(tiny, &st);
+	T_EQ_INT(st.stacks, 0, "and keeps none");
+	fk_profile_free(p);
+	fk_profile_free(plain);
+	T_OK(fk_hash_long("0x1100 0x1200", 13) != fk_hash_long("0x1100 0x1201", 13) &&
+	     fk_hash_long("abcdefghijklmnopq", 17) != fk_hash_long("abcdefghijklmnopr", 17) &&
+	     fk_hash_long("", 0) != fk_hash_long("\0", 1), "the long hash sees every byte and the length");
+	fk_stackmemo_free(m);
+	fk_stackmemo_free(tiny);
+}
+
 int main(void)
 {
 	test_numbers();
@@ -453,6 +553,7 @@ int main(void)
 	test_reader();
 	test_reader_addrs();
 	test_reader_counts();
+	test_stackmemo();
 	test_symprof_roundtrip();
 	test_symprof_empty_name();
 	test_diff();

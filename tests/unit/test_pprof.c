@@ -2,6 +2,7 @@
 /* Unit tests of encode/: gzip, the id table, and the pprof encoder read back
  * by the pprof decoder (ids, strings, values, locations, inline lines). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -269,7 +270,9 @@ static void test_decode_checks(void)
 
 /* A dump of 200 stacks of three frames (a shared root, 7 middles, a leaf
  * each), with accumulated counts, and a leaf whose name is not UTF-8. */
-static struct fk_profile *many_stacks(void)
+/* 200 stacks of three frames, the heaviest last; shape 1: the same
+ * stacks weighed the other way round; shape 2: one stack more. */
+static struct fk_profile *many_stacks_as(int shape)
 {
 	static char text[64 << 10];
 	size_t k = 0;
@@ -277,13 +280,65 @@ static struct fk_profile *many_stacks(void)
 	k += (size_t)snprintf(text + k, sizeof text - k, "--- symbol\nbinary=/p\n"
 			      "0x0000000000002000 bad\xff\xfename\n---\n--- heap\nheap_v2/1\n"
 			      "  t*: 0: 0 [0: 0]\n");
-	for (int i = 0; i < 200; i++)
+	for (int i = 0; i < 200 + (shape == 2); i++) {
+		int w = shape == 1 ? 200 - i : i + 1;
+
 		k += (size_t)snprintf(text + k, sizeof text - k,
 				      "@ 0x%x 0x%x 0x1100\n  t*: 1: %d [3: %d]\n",
-				      0x2000 + i, 0x1200 + i % 7, (i + 1) * 64, (i + 1) * 192);
+				      0x2000 + i, 0x1200 + i % 7, w * 64, w * 192);
+	}
 	snprintf(text + k, sizeof text - k, "\nMAPPED_LIBRARIES:\n"
 		 "00001000-00004000 r-xp 00001000 08:01 12 /p\n");
 	return load(text);
+}
+
+static struct fk_profile *many_stacks(void)
+{
+	return many_stacks_as(0);
+}
+
+/* The limit's trie kept between encodings (fk_pprof_memo) changes no
+ * byte: the same stacks with other values, other stacks, and back. */
+static void test_limit_memo(void)
+{
+	static const int shapes[] = { 0, 0, 1, 1, 0, 2, 2, 0 };
+	struct fk_pprof_memo *m = fk_pprof_memo_new((size_t)1 << 20);
+	struct fk_pprof_memo *none = fk_pprof_memo_new(0);
+	struct fk_pprof_opts o;
+	struct fk_err err;
+	int same = 1, same0 = 1;
+
+	memset(&o, 0, sizeof o);
+	fk_err_init(&err, "test");
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct fk_profile *p = many_stacks_as(shapes[i]);
+
+		for (size_t max = 10; max <= 50; max += 40) {
+			unsigned char *a = NULL, *b = NULL, *c = NULL;
+			size_t an = 0, bn = 0, cn = 0;
+
+			o.max_samples = max;
+			o.memo = NULL;
+			T_OK(fk_pprof_encode(p, &o, &a, &an, &err) == 0, "encodes shape %d, %zu samples",
+			     shapes[i], max);
+			o.memo = m;
+			T_OK(fk_pprof_encode(p, &o, &b, &bn, &err) == 0, "and with a memo");
+			o.memo = none;
+			T_OK(fk_pprof_encode(p, &o, &c, &cn, &err) == 0, "and with a memo of no room");
+			same &= a && b && an == bn && memcmp(a, b, an) == 0;
+			same0 &= a && c && an == cn && memcmp(a, c, an) == 0;
+			free(a);
+			free(b);
+			free(c);
+		}
+		fk_profile_free(p);
+	}
+	T_OK(same, "every encoding with the memo is the one without, byte for byte");
+	T_OK(same0, "and with a memo that keeps nothing");
+	T_OK(fk_pprof_memo_bytes(m) > fk_pprof_memo_bytes(none), "the memo keeps the trie (%zu bytes)",
+	     fk_pprof_memo_bytes(m));
+	fk_pprof_memo_free(m);
+	fk_pprof_memo_free(none);
 }
 
 static void totals(const Perftools__Profiles__Profile *m, int64_t *t)
@@ -346,13 +401,84 @@ static void test_limit(void)
 	fk_profile_free(p);
 }
 
+/* The plain message of a gzipped profile, packed again by protobuf-c
+ * (fields in number order), so that two encodings with the same fields
+ * compare as bytes. */
+static int canonical(const unsigned char *gz, size_t n, unsigned char **out, size_t *outlen)
+{
+	struct fk_err err;
+	unsigned char *plain;
+	size_t pn;
+	Perftools__Profiles__Profile *m;
+
+	fk_err_init(&err, "test");
+	if (fk_gz_decompress(gz, n, (size_t)1 << 26, &plain, &pn, &err) < 0)
+		return -1;
+	m = perftools__profiles__profile__unpack(NULL, pn, plain);
+	free(plain);
+	if (!m)
+		return -1;
+	*outlen = perftools__profiles__profile__get_packed_size(m);
+	*out = malloc(*outlen);
+	perftools__profiles__profile__pack(m, *out);
+	perftools__profiles__profile__free_unpacked(m, NULL);
+	return 0;
+}
+
+/* A body stamped (fk_pprof_stamp) is the profile fk_pprof_encode makes
+ * with those times, whatever the times, one gzip member zlib reads. */
+static void test_stamp(void)
+{
+	static const int64_t times[][2] = {
+		{ 1764633600123456789, 0 }, { 1, 30000000000 }, { 0, 0 }, { INT64_MAX, INT64_MAX },
+	};
+	struct fk_profile *p = load(sym_text);
+	struct fk_pprof_body *b = NULL;
+	struct fk_pprof_opts o;
+	struct fk_err err;
+
+	memset(&o, 0, sizeof o);
+	o.level = 1;
+	o.time_nanos = 42;             /* a body leaves its options' times out */
+	fk_err_init(&err, "test");
+	T_OK(fk_pprof_encode_body(p, &o, &b, &err) == 0, "encodes a body (%s)", err.msg);
+	for (size_t i = 0; b && i < sizeof times / sizeof times[0]; i++) {
+		unsigned char *whole, *stamped, *cw = NULL, *cs = NULL;
+		size_t wn, sn, cwn = 0, csn = 0;
+		struct fk_pprof *pp = NULL;
+
+		o.time_nanos = times[i][0];
+		o.duration_nanos = times[i][1];
+		T_OK(fk_pprof_encode(p, &o, &whole, &wn, &err) == 0 &&
+		     fk_pprof_stamp(b, times[i][0], times[i][1], &stamped, &sn, &err) == 0,
+		     "encodes and stamps with times %lld, %lld", (long long)times[i][0],
+		     (long long)times[i][1]);
+		T_OK(fk_gz_is_gzip(stamped, sn) && canonical(whole, wn, &cw, &cwn) == 0 &&
+		     canonical(stamped, sn, &cs, &csn) == 0 && cwn == csn && memcmp(cw, cs, cwn) == 0,
+		     "the stamped profile has the encoded one's fields and values");
+		T_OK(fk_pprof_read(stamped, sn, &pp, &err) == 0 && pp->msg->time_nanos == times[i][0] &&
+		     pp->msg->duration_nanos == times[i][1], "our reader takes it, with its times (%s)",
+		     err.msg);
+		fk_pprof_free(pp);
+		free(whole);
+		free(stamped);
+		free(cw);
+		free(cs);
+	}
+	T_OK(fk_pprof_body_size(b) > 0, "a body says its size");
+	fk_pprof_body_free(b);
+	fk_profile_free(p);
+}
+
 int main(void)
 {
 	test_limit();
+	test_limit_memo();
 	test_gzip();
 	test_u64map();
 	test_rounding();
 	test_encode();
+	test_stamp();
 	test_decode_checks();
 	return T_DONE();
 }

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* What the last scrapes made, kept for the next (bench/README.md,
+ * "Repeated scrapes"): a continuous profiler asks for the same heap every
+ * few seconds, and most of it has not changed.
+ * - The stacks: each stack line's addresses by the hash of its text
+ *   (core/stackmemo.h), so the dump reader reads hex only for new stacks.
+ * - The pprof encoder's: the sample limit's trie, used again while the
+ *   stacks stay the same (fk_pprof_memo).
+ * - The answers: the last answer of each format with the dump and the
+ *   request it was made of; the same dump and request again (a heap at
+ *   rest) gets it back, a pprof stamped with the time of this request
+ *   (fk_pprof_stamp).
+ * Both go with the module cache (sampling off for good) and are bounded
+ * by its budget, FLAMEKIT_CACHE_MB. Everything here runs under fk_je_lock,
+ * like every conversion. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook_int.h"
+#include "pprof_enc.h"
+#include "stackmemo.h"
+#include "strtab.h"
+
+static struct fk_stackmemo *stacks;
+static struct fk_pprof_memo *pprof;
+
+static struct answer {
+	uint64_t key;
+	size_t dump_len;
+	struct fk_pprof_body *body;    /* pprof */
+	char *bytes;                   /* every other format */
+	size_t len;
+} answers[FK_OUT_NFMT];
+
+static uint64_t hits, misses;
+
+struct fk_stackmemo *fk_memo_stacks(void)
+{
+	/* Its budget is the module cache's: 0 keeps nothing. */
+	if (!stacks && fk_serve_cache_mb > 0)
+		stacks = fk_stackmemo_new(fk_serve_cache_mb << 20);
+	return stacks;
+}
+
+struct fk_pprof_memo *fk_memo_pprof(void)
+{
+	if (!pprof && fk_serve_cache_mb > 0)
+		pprof = fk_pprof_memo_new((fk_serve_cache_mb << 20) / 4);
+	return pprof;
+}
+
+uint64_t fk_memo_key(const char *dump, size_t len, int fmt, const struct fk_serve_opts *o)
+{
+	char req[512];
+	int n;
+
+	/* Everything of a request an answer depends on, with the dump. */
+	n = snprintf(req, sizeof req, "%d|%s|%s|%.17g|%d|%d|%d|%zu|%d", fmt,
+		     o && o->title ? o->title : "", o && o->colors ? o->colors : "",
+		     o ? o->minwidth : -1.0, o ? o->minwidth_pct : 0, o ? o->inverted : -1,
+		     o ? o->allocs : 0, o ? o->max_samples : fk_serve_max_samples,
+		     fk_je_prof_accum());
+	if (n < 0 || (size_t)n >= sizeof req)
+		return 0;          /* a title too long to tell apart: never kept */
+	return fk_hash_long(dump, len) ^ (fk_hash_long(req, (size_t)n) * 0x9e3779b97f4a7c15ULL);
+}
+
+static void forget(struct answer *a)
+{
+	fk_pprof_body_free(a->body);
+	free(a->bytes);
+	memset(a, 0, sizeof *a);
+}
+
+const struct fk_pprof_body *fk_memo_body(uint64_t key, size_t dump_len)
+{
+	struct answer *a = &answers[FK_OUT_PPROF];
+
+	if (key && a->body && a->key == key && a->dump_len == dump_len) {
+		hits++;
+		return a->body;
+	}
+	misses++;
+	return NULL;
+}
+
+int fk_memo_bytes(uint64_t key, size_t dump_len, int fmt, char **out, size_t *len)
+{
+	struct answer *a = &answers[fmt];
+
+	if (!key || !a->bytes || a->key != key || a->dump_len != dump_len) {
+		misses++;
+		return 0;
+	}
+	if (!(*out = malloc(a->len ? a->len : 1)))
+		return 0;
+	memcpy(*out, a->bytes, a->len);
+	*len = a->len;
+	hits++;
+	return 1;
+}
+
+/* An answer is kept when it is at most a quarter of the budget. */
+static int fits(size_t n)
+{
+	return n <= (fk_serve_cache_mb << 20) / 4;
+}
+
+void fk_memo_keep_body(uint64_t key, size_t dump_len, struct fk_pprof_body *b)
+{
+	struct answer *a = &answers[FK_OUT_PPROF];
+
+	forget(a);
+	if (!key || !fits(fk_pprof_body_size(b))) {
+		fk_pprof_body_free(b);
+		return;
+	}
+	*a = (struct answer){ .key = key, .dump_len = dump_len, .body = b };
+}
+
+void fk_memo_keep_bytes(uint64_t key, size_t dump_len, int fmt, const char *bytes,
+			size_t len)
+{
+	struct answer *a = &answers[fmt];
+
+	forget(a);
+	if (!key || !fits(len) || !(a->bytes = malloc(len ? len : 1)))
+		return;
+	memcpy(a->bytes, bytes, len);
+	a->len = len;
+	a->key = key;
+	a->dump_len = dump_len;
+}
+
+void fk_memo_drop(void)
+{
+	fk_stackmemo_free(stacks);
+	stacks = NULL;
+	fk_pprof_memo_free(pprof);
+	pprof = NULL;
+	for (int i = 0; i < FK_OUT_NFMT; i++)
+		forget(&answers[i]);
+}
+
+void fk_memo_atfork_child(void)
+{
+	/* The parent's, in memory this child shares until written: left. */
+	stacks = NULL;
+	pprof = NULL;
+	memset(answers, 0, sizeof answers);
+	hits = misses = 0;
+}
+
+void fk_memo_stats(struct fk_memo_stats *st)
+{
+	struct fk_stackmemo_stats ss;
+
+	memset(st, 0, sizeof *st);
+	fk_stackmemo_stats(stacks, &ss);
+	st->stacks = ss.stacks;
+	st->bytes = ss.bytes;
+	st->stack_hits = ss.hits;
+	st->stack_misses = ss.misses;
+	st->bytes += fk_pprof_memo_bytes(pprof);
+	for (int i = 0; i < FK_OUT_NFMT; i++)
+		st->bytes += fk_pprof_body_size(answers[i].body) + answers[i].len;
+	st->hits = hits;
+	st->misses = misses;
+}
