@@ -47,8 +47,8 @@ int main(int argc, char **argv)
 		{ "max-inuse", required_argument, NULL, 'i' }, { "max-alloc", required_argument, NULL, 'a' },
 		{ "budget", required_argument, NULL, 'b' }, { "base", required_argument, NULL, 'B' },
 		{ "max-growth", required_argument, NULL, 'g' }, { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "output", required_argument, NULL, 'o' },
+		FK_CLI_OPTIONS_END,
 	};
 	static const char *const formats[] = { "text", "markdown", "junit" };
 	struct fk_check_args a = { .path = "-", .inuse = -1, .alloc = -1, .warn = warn_module };
@@ -76,9 +76,7 @@ int main(int argc, char **argv)
 			a.format = (enum fk_report_format)f;
 			break;
 		case 'o': outpath = optarg; break;
-		case 'h': fk_usage(usage_text, stdout, 0);
-		case 'V': fk_print_version();
-		default: fk_usage(usage_text, stderr, 2);
+		default: fk_cli_option(c, usage_text);
 		}
 	}
 	if (argc - optind > 1 || !a.base != !growth || (a.inuse < 0 && a.alloc < 0 && !a.budget && !growth)) {
