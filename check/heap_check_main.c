@@ -60,9 +60,9 @@ int main(int argc, char **argv)
 	fk_cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "i:a:b:B:g:f:o:hV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': if (fk_size_parse(optarg, strlen(optarg), &a.inuse) < 0) bad_size("--max-inuse", optarg); break;
-		case 'a': if (fk_size_parse(optarg, strlen(optarg), &a.alloc) < 0) bad_size("--max-alloc", optarg); break;
-		case 'g': if (fk_growth_parse(optarg, strlen(optarg), &a.growth, &a.pct) < 0) bad_size("--max-growth", optarg);
+		case 'i': if (fk_limit_parse(optarg, strlen(optarg), &a.inuse, NULL) < 0) bad_size("--max-inuse", optarg); break;
+		case 'a': if (fk_limit_parse(optarg, strlen(optarg), &a.alloc, NULL) < 0) bad_size("--max-alloc", optarg); break;
+		case 'g': if (fk_limit_parse(optarg, strlen(optarg), &a.growth, &a.pct) < 0) bad_size("--max-growth", optarg);
 			growth = optarg; break;
 		case 'b': a.budget = optarg; break;
 		case 'B': a.base = optarg; break;
