@@ -166,24 +166,17 @@ try:
     os.makedirs(bombs)
     subprocess.run([sys.executable, os.path.join(TOP, "fixtures/bad/make-bombs.py"), bombs],
                    check=True)
-    root = os.path.join(tmp, "bombroot")
-    os.makedirs(root + "/opt/fk/bin")
-    shutil.copy(os.path.join(bombs, "elf-bomb"), root + "/opt/fk/bin/fk-basic")
-    st, out, err, rss, secs = run(["symbolize", "--sysroot", root, "fixtures/dumps/fk-basic.prof"])
-    check("an ELF whose compressed .debug_info claims 3 GiB is refused with a warning "
-          "(%.2f s, %d KiB)" % (secs, rss),
-          st == 0 and "/opt/fk/bin/fk-basic: compressed sections inflate to more than" in err
-          and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
-          "status %s, %d KiB, %r" % (st, rss, err[-300:]))
-    root = os.path.join(tmp, "xzroot")
-    os.makedirs(root + "/opt/fk/bin")
-    shutil.copy(os.path.join(bombs, "xz-bomb"), root + "/opt/fk/bin/fk-stripped")
-    st, out, err, rss, secs = run(["symbolize", "--sysroot", root, "fixtures/dumps/fk-stripped.prof"])
-    check("an ELF whose .gnu_debugdata (xz) inflates to 512 MiB is refused with a warning "
-          "(%.2f s, %d KiB)" % (secs, rss),
-          st == 0 and "/opt/fk/bin/fk-stripped: compressed sections inflate to more than" in err
-          and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
-          "status %s, %d KiB, %r" % (st, rss, err[-300:]))
+    for bomb, prog, what in (("elf-bomb", "fk-basic", "compressed .debug_info claims 3 GiB"),
+                             ("xz-bomb", "fk-stripped", ".gnu_debugdata (xz) inflates to 512 MiB")):
+        root = os.path.join(tmp, bomb + "-root")
+        os.makedirs(root + "/opt/fk/bin")
+        shutil.copy(os.path.join(bombs, bomb), root + "/opt/fk/bin/" + prog)
+        st, out, err, rss, secs = run(["symbolize", "--sysroot", root,
+                                       "fixtures/dumps/%s.prof" % prog])
+        check("an ELF whose %s is refused with a warning (%.2f s, %d KiB)" % (what, secs, rss),
+              st == 0 and "/opt/fk/bin/%s: compressed sections inflate to more than" % prog in err
+              and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
+              "status %s, %d KiB, %r" % (st, rss, err[-300:]))
     for name, msg in (("gzip-bomb", "gzip data inflates to more than"),
                       ("string-bomb", "gzip data inflates to more than"),
                       ("folded-bomb", "folded output larger than")):
