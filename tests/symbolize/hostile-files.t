@@ -83,6 +83,13 @@ def sym_case(name, argv, want_warn, want_names, fn=b"fk_alloc_small"):
     check(name, not why, "; ".join(why))
 
 
+def sysroot(name):
+    """A new sysroot NAME under tmp, with its /opt/fk/bin."""
+    root = os.path.join(tmp, name)
+    os.makedirs(root + "/opt/fk/bin")
+    return root
+
+
 tmp = tempfile.mkdtemp()
 try:
     bin_basic = os.path.join(TOP, "fixtures/sysroot/opt/fk/bin/fk-basic")
@@ -99,14 +106,12 @@ try:
     dump_with("/dev/null", d)
     sym_case("a device named by the maps is refused before it is opened",
              [d], "/dev/null: not a regular file", False)
-    root = os.path.join(tmp, "fiforoot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("fiforoot")
     os.mkfifo(root + "/opt/fk/bin/fk-basic")
     sym_case("a FIFO under --sysroot is refused, not waited on",
              ["--sysroot", root, "fixtures/dumps/fk-basic.prof"],
              "/opt/fk/bin/fk-basic: not a regular file", False)
-    root = os.path.join(tmp, "dbgroot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("dbgroot")
     shutil.copy(bin_stripped, root + "/opt/fk/bin/fk-stripped")
     os.makedirs(root + "/usr/lib/debug/.build-id/53")
     os.mkfifo(root + "/usr/lib/debug/.build-id/53/51cf1049250f31641101140300abf05a150996.debug")
@@ -120,8 +125,7 @@ try:
              "debug file %s/usr/lib/debug/.build-id/53/51cf1049250f31641101140300abf05a150996"
              ".debug: not a regular file" % root, True, b"fk_hidden_words")
 
-    root = os.path.join(tmp, "dworoot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("dworoot")
     shutil.copy(os.path.join(TOP, "fixtures/sysroot/opt/fk/bin/fk-split"), root + "/opt/fk/bin/")
     os.mkfifo(root + "/opt/fk/bin/fk-split.dwo")
     sym_case("a FIFO as a split DWARF .dwo file is not opened (libdw would block)",
@@ -129,8 +133,7 @@ try:
              "fk-split.dwo is not a regular file", True, b"main")
 
     # 9: --sysroot cannot be escaped.
-    root = os.path.join(tmp, "emptyroot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("emptyroot")
     climb = "/.." * 40 + bin_basic
     d = os.path.join(tmp, "climb.prof")
     dump_with(climb, d)
@@ -145,8 +148,7 @@ try:
     sym_case("a relative symbolic link leading out of the sysroot is refused",
              ["--sysroot", root, "fixtures/dumps/fk-basic.prof"],
              "symbolic link '/opt/fk/bin/fk-basic' leads out of the sysroot", False)
-    root = os.path.join(tmp, "absroot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("absroot")
     os.symlink(bin_basic, root + "/opt/fk/bin/fk-basic")
     sym_case("an absolute symbolic link is resolved inside the sysroot, not on the host",
              ["--sysroot", root, "fixtures/dumps/fk-basic.prof"],
@@ -168,8 +170,7 @@ try:
                    check=True)
     for bomb, prog, what in (("elf-bomb", "fk-basic", "compressed .debug_info claims 3 GiB"),
                              ("xz-bomb", "fk-stripped", ".gnu_debugdata (xz) inflates to 512 MiB")):
-        root = os.path.join(tmp, bomb + "-root")
-        os.makedirs(root + "/opt/fk/bin")
+        root = sysroot(bomb + "-root")
         shutil.copy(os.path.join(bombs, bomb), root + "/opt/fk/bin/" + prog)
         st, out, err, rss, secs = run(["symbolize", "--sysroot", root,
                                        "fixtures/dumps/%s.prof" % prog])
