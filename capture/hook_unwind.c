@@ -124,24 +124,8 @@ static uint64_t rd_u(struct rd *r, size_t n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-
-	for (unsigned sh = 0; sh < 64; sh += 7) {
-		uint8_t b = (uint8_t)rd_u(r, 1);
-
-		if (r->bad)
-			return 0;
-		v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = 1;
-	return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
+/* A LEB128 number; signed sign-extends its last byte's bit 6. */
+static uint64_t rd_leb(struct rd *r, int is_signed)
 {
 	uint64_t v = 0;
 
@@ -152,13 +136,23 @@ static int64_t rd_sleb(struct rd *r)
 			return 0;
 		v |= (uint64_t)(b & 0x7f) << sh;
 		if (!(b & 0x80)) {
-			if (sh + 7 < 64 && (b & 0x40))
+			if (is_signed && sh + 7 < 64 && (b & 0x40))
 				v |= ~0ull << (sh + 7);
-			return (int64_t)v;
+			return v;
 		}
 	}
 	r->bad = 1;
 	return 0;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	return rd_leb(r, 0);
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+	return (int64_t)rd_leb(r, 1);
 }
 
 /* A DW_EH_PE-encoded pointer; datarel is relative to base. Indirect and

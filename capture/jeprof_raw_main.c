@@ -45,8 +45,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "check", no_argument, NULL, 'c' },
 		{ "stats", no_argument, NULL, 's' }, { "base", required_argument, NULL, 'b' },
-		{ "keep-negative", no_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "keep-negative", no_argument, NULL, 'n' },
+		FK_CLI_OPTIONS_END,
 	};
 	const char *outpath = NULL, *basepath = NULL, *in;
 	int check = 0, stats = 0, keep_negative = 0, c;
@@ -62,14 +62,12 @@ int main(int argc, char **argv)
 		case 's': stats = 1; break;
 		case 'b': basepath = optarg; break;
 		case 'n': keep_negative = 1; break;
-		case 'h': fk_usage(usage, stdout, 0);
-		case 'V': fk_print_version();
-		default: fk_usage(usage, stderr, 2);
+		default: fk_cli_option(c, usage);
 		}
 	}
-	if (argc - optind > 1 || (keep_negative && !basepath) || (check && outpath))
+	if ((keep_negative && !basepath) || (check && outpath))
 		fk_usage(usage, stderr, 2);
-	in = optind < argc ? argv[optind] : "-";
+	in = fk_cli_operand(argc, argv, usage);
 	p = load(in);
 	if (basepath) {
 		base = load(basepath);

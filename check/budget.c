@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Sizes ("64MiB"), growth limits ("5%") and budget files: one
- * "PATTERN SIZE" a line, the pattern an fnmatch(3) glob matched against
- * whole frame names (man/heap-check.1, "Budget files"). */
+/* Limits (a size, core's fk_parse_bytes, or growth as "5%") and budget
+ * files: one "PATTERN SIZE" a line, the pattern an fnmatch(3) glob matched
+ * against whole frame names (man/heap-check.1, "Budget files"). */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,39 +12,19 @@
 #include "limits.h"
 #include "num.h"
 
-int fk_size_parse(const char *s, size_t n, int64_t *out)
-{
-	static const struct { const char *unit; int shift; } units[] = {
-		{ "", 0 }, { "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 },
-	};
-	size_t d = 0, i;
-	uint64_t v;
-
-	while (d < n && (unsigned)s[d] - '0' < 10)
-		d++;
-	if (d == 0 || fk_parse_u64(s, d, &v) < 0)
-		return -1;
-	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
-		size_t ul = strlen(units[i].unit);
-
-		if (n - d != ul || memcmp(s + d, units[i].unit, ul) != 0)
-			continue;
-		if (v > (uint64_t)INT64_MAX >> units[i].shift)
-			return -1;
-		*out = (int64_t)(v << units[i].shift);
-		return 0;
-	}
-	return -1;
-}
-
-int fk_growth_parse(const char *s, size_t n, int64_t *out, int *pct)
+int fk_limit_parse(const char *s, size_t n, int64_t *out, int *pct)
 {
 	size_t d = 0, f = 0;
 	uint64_t whole, frac = 0;
 
-	*pct = 0;
-	if (n == 0 || s[n - 1] != '%')
-		return fk_size_parse(s, n, out);
+	if (pct)
+		*pct = 0;
+	if (!pct || n == 0 || s[n - 1] != '%') {
+		if (fk_parse_bytes(s, n, INT64_MAX, &whole) < 0)
+			return -1;
+		*out = (int64_t)whole;
+		return 0;
+	}
 	n--;
 	while (d < n && (unsigned)s[d] - '0' < 10)
 		d++;
@@ -109,7 +89,7 @@ static int parse_line(struct fk_budget *b, size_t *poolcap, size_t *poollen,
 		fk_err_quote(q, sizeof q, s, n);
 		return fk_err_set(err, FK_ESYNTAX, lineno, "'%s' is not PATTERN SIZE", q);
 	}
-	if (fk_size_parse(s + sz, n - sz, &limit) < 0) {
+	if (fk_limit_parse(s + sz, n - sz, &limit, NULL) < 0) {
 		fk_err_quote(q, sizeof q, s + sz, n - sz);
 		return fk_err_set(err, FK_ESYNTAX, lineno,
 				  "bad size '%s': want bytes or a whole number of KiB, MiB or GiB", q);

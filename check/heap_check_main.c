@@ -47,8 +47,8 @@ int main(int argc, char **argv)
 		{ "max-inuse", required_argument, NULL, 'i' }, { "max-alloc", required_argument, NULL, 'a' },
 		{ "budget", required_argument, NULL, 'b' }, { "base", required_argument, NULL, 'B' },
 		{ "max-growth", required_argument, NULL, 'g' }, { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "output", required_argument, NULL, 'o' },
+		FK_CLI_OPTIONS_END,
 	};
 	static const char *const formats[] = { "text", "markdown", "junit" };
 	struct fk_check_args a = { .path = "-", .inuse = -1, .alloc = -1, .warn = warn_module };
@@ -60,9 +60,9 @@ int main(int argc, char **argv)
 	fk_cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "i:a:b:B:g:f:o:hV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': if (fk_size_parse(optarg, strlen(optarg), &a.inuse) < 0) bad_size("--max-inuse", optarg); break;
-		case 'a': if (fk_size_parse(optarg, strlen(optarg), &a.alloc) < 0) bad_size("--max-alloc", optarg); break;
-		case 'g': if (fk_growth_parse(optarg, strlen(optarg), &a.growth, &a.pct) < 0) bad_size("--max-growth", optarg);
+		case 'i': if (fk_limit_parse(optarg, strlen(optarg), &a.inuse, NULL) < 0) bad_size("--max-inuse", optarg); break;
+		case 'a': if (fk_limit_parse(optarg, strlen(optarg), &a.alloc, NULL) < 0) bad_size("--max-alloc", optarg); break;
+		case 'g': if (fk_limit_parse(optarg, strlen(optarg), &a.growth, &a.pct) < 0) bad_size("--max-growth", optarg);
 			growth = optarg; break;
 		case 'b': a.budget = optarg; break;
 		case 'B': a.base = optarg; break;
@@ -76,9 +76,7 @@ int main(int argc, char **argv)
 			a.format = (enum fk_report_format)f;
 			break;
 		case 'o': outpath = optarg; break;
-		case 'h': fk_usage(usage_text, stdout, 0);
-		case 'V': fk_print_version();
-		default: fk_usage(usage_text, stderr, 2);
+		default: fk_cli_option(c, usage_text);
 		}
 	}
 	if (argc - optind > 1 || !a.base != !growth || (a.inuse < 0 && a.alloc < 0 && !a.budget && !growth)) {

@@ -57,15 +57,11 @@ void fk_sites_release(struct fk_sites *s);
 
 /* ---- budget.c: sizes and budget files ---- */
 
-/* Parses a size s[0..n): decimal bytes, or a whole number directly
- * followed by KiB, MiB or GiB (powers of 1024). Returns 0, or -1 when the
- * text is anything else or the size exceeds INT64_MAX. */
-int fk_size_parse(const char *s, size_t n, int64_t *out);
-
-/* Parses a growth limit s[0..n): a size, or a whole or decimal number of
- * percent followed by '%' (*pct set to 1, *out to hundredths of percent).
- * Returns 0 or -1. */
-int fk_growth_parse(const char *s, size_t n, int64_t *out, int *pct);
+/* Parses a limit s[0..n) into *out: a size (fk_parse_bytes, at most
+ * INT64_MAX; *pct set to 0), or, only when pct is not NULL, a growth
+ * limit: a whole or decimal number of percent followed by '%' (*pct set
+ * to 1, *out to hundredths of percent). Returns 0 or -1. */
+int fk_limit_parse(const char *s, size_t n, int64_t *out, int *pct);
 
 /* One line of a budget file. */
 struct fk_budget_line {

@@ -160,6 +160,22 @@ void fk_print_version(void)
 	exit(0);
 }
 
+void fk_cli_option(int c, const char *usage_text)
+{
+	if (c == 'h')
+		fk_usage(usage_text, stdout, 0);
+	if (c == 'V')
+		fk_print_version();
+	fk_usage(usage_text, stderr, 2);
+}
+
+const char *fk_cli_operand(int argc, char **argv, const char *usage_text)
+{
+	if (argc - optind > 1)
+		fk_usage(usage_text, stderr, 2);
+	return optind < argc ? argv[optind] : "-";
+}
+
 void *fk_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

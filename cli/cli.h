@@ -42,6 +42,21 @@ void fk_bad_usage(const char *text, const char *fmt, ...)
 /* Prints "PROG VERSION" on stdout and exits 0. */
 void fk_print_version(void) __attribute__((noreturn));
 
+/* The rows every tool's getopt_long table ends with (<getopt.h>):
+ * --help as 'h', --version as 'V', the end. */
+#define FK_CLI_OPTIONS_END                                                      \
+	{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, \
+	{ NULL, 0, NULL, 0 }
+
+/* The options no case of a tool's own took: 'h' prints usage_text on
+ * stdout and exits 0, 'V' prints the version, any other is bad usage
+ * (usage_text on stderr, exit 2). */
+void fk_cli_option(int c, const char *usage_text) __attribute__((noreturn));
+
+/* A tool's one input after its options (getopt's optind): argv[optind],
+ * or "-" (stdin) when there is none; a second is bad usage (exit 2). */
+const char *fk_cli_operand(int argc, char **argv, const char *usage_text);
+
 struct fk_out;
 struct fk_profile;
 

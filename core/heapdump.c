@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "dumplex.h"
 #include "grow.h"
 #include "limits.h"
 #include "maps.h"
@@ -49,10 +50,7 @@ struct reader {
 
 static int syntax(struct reader *r, const char *what, const char *s, size_t n)
 {
-	char q[64];
-
-	return fk_err_set(r->err, FK_ESYNTAX, r->lineno, "%s '%s'", what,
-			  fk_err_quote(q, sizeof q, s, n));
+	return fk_dumplex_syntax(r->err, r->lineno, what, s, n);
 }
 
 static int fail(struct reader *r, const char *what)
@@ -69,31 +67,12 @@ static int nomem(struct reader *r)
  * -1 on a line that no reader here accepts. */
 static int next_line(struct reader *r, const char **s, size_t *n)
 {
-	const char *nl;
-
-	if (r->cur >= r->end)
-		return 0;
-	r->lineno++;
-	nl = memchr(r->cur, '\n', (size_t)(r->end - r->cur));
-	*s = r->cur;
-	*n = nl ? (size_t)(nl - r->cur) : (size_t)(r->end - r->cur);
-	r->cur = nl ? nl + 1 : r->end;
-	if (*n > FK_MAX_LINE)
-		return fk_err_set(r->err, FK_ELIMIT, r->lineno,
-				  "line longer than %d bytes", FK_MAX_LINE);
-	if (*n > 0 && (*s)[*n - 1] == '\r')
-		return fk_err_set(r->err, FK_ESYNTAX, r->lineno,
-				  "carriage return at end of line (CRLF line endings)");
-	if (!nl)
-		return syntax(r, "last line not terminated (truncated dump?)", *s, *n);
-	return 1;
+	return fk_dumplex_next(&r->cur, r->end, &r->lineno, r->err, s, n);
 }
 
 static const char *skip_ws(const char *s, const char *end)
 {
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
+	return fk_dumplex_blanks(s, end);
 }
 
 /* One count token: digits, or '-' and digits in a growth profile. */
@@ -115,16 +94,7 @@ static int parse_count(struct reader *r, const char **sp, const char *end, int64
 
 static int expect(struct reader *r, const char **sp, const char *end, char c)
 {
-	const char *s = skip_ws(*sp, end);
-
-	if (s >= end || *s != c) {
-		char what[32];
-
-		snprintf(what, sizeof what, "expected '%c' at", c);
-		return syntax(r, what, s, (size_t)(end - s));
-	}
-	*sp = s + 1;
-	return 0;
+	return fk_dumplex_expect(r->err, r->lineno, sp, end, c);
 }
 
 /* A run of digits at *sp into *v (fk_parse_i64's rules), or -1. */
@@ -492,18 +462,8 @@ static int read_maps(struct reader *r)
 
 	p->maps_text = r->cur;
 	p->maps_len = (size_t)(r->end - r->cur);
-	if (p->maps_len && r->end[-1] != '\n') {
-		const char *last = r->end - 1;
-
-		while (last > r->cur && last[-1] != '\n')
-			last--;
-		r->lineno++;
-		while (r->cur < last)
-			if (*r->cur++ == '\n')
-				r->lineno++;
-		return syntax(r, "last line not terminated (truncated dump?)", last,
-			      (size_t)(r->end - last));
-	}
+	if (fk_dumplex_terminated(r->cur, r->end, r->lineno, r->err) < 0)
+		return -1;
 	return fk_maps_parse(p, r->cur, p->maps_len, r->lineno + 1, r->err);
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "dumplex.h"
 #include "grow.h"
 #include "limits.h"
 #include "maps.h"
@@ -31,17 +32,7 @@ struct greader {
 
 static int gsyntax(struct greader *r, const char *what, const char *s, size_t n)
 {
-	char q[64];
-
-	return fk_err_set(r->err, FK_ESYNTAX, r->lineno, "%s '%s'", what,
-			  fk_err_quote(q, sizeof q, s, n));
-}
-
-static const char *blanks(const char *s, const char *end)
-{
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
+	return fk_dumplex_syntax(r->err, r->lineno, what, s, n);
 }
 
 static const char *token_end(const char *s, const char *end)
@@ -56,7 +47,7 @@ static const char *token_end(const char *s, const char *end)
 static int gcount(struct greader *r, const char **sp, const char *end, int neg,
 		  int64_t *v)
 {
-	const char *s = blanks(*sp, end), *t = token_end(s, end);
+	const char *s = fk_dumplex_blanks(*sp, end), *t = token_end(s, end);
 
 	if (t == s)
 		return gsyntax(r, "expected a count at", s, (size_t)(end - s));
@@ -68,16 +59,7 @@ static int gcount(struct greader *r, const char **sp, const char *end, int neg,
 
 static int gexpect(struct greader *r, const char **sp, const char *end, char c)
 {
-	const char *s = blanks(*sp, end);
-
-	if (s >= end || *s != c) {
-		char what[32];
-
-		snprintf(what, sizeof what, "expected '%c' at", c);
-		return gsyntax(r, what, s, (size_t)(end - s));
-	}
-	*sp = s + 1;
-	return 0;
+	return fk_dumplex_expect(r->err, r->lineno, sp, end, c);
 }
 
 /* "N: S [AN: AS]"; in-use counts may be negative in a sample line (Go's
@@ -135,7 +117,7 @@ int fk_heapdump_gperf_header(const char *s, size_t n)
 
 	if (n < 13 || memcmp(s, "heap profile:", 13) != 0 || !at)
 		return 0;
-	at = blanks(at + 1, end);
+	at = fk_dumplex_blanks(at + 1, end);
 	k = (size_t)(end - at);
 	return (k == 7 && memcmp(at, "growthz", 7) == 0) ||
 	       (k == 6 && memcmp(at, "growth", 6) == 0) ||
@@ -152,7 +134,7 @@ static int gaddrs(struct greader *r, const char *s, const char *end, struct fk_s
 	for (;;) {
 		const char *t;
 
-		s = blanks(s, end);
+		s = fk_dumplex_blanks(s, end);
 		if (s >= end)
 			break;
 		for (t = s; t < end && *t != ' ' && *t != '\t'; t++)
@@ -221,18 +203,8 @@ static int gmaps(struct greader *r, int pprof_form)
 	struct fk_profile *p = r->p;
 	size_t n = (size_t)(r->end - r->cur);
 
-	if (n && r->end[-1] != '\n') {
-		const char *last = r->end - 1;
-
-		while (last > r->cur && last[-1] != '\n')
-			last--;
-		r->lineno++;
-		while (r->cur < last)
-			if (*r->cur++ == '\n')
-				r->lineno++;
-		return gsyntax(r, "last line not terminated (truncated dump?)", last,
-			       (size_t)(r->end - last));
-	}
+	if (fk_dumplex_terminated(r->cur, r->end, r->lineno, r->err) < 0)
+		return -1;
 	if (pprof_form)
 		return fk_maps_parse_pprof(p, r->cur, n, r->lineno + 1, r->err);
 	p->maps_text = r->cur;
@@ -243,50 +215,37 @@ static int gmaps(struct greader *r, int pprof_form)
 int fk_heapdump_gperf_parse(struct fk_profile *p, const char *data, size_t len,
 			    uint64_t first_line, struct fk_err *err)
 {
-	struct greader r;
-	int header = 1;
+	struct greader r = { .p = p, .cur = data, .end = data + len,
+			     .lineno = first_line ? first_line - 1 : 0, .err = err };
+	const char *s;
+	size_t n;
+	int header = 1, rc;
 
-	memset(&r, 0, sizeof r);
-	r.p = p;
-	r.cur = data;
-	r.end = data + len;
-	r.lineno = first_line ? first_line - 1 : 0;
-	r.err = err;
-	while (r.cur < r.end) {
-		const char *s = r.cur, *nl = memchr(s, '\n', (size_t)(r.end - s));
-		const char *end = nl ? nl : r.end, *t;
+	while ((rc = fk_dumplex_next(&r.cur, r.end, &r.lineno, err, &s, &n)) > 0) {
+		const char *end = s + n, *t;
 
-		r.lineno++;
-		r.cur = nl ? nl + 1 : r.end;
-		if ((size_t)(end - s) > FK_MAX_LINE)
-			return fk_err_set(err, FK_ELIMIT, r.lineno, "line longer than %d bytes",
-					  FK_MAX_LINE);
-		if (end > s && end[-1] == '\r')
-			return fk_err_set(err, FK_ESYNTAX, r.lineno,
-					  "carriage return at end of line (CRLF line endings)");
-		if (!nl)
-			return gsyntax(&r, "last line not terminated (truncated dump?)", s,
-				       (size_t)(end - s));
 		if (header) {
 			/* "heap profile: N: S [AN: AS] @ TYPE" */
 			s += 13;
 			if (gcounts(&r, &s, end, 0, &p->header) < 0 ||
-			    gexpect(&r, &s, end, '@') < 0 || gtype(&r, blanks(s, end), end) < 0)
+			    gexpect(&r, &s, end, '@') < 0 || gtype(&r, fk_dumplex_blanks(s, end), end) < 0)
 				return -1;
 			header = 0;
 			continue;
 		}
-		t = blanks(s, end);
+		t = fk_dumplex_blanks(s, end);
 		if (t == end || *t == '#')
 			continue;
 		if ((size_t)(end - s) == 17 && memcmp(s, "MAPPED_LIBRARIES:", 17) == 0)
 			return gmaps(&r, 0);
 		if ((size_t)(end - t) >= 19 && memcmp(t, "--- Memory map: ---", 19) == 0 &&
-		    blanks(t + 19, end) == end)
+		    fk_dumplex_blanks(t + 19, end) == end)
 			return gmaps(&r, 1);
 		if (gsample(&r, t, end) < 0)
 			return -1;
 	}
+	if (rc < 0)
+		return -1;
 	/* Go's heap profiles may carry no maps at all. */
 	return fk_profile_index_maps(p, err);
 }

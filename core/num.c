@@ -135,6 +135,31 @@ int fk_parse_size(const char *s, size_t n, uint64_t max, size_t *out)
 	return 0;
 }
 
+int fk_parse_bytes(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	static const struct { const char *unit; int shift; } units[] = {
+		{ "", 0 }, { "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 },
+	};
+	size_t d = 0, i;
+	uint64_t v;
+
+	while (d < n && s[d] >= '0' && s[d] <= '9')
+		d++;
+	if (d == 0 || fk_parse_u64(s, d, &v) < 0)
+		return -1;
+	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
+		size_t ul = strlen(units[i].unit);
+
+		if (n - d != ul || memcmp(s + d, units[i].unit, ul) != 0)
+			continue;
+		if (v > max >> units[i].shift)
+			return -1;
+		*out = v << units[i].shift;
+		return 0;
+	}
+	return -1;
+}
+
 int fk_parse_minwidth(const char *s, size_t n, double *out, int *pct)
 {
 	int p = n > 0 && s[n - 1] == '%';

@@ -31,6 +31,11 @@ int fk_parse_double(const char *s, size_t n, double *out);
  * a bad token or one above max. */
 int fk_parse_size(const char *s, size_t n, uint64_t max, size_t *out);
 
+/* Parses a number of bytes s[0..n): decimal digits, alone or directly
+ * followed by KiB, MiB or GiB (powers of 1024), of at most max bytes,
+ * into *out; -1 on anything else (heap-check's sizes and budget lines). */
+int fk_parse_bytes(const char *s, size_t n, uint64_t max, uint64_t *out);
+
 /* Parses a minimum width "PX" or "N%" (fk_parse_double's numbers; the
  * percent sign sets *pct to 1, else 0). Ranges are the caller's. 0 or -1. */
 int fk_parse_minwidth(const char *s, size_t n, double *out, int *pct);

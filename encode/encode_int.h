@@ -321,6 +321,16 @@ struct fk_lines {
 /* Starts reading data[0..len) line by line. */
 void fk_lines_init(struct fk_lines *l, const char *data, size_t len, struct fk_err *err);
 
+/* A text reader's start: fk_lines_init, a new builder in *b and a buffer
+ * of FK_MAX_DEPTH_ANY addresses in *addrs, which the caller frees with
+ * fk_lines_end, after a failure too. Returns 0, or -1 with err (out of
+ * memory). */
+int fk_lines_begin(struct fk_lines *l, const char *data, size_t len, struct fk_lb **b,
+		   uint64_t **addrs, struct fk_err *err);
+
+/* Frees what fk_lines_begin made (either may be NULL). */
+void fk_lines_end(struct fk_lb *b, uint64_t *addrs);
+
 /* The next line, blanks (and a '\r') trimmed at both ends, into *s, *n:
  * returns 1, 0 at the end, -1 with err (a line longer than FK_MAX_LINE,
  * a NUL byte). */
@@ -339,6 +349,12 @@ int fk_lines_hexes(struct fk_lines *l, const char *s, size_t n, uint64_t *addrs,
 /* True when s[0..n) starts with, or holds, the string p. */
 int fk_lines_starts(const char *s, size_t n, const char *p);
 int fk_lines_contains(const char *s, size_t n, const char *p);
+
+/* The value v[0..vn) of the attribute line s[0..n): decimal digits of at
+ * most max into *out. 0, or -1 with err at l's line ("bad attribute
+ * value 'LINE'"). */
+int fk_lines_attr(struct fk_lines *l, const char *s, size_t n, const char *v, size_t vn,
+		  int64_t max, int64_t *out);
 
 /* Sets err at l's line to "WHAT 'TEXT'" and returns -1. */
 int fk_lines_bad(struct fk_lines *l, const char *what, const char *s, size_t n);

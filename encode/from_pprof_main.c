@@ -31,11 +31,9 @@ int main(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "columns", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		FK_CLI_OPTIONS_END,
 	};
-	const char *type = NULL, *outpath = NULL, *path = "-";
+	const char *type = NULL, *outpath = NULL, *path;
 	int c, list = 0, ti, columns = 0;
 	struct fk_err err, oerr;
 	struct fk_pprof *pp;
@@ -51,15 +49,12 @@ int main(int argc, char **argv)
 		case 'l': list = 1; break;
 		case 'c': columns = 1; break;
 		case 'o': outpath = optarg; break;
-		case 'h': fk_usage(usage_text, stdout, 0); break;
-		case 'V': fk_print_version();
-		default: fk_usage(usage_text, stderr, 2);
+		default: fk_cli_option(c, usage_text);
 		}
 	}
-	if (argc - optind > 1 || (columns && type))
+	if (columns && type)
 		fk_usage(usage_text, stderr, 2);
-	if (optind < argc)
-		path = argv[optind];
+	path = fk_cli_operand(argc, argv, usage_text);
 
 	fk_err_init(&err, path);
 	if (fk_map_input(path, &data, &len, &mapped, &err) < 0)

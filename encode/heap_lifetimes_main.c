@@ -35,11 +35,11 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "view", 1, NULL, 'v' }, { "max-ms", 1, NULL, 'm' }, { "min-s", 1, NULL, 'n' },
 		{ "format", 1, NULL, 'f' }, { "sysroot", 1, NULL, 's' }, { "output", 1, NULL, 'o' },
-		{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		FK_CLI_OPTIONS_END,
 	};
 	struct fk_life_query q = { FK_LIFE_SITES, 100, 60 };
 	struct fk_symbolize_opts so = { 0 };
-	const char *outpath = NULL, *path = "-", *fmt = "json";
+	const char *outpath = NULL, *path, *fmt = "json";
 	struct fk_life_info info;
 	struct fk_profile *p;
 	struct fk_out out;
@@ -67,9 +67,7 @@ int main(int argc, char **argv)
 		case 'f': fmt = optarg; break;
 		case 's': so.sysroot = optarg; break;
 		case 'o': outpath = optarg; break;
-		case 'h': fk_usage(usage_text, stdout, 0);
-		case 'V': fk_print_version();
-		default: fk_usage(usage_text, stderr, 2);
+		default: fk_cli_option(c, usage_text);
 		}
 	}
 	if (strcmp(fmt, "json") && strcmp(fmt, "pprof") && strcmp(fmt, "folded") &&
@@ -77,9 +75,7 @@ int main(int argc, char **argv)
 		fk_warn("bad --format '%s' (json, pprof, folded or columns)", fmt);
 		fk_usage(usage_text, stderr, 2);
 	}
-	if (argc - optind > 1)
-		fk_usage(usage_text, stderr, 2);
-	path = optind < argc ? argv[optind] : path;
+	path = fk_cli_operand(argc, argv, usage_text);
 	fk_err_init(&err, path);
 	if (!(p = fk_life_load(path, &q, &info, &err)) || fk_symbolize(p, &so, &err) < 0)
 		fk_die_err(&err);

@@ -32,8 +32,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sysroot", required_argument, NULL, 's' }, { "debug-dir", required_argument, NULL, 'd' },
 		{ "keep-order", no_argument, NULL, 'k' }, { "mtime", no_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "output", required_argument, NULL, 'o' },
+		FK_CLI_OPTIONS_END,
 	};
 	struct fk_cli_warned warned = { NULL, 0 };
 	struct fk_symbolize_opts so = { .warn = fk_cli_warn_module, .warn_ctx = &warned };
@@ -55,9 +55,7 @@ int main(int argc, char **argv)
 		case 'k': keep = 1; break;
 		case 'm': mtime = 1; break;
 		case 'o': outpath = optarg; break;
-		case 'h': fk_usage(usage_text, stdout, 0);
-		case 'V': fk_print_version();
-		default: fk_usage(usage_text, stderr, 2);
+		default: fk_cli_option(c, usage_text);
 		}
 	}
 	if (optind == argc)

@@ -59,20 +59,16 @@ static int numbers(struct fk_lines *l, const char *s, size_t n, int64_t *a, int6
 int fk_legacy_contention(const char *data, size_t len, uint8_t **out,
 			 size_t *outlen, struct fk_err *err)
 {
-	struct fk_lb *b = fk_lb_new();
-	uint64_t *addrs = malloc(FK_MAX_DEPTH_ANY * sizeof *addrs);
+	struct fk_lb *b;
+	uint64_t *addrs;
 	struct fk_lines l;
 	const char *s, *k, *v, *at = NULL;
 	size_t n, kn, vn, na, i;
 	int64_t period = 1, hz = 0, ms = 0, val[2], delay, count;
-	uint64_t u;
 	int rc = -1, r;
 
-	fk_lines_init(&l, data, len, err);
-	if (!b || !addrs) {
-		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (fk_lines_begin(&l, data, len, &b, &addrs, err) < 0)
 		goto out;
-	}
 	if (fk_lines_next(&l, &s, &n) <= 0)
 		goto out;
 	/* The attributes. */
@@ -82,17 +78,14 @@ int fk_legacy_contention(const char *data, size_t len, uint8_t **out,
 		if (fk_lines_starts(s, n, "---") || !attribute(s, n, &k, &kn, &v, &vn))
 			break;
 		if (kn == 13 && memcmp(k, "cycles/second", 13) == 0) {
-			if (fk_parse_u64(v, vn, &u) < 0 || u > INT64_MAX)
-				goto badattr;
-			hz = (int64_t)u;
+			if (fk_lines_attr(&l, s, n, v, vn, INT64_MAX, &hz) < 0)
+				goto out;
 		} else if (kn == 15 && memcmp(k, "sampling period", 15) == 0) {
-			if (fk_parse_u64(v, vn, &u) < 0 || u > INT64_MAX)
-				goto badattr;
-			period = (int64_t)u;
+			if (fk_lines_attr(&l, s, n, v, vn, INT64_MAX, &period) < 0)
+				goto out;
 		} else if (kn == 14 && memcmp(k, "ms since reset", 14) == 0) {
-			if (fk_parse_u64(v, vn, &u) < 0 || u > INT64_MAX / 1000000)
-				goto badattr;
-			ms = (int64_t)u;
+			if (fk_lines_attr(&l, s, n, v, vn, INT64_MAX / 1000000, &ms) < 0)
+				goto out;
 		} else if (!(kn == 17 && memcmp(k, "discarded samples", 17) == 0)) {
 			fk_lines_bad(&l, "unknown attribute", s, n);
 			goto out;
@@ -130,11 +123,7 @@ int fk_legacy_contention(const char *data, size_t len, uint8_t **out,
 			goto out;
 	}
 	rc = fk_lines_finish(&l, r, s, n, b, out, outlen, err);
-	goto out;
-badattr:
-	fk_lines_bad(&l, "bad attribute value", s, n);
 out:
-	free(addrs);
-	fk_lb_free(b);
+	fk_lines_end(b, addrs);
 	return rc;
 }

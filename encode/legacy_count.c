@@ -31,8 +31,8 @@ size_t fk_legacy_count_header(const char *s, size_t n)
 int fk_legacy_count(const char *data, size_t len, uint8_t **out, size_t *outlen,
 		    struct fk_err *err)
 {
-	struct fk_lb *b = fk_lb_new();
-	uint64_t *addrs = malloc(FK_MAX_DEPTH_ANY * sizeof *addrs);
+	struct fk_lb *b;
+	uint64_t *addrs;
 	struct fk_lines l;
 	const char *s, *at;
 	char name[64];
@@ -40,11 +40,8 @@ int fk_legacy_count(const char *data, size_t len, uint8_t **out, size_t *outlen,
 	int64_t v;
 	int rc = -1, r;
 
-	fk_lines_init(&l, data, len, err);
-	if (!b || !addrs) {
-		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (fk_lines_begin(&l, data, len, &b, &addrs, err) < 0)
 		goto out;
-	}
 	while ((r = fk_lines_next(&l, &s, &n)) > 0 && (n == 0 || s[0] == '#'))
 		;
 	if (r <= 0 || (k = fk_legacy_count_header(s, n)) == 0 || k >= sizeof name) {
@@ -82,7 +79,6 @@ int fk_legacy_count(const char *data, size_t len, uint8_t **out, size_t *outlen,
 	}
 	rc = fk_lines_finish(&l, r, s, n, b, out, outlen, err);
 out:
-	free(addrs);
-	fk_lb_free(b);
+	fk_lines_end(b, addrs);
 	return rc;
 }

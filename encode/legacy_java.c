@@ -172,21 +172,18 @@ static int sample_line(const char *s, size_t n, int64_t *a, int64_t *c, const ch
 int fk_legacy_java(const char *data, size_t len, uint8_t **out, size_t *outlen,
 		    struct fk_err *err)
 {
-	struct fk_lb *b = fk_lb_new();
-	uint64_t *addrs = malloc(FK_MAX_DEPTH_ANY * sizeof *addrs);
+	struct fk_lb *b;
+	uint64_t *addrs;
 	struct fk_lines l;
 	const char *s, *k, *v, *at, *ptype;
 	char unit[64] = "";
 	size_t n, kn, vn, na;
 	int64_t period = 0, ms = 0, size, count, val[2], bytes;
-	uint64_t u, first;
+	uint64_t first;
 	int heap, rc = -1, r;
 
-	fk_lines_init(&l, data, len, err);
-	if (!b || !addrs) {
-		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (fk_lines_begin(&l, data, len, &b, &addrs, err) < 0)
 		goto out;
-	}
 	if (fk_lines_next(&l, &s, &n) <= 0)
 		goto out;
 	heap = is(s, n, "--- heapz 1 ---");
@@ -208,13 +205,11 @@ int fk_legacy_java(const char *data, size_t len, uint8_t **out, size_t *outlen,
 			memcpy(unit, v, vn);
 			unit[vn] = 0;
 		} else if (!heap && is(k, kn, "sampling period")) {
-			if (fk_parse_u64(v, vn, &u) < 0 || u > INT64_MAX)
-				goto badattr;
-			period = (int64_t)u;
+			if (fk_lines_attr(&l, s, n, v, vn, INT64_MAX, &period) < 0)
+				goto out;
 		} else if (!heap && is(k, kn, "ms since reset")) {
-			if (fk_parse_u64(v, vn, &u) < 0 || u > INT64_MAX / 1000000)
-				goto badattr;
-			ms = (int64_t)u;
+			if (fk_lines_attr(&l, s, n, v, vn, INT64_MAX / 1000000, &ms) < 0)
+				goto out;
 		} else {
 			fk_lines_bad(&l, "unknown attribute", s, n);
 			goto out;
@@ -281,11 +276,7 @@ int fk_legacy_java(const char *data, size_t len, uint8_t **out, size_t *outlen,
 			goto out;
 	}
 	rc = fk_lb_finish(b, out, outlen, err);
-	goto out;
-badattr:
-	fk_lines_bad(&l, "bad attribute value", s, n);
 out:
-	free(addrs);
-	fk_lb_free(b);
+	fk_lines_end(b, addrs);
 	return rc;
 }

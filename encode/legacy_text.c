@@ -4,6 +4,7 @@
  * legacy text reader shares. */
 #include "encode_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "limits.h"
@@ -15,6 +16,34 @@ void fk_lines_init(struct fk_lines *l, const char *data, size_t len, struct fk_e
 	l->end = data + len;
 	l->lineno = 0;
 	l->err = err;
+}
+
+int fk_lines_begin(struct fk_lines *l, const char *data, size_t len, struct fk_lb **b,
+		   uint64_t **addrs, struct fk_err *err)
+{
+	fk_lines_init(l, data, len, err);
+	*b = fk_lb_new();
+	*addrs = malloc(FK_MAX_DEPTH_ANY * sizeof **addrs);
+	if (!*b || !*addrs)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	return 0;
+}
+
+int fk_lines_attr(struct fk_lines *l, const char *s, size_t n, const char *v, size_t vn,
+		  int64_t max, int64_t *out)
+{
+	uint64_t u;
+
+	if (fk_parse_u64(v, vn, &u) < 0 || u > (uint64_t)max)
+		return fk_lines_bad(l, "bad attribute value", s, n);
+	*out = (int64_t)u;
+	return 0;
+}
+
+void fk_lines_end(struct fk_lb *b, uint64_t *addrs)
+{
+	free(addrs);
+	fk_lb_free(b);
 }
 
 int fk_lines_bad(struct fk_lines *l, const char *what, const char *s, size_t n)

@@ -21,17 +21,18 @@ static int thread_line(const char *s, size_t n)
 int fk_legacy_thread(const char *data, size_t len, uint8_t **out, size_t *outlen,
 		    struct fk_err *err)
 {
-	struct fk_lb *b = fk_lb_new();
-	uint64_t *addrs = malloc(FK_MAX_DEPTH_ANY * sizeof *addrs), *more;
+	struct fk_lb *b;
+	uint64_t *addrs, *more = NULL;
 	struct fk_lines l;
 	const char *s;
 	size_t n, na, got, i;
 	int64_t one = 1;
 	int rc = -1, r;
 
-	fk_lines_init(&l, data, len, err);
+	if (fk_lines_begin(&l, data, len, &b, &addrs, err) < 0)
+		goto out;
 	more = malloc(FK_MAX_DEPTH_ANY * sizeof *more);
-	if (!b || !addrs || !more) {
+	if (!more) {
 		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		goto out;
 	}
@@ -95,8 +96,7 @@ int fk_legacy_thread(const char *data, size_t len, uint8_t **out, size_t *outlen
 	}
 	rc = fk_lines_finish(&l, r, s, n, b, out, outlen, err);
 out:
-	free(addrs);
 	free(more);
-	fk_lb_free(b);
+	fk_lines_end(b, addrs);
 	return rc;
 }

@@ -37,12 +37,10 @@ int main(int argc, char **argv)
 		{ "threads", no_argument, NULL, 't' },
 		{ "columns", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		FK_CLI_OPTIONS_END,
 	};
 	struct fk_folded_opts fo;
-	const char *outpath = NULL, *path = "-";
+	const char *outpath = NULL, *path;
 	int c;
 	struct fk_err err;
 	struct fk_profile *p;
@@ -67,15 +65,10 @@ int main(int argc, char **argv)
 		case 't': fo.threads = 1; break;
 		case 'c': fo.columns = 1; break;
 		case 'o': outpath = optarg; break;
-		case 'h': fk_usage(usage_text, stdout, 0); break;
-		case 'V': fk_print_version();
-		default: fk_usage(usage_text, stderr, 2);
+		default: fk_cli_option(c, usage_text);
 		}
 	}
-	if (argc - optind > 1)
-		fk_usage(usage_text, stderr, 2);
-	if (optind < argc)
-		path = argv[optind];
+	path = fk_cli_operand(argc, argv, usage_text);
 
 	p = fk_cli_load(path);
 	fk_cli_open_out(&out, outpath);

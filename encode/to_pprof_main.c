@@ -34,12 +34,10 @@ int main(int argc, char **argv)
 		{ "threads", no_argument, NULL, 't' },
 		{ "time", required_argument, NULL, 'T' },
 		{ "max-samples", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		FK_CLI_OPTIONS_END,
 	};
 	struct fk_pprof_opts po;
-	const char *outpath = NULL, *path = "-";
+	const char *outpath = NULL, *path;
 	int c, force = 0;
 	struct fk_err err;
 	struct fk_profile *p;
@@ -70,15 +68,10 @@ int main(int argc, char **argv)
 			po.max_samples = (size_t)v;
 			break;
 		}
-		case 'h': fk_usage(usage_text, stdout, 0); break;
-		case 'V': fk_print_version();
-		default: fk_usage(usage_text, stderr, 2);
+		default: fk_cli_option(c, usage_text);
 		}
 	}
-	if (argc - optind > 1)
-		fk_usage(usage_text, stderr, 2);
-	if (optind < argc)
-		path = argv[optind];
+	path = fk_cli_operand(argc, argv, usage_text);
 	if ((!outpath || strcmp(outpath, "-") == 0) && !force && isatty(STDOUT_FILENO))
 		fk_die("refusing to write binary data to a terminal (use -o FILE or -f)");
 

@@ -7,7 +7,10 @@
 // file is one module: a function fkNAME(m) that returns its exports; m
 // holds the modules made before it (m.data, m.draw, ...), and a module
 // uses another's exports only as m.NAME.EXPORT, those its header lists
-// ("exports:", "needs:"). flame-events.js makes them in order and starts
+// ("exports:", "needs:"); it takes them at its start with one
+// "var { EXPORT, ... } = m.NAME;" a module, and its copies of the tree's
+// arrays with one "({ n, ... } = t);" in m.data.onTree's function.
+// flame-events.js makes them in order and starts
 // the page; scripts/check-page-modules (tests/golden/render/modules.cmd)
 // checks that no module reaches another's names.
 // The SVG carries every frame of the profile as data (the
@@ -245,13 +248,7 @@
 		var cur = { n: n, depth: depth, parent: parent, nm: nm, end: end, self: self, tot: tot }, treeFns = [];
 		function setTree(t) {
 			cur = t;
-			n = t.n;
-			depth = t.depth;
-			parent = t.parent;
-			nm = t.nm;
-			end = t.end;
-			self = t.self;
-			tot = t.tot;
+			({ n, depth, parent, nm, end, self, tot } = t);
 			treeFns.forEach(function (f) {
 				f(t);
 			});

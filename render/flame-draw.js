@@ -7,17 +7,10 @@
 //   stick, shown, x, w, merged, drawnCount, newTree
 // needs: data, search, sandwich, timeline
 	function fkDraw(m) {
-		var NS = m.data.NS, XNS = m.data.XNS, svg = m.data.svg, D = m.data.D, names = m.data.names;
-		var colNames = m.data.colNames, state = m.data.state, FH = m.data.FH, FS = m.data.FS, CHW = m.data.CHW;
-		var XPAD = m.data.XPAD, MINPX = m.data.MINPX, wc = m.data.wc, cls = m.data.cls, cut = m.data.cut;
+		var { NS, XNS, svg, D, names, colNames, state, FH, FS, CHW, XPAD, MINPX, wc, cls, cut } = m.data;
 		var n, depth, parent, nm, end, self;
 		m.data.onTree(function (t) {
-			n = t.n;
-			depth = t.depth;
-			parent = t.parent;
-			nm = t.nm;
-			end = t.end;
-			self = t.self;
+			({ n, depth, parent, nm, end, self } = t);
 		});
 		// ---- page skeleton ------------------------------------------------
 		function el(ns, tag, attrs, parentEl) {

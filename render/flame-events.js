@@ -5,32 +5,19 @@
 // exports: saveHash, start
 // needs: data, draw, search, tables, sandwich, invert, timeline
 	function fkEvents(m) {
-		var D = m.data.D, names = m.data.names, state = m.data.state, svg = m.data.svg, FH = m.data.FH;
-		var pathOf = m.data.pathOf, wc = m.data.wc;
-		var view = m.draw.view, hov = m.draw.hov, hdr = m.draw.hdr, reset = m.draw.reset, q = m.draw.q;
-		var caseBox = m.draw.caseBox, reBox = m.draw.reBox, prevBtn = m.draw.prevBtn, nextBtn = m.draw.nextBtn;
-		var matched = m.draw.matched, colSel = m.draw.colSel, normBox = m.draw.normBox, sortBtn = m.draw.sortBtn;
-		var orientBtn = m.draw.orientBtn, invBtn = m.draw.invBtn, tableBtn = m.draw.tableBtn, swBtn = m.draw.swBtn;
-		var copyBtn = m.draw.copyBtn, drawLegend = m.draw.drawLegend, lay = m.draw.lay, rowY = m.draw.rowY;
-		var draw = m.draw.draw, frameAtPoint = m.draw.frameAtPoint, shown = m.draw.shown;
-		var select = m.search.select, zoom = m.search.zoom, zoomMerged = m.search.zoomMerged, step = m.search.step;
-		var search = m.search.search, describe = m.search.describe, showDetails = m.search.showDetails;
-		var scrollTo = m.search.scrollTo, setZoom = m.search.setZoom, runSearch = m.search.runSearch;
-		var searchSoon = m.search.searchSoon;
-		var drawTable = m.tables.drawTable, toggleTable = m.tables.toggleTable, reorder = m.tables.reorder;
-		var pickFunction = m.tables.pickFunction;
-		var sandwichHere = m.sandwich.sandwichHere, closeSandwich = m.sandwich.closeSandwich;
-		var openSandwich = m.sandwich.openSandwich, setInvert = m.invert.setInvert;
-		var TL = m.timeline.present, tlN = m.timeline.count;
+		var { D, names, state, svg, FH, pathOf, wc } = m.data;
+		var { view, hov, hdr, reset, q, caseBox, reBox, prevBtn, nextBtn, matched, colSel, normBox,
+			sortBtn, orientBtn, invBtn, tableBtn, swBtn, copyBtn, drawLegend, lay, rowY, draw,
+			frameAtPoint, shown } = m.draw;
+		var { select, zoom, zoomMerged, step, search, describe, showDetails, scrollTo, setZoom,
+			runSearch, searchSoon } = m.search;
+		var { drawTable, toggleTable, reorder, pickFunction } = m.tables;
+		var { sandwichHere, closeSandwich, openSandwich } = m.sandwich;
+		var { setInvert } = m.invert;
+		var { present: TL, count: tlN } = m.timeline;
 		var n, depth, parent, nm, end, self, tot;
 		m.data.onTree(function (t) {
-			n = t.n;
-			depth = t.depth;
-			parent = t.parent;
-			nm = t.nm;
-			end = t.end;
-			self = t.self;
-			tot = t.tot;
+			({ n, depth, parent, nm, end, self, tot } = t);
 		});
 		// The column the page opened on (start).
 		var col0;

@@ -6,7 +6,7 @@
 // exports: setInvert
 // needs: data, draw, search, tables, timeline
 	function fkInvert(m) {
-		var names = m.data.names, state = m.data.state;
+		var { names, state } = m.data;
 		// ---- invert ---------------------------------------------------------
 		// plain: the tree as render-flame wrote it; inverted: made on the
 		// first switch. Each stack's self value goes to the end of its

@@ -8,7 +8,8 @@
 // exports: lines
 // needs: data
 	function fkLifetimes(m) {
-		var colNames = m.data.colNames, fmtIn = m.data.fmtIn, pct = m.data.pct, tot;
+		var { colNames, fmtIn, pct } = m.data;
+		var tot;
 		m.data.onTree(function (t) {
 			tot = t.tot;
 		});

@@ -5,19 +5,13 @@
 // exports: drawSandwich, openSandwich, closeSandwich, sandwichHere, last
 // needs: data, draw, search, events
 	function fkSandwich(m) {
-		var D = m.data.D, names = m.data.names, nametype = m.data.nametype, state = m.data.state, wc = m.data.wc;
-		var fmt = m.data.fmt, fmtIn = m.data.fmtIn, pct = m.data.pct, bnorm = m.data.bnorm, DC = m.data.DC;
-		var NS = m.data.NS, svg = m.data.svg, MINPX = m.data.MINPX, XPAD = m.data.XPAD, FH = m.data.FH, FS = m.data.FS;
-		var CHW = m.data.CHW, cut = m.data.cut, fnv = m.data.fnv, colNames = m.data.colNames;
-		var el = m.draw.el, selr = m.draw.selr, view = m.draw.view, lay = m.draw.lay, colSel = m.draw.colSel;
-		var showDetails = m.search.showDetails;
+		var { D, names, nametype, state, wc, fmt, fmtIn, pct, bnorm, DC, NS, svg, MINPX, XPAD, FH, FS,
+			CHW, cut, fnv, colNames } = m.data;
+		var { el, selr, view, lay, colSel } = m.draw;
+		var { showDetails } = m.search;
 		var n, parent, nm, end, tot;
 		m.data.onTree(function (t) {
-			n = t.n;
-			parent = t.parent;
-			nm = t.nm;
-			end = t.end;
-			tot = t.tot;
+			({ n, parent, nm, end, tot } = t);
 		});
 		// ---- the sandwich view ---------------------------------------------
 		// For function k: its callers merged above (the stacks that reach k,

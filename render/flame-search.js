@@ -6,21 +6,12 @@
 //   hit, count, sumAll, forget
 // needs: data, lifetimes, draw, tables, events
 	function fkSearch(m) {
-		var D = m.data.D, names = m.data.names, nametype = m.data.nametype, state = m.data.state, wc = m.data.wc;
-		var fmt = m.data.fmt, pct = m.data.pct, bnorm = m.data.bnorm, DC = m.data.DC, MINPX = m.data.MINPX;
-		var XPAD = m.data.XPAD, FH = m.data.FH;
-		var q = m.draw.q, view = m.draw.view, matched = m.draw.matched, details = m.draw.details, selr = m.draw.selr;
-		var html = m.draw.html, lay = m.draw.lay, viewRange = m.draw.viewRange, viewValue = m.draw.viewValue;
-		var shown = m.draw.shown, rowY = m.draw.rowY, stick = m.draw.stick, drawThin = m.draw.drawThin;
+		var { D, names, nametype, state, wc, fmt, pct, bnorm, DC, MINPX, XPAD, FH } = m.data;
+		var { q, view, matched, details, selr, html, lay, viewRange, viewValue, shown, rowY, stick,
+			drawThin } = m.draw;
 		var n, depth, parent, nm, end, self, tot;
 		m.data.onTree(function (t) {
-			n = t.n;
-			depth = t.depth;
-			parent = t.parent;
-			nm = t.nm;
-			end = t.end;
-			self = t.self;
-			tot = t.tot;
+			({ n, depth, parent, nm, end, self, tot } = t);
 		});
 		// ---- search and highlights ---------------------------------------
 		// morder: the matches heaviest first (made on the first step).

@@ -5,18 +5,11 @@
 //   original, sortHash, loadSort, rows
 // needs: data, draw, search, sandwich, timeline, events
 	function fkTables(m) {
-		var D = m.data.D, names = m.data.names, nametype = m.data.nametype, state = m.data.state, wc = m.data.wc;
-		var fmt = m.data.fmt, pct = m.data.pct, bnorm = m.data.bnorm, DC = m.data.DC;
-		var html = m.draw.html, tdiv = m.draw.tdiv, tableBtn = m.draw.tableBtn, q = m.draw.q;
+		var { D, names, nametype, state, wc, fmt, pct, bnorm, DC } = m.data;
+		var { html, tdiv, tableBtn, q } = m.draw;
 		var n, depth, parent, nm, end, self, tot;
 		m.data.onTree(function (t) {
-			n = t.n;
-			depth = t.depth;
-			parent = t.parent;
-			nm = t.nm;
-			end = t.end;
-			self = t.self;
-			tot = t.tot;
+			({ n, depth, parent, nm, end, self, tot } = t);
 		});
 		// ---- the functions table ------------------------------------------
 		// Every function, in a scrolling table that draws only the rows in

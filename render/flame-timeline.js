@@ -12,17 +12,11 @@
 // exports: present, count, measure, hash, unhash, restore, afterTree, afterReorder, api
 // needs: data, draw, search, tables
 	function fkTimeline(m) {
-		var D = m.data.D, names = m.data.names, state = m.data.state, colNames = m.data.colNames;
-		var colUnits = m.data.colUnits, NS = m.data.NS, svg = m.data.svg, fmt = m.data.fmt, pct = m.data.pct;
-		var DC = m.data.DC, wc = m.data.wc;
-		var el = m.draw.el, html = m.draw.html, tfo = m.draw.tfo, colSel = m.draw.colSel, lay = m.draw.lay;
+		var { D, names, state, colNames, colUnits, NS, svg, fmt, pct, DC, wc } = m.data;
+		var { el, html, tfo, colSel, lay } = m.draw;
 		var n, parent, nm, self, tot;
 		m.data.onTree(function (t) {
-			n = t.n;
-			parent = t.parent;
-			nm = t.nm;
-			self = t.self;
-			tot = t.tot;
+			({ n, parent, nm, self, tot } = t);
 		});
 		// ---- the timeline --------------------------------------------------
 		var tlEl = document.getElementById("fkseries"), TL = null;

@@ -41,9 +41,7 @@ int main(int argc, char **argv)
 		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "keep-allocator-frames", no_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		FK_CLI_OPTIONS_END,
 	};
 	struct fk_symbolize_opts so = { .warn = warn_module, .warn_server = warn_server };
 	const char **dirs = fk_xmalloc((size_t)argc * sizeof *dirs);
@@ -61,9 +59,7 @@ int main(int argc, char **argv)
 		case 'd': dirs[ndirs++] = optarg; break;
 		case 'k': so.keep_allocator_frames = 1; break;
 		case 'o': outpath = optarg; break;
-		case 'h': free(dirs); fk_usage(usage, stdout, 0);
-		case 'V': free(dirs); fk_print_version();
-		default: free(dirs); fk_usage(usage, stderr, 2);
+		default: free(dirs); fk_cli_option(c, usage);
 		}
 	}
 	if (argc - optind > 1) {

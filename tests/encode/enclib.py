@@ -153,6 +153,26 @@ def pprof_raw(pb, *opts):
     return st, err, out, samples, locs, maps
 
 
+def top_table(out, total_re, row_re):
+    """A -top or --text table: (the total, the first group of total_re;
+    flat by function name, row_re's groups: flat value and name, " (inline)"
+    dropped)."""
+    total = None
+    flat = {}
+    for ln in out.split("\n"):
+        m = re.match(total_re, ln)
+        if m:
+            total = float(m.group(1))
+            continue
+        m = re.match(row_re, ln)
+        if m:
+            name = m.group(2)
+            if name.endswith(" (inline)"):
+                name = name[: -len(" (inline)")]
+            flat[name] = flat.get(name, 0.0) + float(m.group(1))
+    return total, flat
+
+
 def pprof_top(pb, index, unit=None):
     """go tool pprof -top with every node: (status, stderr, total, flat by
     function name)."""
@@ -161,19 +181,9 @@ def pprof_top(pb, index, unit=None):
     if unit:
         cmd.append("-unit=" + unit)
     st, out, err = run(cmd + [pb])
-    total = None
-    flat = {}
-    for ln in out.split("\n"):
-        m = re.match(r"Showing nodes accounting for (-?[\d.]+)\w*, [\d.]+% of (-?[\d.]+)\w* total", ln)
-        if m:
-            total = float(m.group(2))
-            continue
-        m = re.match(r"^\s*(-?[\d.]+)\w*\s+-?[\d.]+%\s+-?[\d.]+%\s+-?[\d.]+\w*\s+-?[\d.]+%\s+(.*)$", ln)
-        if m:
-            name = m.group(2)
-            if name.endswith(" (inline)"):
-                name = name[: -len(" (inline)")]
-            flat[name] = flat.get(name, 0.0) + float(m.group(1))
+    total, flat = top_table(
+        out, r"Showing nodes accounting for -?[\d.]+\w*, [\d.]+% of (-?[\d.]+)\w* total",
+        r"^\s*(-?[\d.]+)\w*\s+-?[\d.]+%\s+-?[\d.]+%\s+-?[\d.]+\w*\s+-?[\d.]+%\s+(.*)$")
     return st, err, total, flat
 
 
@@ -181,20 +191,8 @@ def jeprof_text(path, mode):
     """jeprof --text --MODE --show_bytes on a symbolized profile: (total,
     flat by function)."""
     st, out, err = run(["jeprof", "--text", "--" + mode, "--show_bytes", path])
-    total = None
-    flat = {}
-    for ln in out.split("\n"):
-        m = re.match(r"Total: (-?[\d.]+)", ln)
-        if m:
-            total = float(m.group(1))
-            continue
-        m = re.match(r"^\s*(-?[\d.]+)\s+-?[\d.]+%\s+-?[\d.]+%\s+-?[\d.]+\s+-?[\d.]+%\s+(.*)$", ln)
-        if m:
-            name = m.group(2)
-            if name.endswith(" (inline)"):
-                name = name[: -len(" (inline)")]
-            flat[name] = flat.get(name, 0.0) + float(m.group(1))
-    return total, flat
+    return top_table(out, r"Total: (-?[\d.]+)",
+                     r"^\s*(-?[\d.]+)\s+-?[\d.]+%\s+-?[\d.]+%\s+-?[\d.]+\s+-?[\d.]+%\s+(.*)$")
 
 
 def close(a, b, rel=0.001, absolute=1.0):

@@ -48,9 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		e = memchr(p, '\n', (size_t)(copy + size - p));
 		if (!e)
 			e = copy + size;
-		if (fk_size_parse(p, (size_t)(e - p), &v) == 0 && v < 0)
+		if (fk_limit_parse(p, (size_t)(e - p), &v, NULL) == 0 && v < 0)
 			abort();
-		if (fk_growth_parse(p, (size_t)(e - p), &v, &pct) == 0 && v < 0)
+		if (fk_limit_parse(p, (size_t)(e - p), &v, &pct) == 0 && v < 0)
 			abort();
 	}
 	free(copy);

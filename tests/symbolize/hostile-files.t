@@ -83,6 +83,13 @@ def sym_case(name, argv, want_warn, want_names, fn=b"fk_alloc_small"):
     check(name, not why, "; ".join(why))
 
 
+def sysroot(name):
+    """A new sysroot NAME under tmp, with its /opt/fk/bin."""
+    root = os.path.join(tmp, name)
+    os.makedirs(root + "/opt/fk/bin")
+    return root
+
+
 tmp = tempfile.mkdtemp()
 try:
     bin_basic = os.path.join(TOP, "fixtures/sysroot/opt/fk/bin/fk-basic")
@@ -99,14 +106,12 @@ try:
     dump_with("/dev/null", d)
     sym_case("a device named by the maps is refused before it is opened",
              [d], "/dev/null: not a regular file", False)
-    root = os.path.join(tmp, "fiforoot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("fiforoot")
     os.mkfifo(root + "/opt/fk/bin/fk-basic")
     sym_case("a FIFO under --sysroot is refused, not waited on",
              ["--sysroot", root, "fixtures/dumps/fk-basic.prof"],
              "/opt/fk/bin/fk-basic: not a regular file", False)
-    root = os.path.join(tmp, "dbgroot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("dbgroot")
     shutil.copy(bin_stripped, root + "/opt/fk/bin/fk-stripped")
     os.makedirs(root + "/usr/lib/debug/.build-id/53")
     os.mkfifo(root + "/usr/lib/debug/.build-id/53/51cf1049250f31641101140300abf05a150996.debug")
@@ -120,8 +125,7 @@ try:
              "debug file %s/usr/lib/debug/.build-id/53/51cf1049250f31641101140300abf05a150996"
              ".debug: not a regular file" % root, True, b"fk_hidden_words")
 
-    root = os.path.join(tmp, "dworoot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("dworoot")
     shutil.copy(os.path.join(TOP, "fixtures/sysroot/opt/fk/bin/fk-split"), root + "/opt/fk/bin/")
     os.mkfifo(root + "/opt/fk/bin/fk-split.dwo")
     sym_case("a FIFO as a split DWARF .dwo file is not opened (libdw would block)",
@@ -129,8 +133,7 @@ try:
              "fk-split.dwo is not a regular file", True, b"main")
 
     # 9: --sysroot cannot be escaped.
-    root = os.path.join(tmp, "emptyroot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("emptyroot")
     climb = "/.." * 40 + bin_basic
     d = os.path.join(tmp, "climb.prof")
     dump_with(climb, d)
@@ -145,8 +148,7 @@ try:
     sym_case("a relative symbolic link leading out of the sysroot is refused",
              ["--sysroot", root, "fixtures/dumps/fk-basic.prof"],
              "symbolic link '/opt/fk/bin/fk-basic' leads out of the sysroot", False)
-    root = os.path.join(tmp, "absroot")
-    os.makedirs(root + "/opt/fk/bin")
+    root = sysroot("absroot")
     os.symlink(bin_basic, root + "/opt/fk/bin/fk-basic")
     sym_case("an absolute symbolic link is resolved inside the sysroot, not on the host",
              ["--sysroot", root, "fixtures/dumps/fk-basic.prof"],
@@ -166,24 +168,16 @@ try:
     os.makedirs(bombs)
     subprocess.run([sys.executable, os.path.join(TOP, "fixtures/bad/make-bombs.py"), bombs],
                    check=True)
-    root = os.path.join(tmp, "bombroot")
-    os.makedirs(root + "/opt/fk/bin")
-    shutil.copy(os.path.join(bombs, "elf-bomb"), root + "/opt/fk/bin/fk-basic")
-    st, out, err, rss, secs = run(["symbolize", "--sysroot", root, "fixtures/dumps/fk-basic.prof"])
-    check("an ELF whose compressed .debug_info claims 3 GiB is refused with a warning "
-          "(%.2f s, %d KiB)" % (secs, rss),
-          st == 0 and "/opt/fk/bin/fk-basic: compressed sections inflate to more than" in err
-          and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
-          "status %s, %d KiB, %r" % (st, rss, err[-300:]))
-    root = os.path.join(tmp, "xzroot")
-    os.makedirs(root + "/opt/fk/bin")
-    shutil.copy(os.path.join(bombs, "xz-bomb"), root + "/opt/fk/bin/fk-stripped")
-    st, out, err, rss, secs = run(["symbolize", "--sysroot", root, "fixtures/dumps/fk-stripped.prof"])
-    check("an ELF whose .gnu_debugdata (xz) inflates to 512 MiB is refused with a warning "
-          "(%.2f s, %d KiB)" % (secs, rss),
-          st == 0 and "/opt/fk/bin/fk-stripped: compressed sections inflate to more than" in err
-          and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
-          "status %s, %d KiB, %r" % (st, rss, err[-300:]))
+    for bomb, prog, what in (("elf-bomb", "fk-basic", "compressed .debug_info claims 3 GiB"),
+                             ("xz-bomb", "fk-stripped", ".gnu_debugdata (xz) inflates to 512 MiB")):
+        root = sysroot(bomb + "-root")
+        shutil.copy(os.path.join(bombs, bomb), root + "/opt/fk/bin/" + prog)
+        st, out, err, rss, secs = run(["symbolize", "--sysroot", root,
+                                       "fixtures/dumps/%s.prof" % prog])
+        check("an ELF whose %s is refused with a warning (%.2f s, %d KiB)" % (what, secs, rss),
+              st == 0 and "/opt/fk/bin/%s: compressed sections inflate to more than" % prog in err
+              and rss < RSS_MAX and out.startswith(b"--- symbol\n"),
+              "status %s, %d KiB, %r" % (st, rss, err[-300:]))
     for name, msg in (("gzip-bomb", "gzip data inflates to more than"),
                       ("string-bomb", "gzip data inflates to more than"),
                       ("folded-bomb", "folded output larger than")):

@@ -12,7 +12,7 @@ static int64_t size_of(const char *s)
 {
 	int64_t v = -1;
 
-	return fk_size_parse(s, strlen(s), &v) == 0 ? v : -1;
+	return fk_limit_parse(s, strlen(s), &v, NULL) == 0 ? v : -1;
 }
 
 static void sizes(void)
@@ -31,13 +31,14 @@ static void sizes(void)
 	for (const char *const *b = (const char *const[]){ "", "KiB", "1MB", "1kib", "1 MiB", "-1",
 			"+1", "1.5MiB", "0x10", "1MiBs", " 1", NULL }; *b; b++)
 		T_EQ_INT(size_of(*b), -1, *b);
-	T_OK(fk_growth_parse("5%", 2, &v, &pct) == 0 && pct && v == 500, "5%% is 500 hundredths");
-	T_OK(fk_growth_parse("2.5%", 4, &v, &pct) == 0 && pct && v == 250, "2.5%%");
-	T_OK(fk_growth_parse("0.05%", 5, &v, &pct) == 0 && pct && v == 5, "0.05%%");
-	T_OK(fk_growth_parse("1KiB", 4, &v, &pct) == 0 && !pct && v == 1024, "a size");
-	T_OK(fk_growth_parse("1.234%", 6, &v, &pct) < 0, "three decimals refused");
-	T_OK(fk_growth_parse("%", 1, &v, &pct) < 0 && fk_growth_parse("1.%", 3, &v, &pct) < 0 &&
-	     fk_growth_parse(".5%", 3, &v, &pct) < 0, "bare %%, 1.%%, .5%% refused");
+	T_EQ_INT(size_of("5%"), -1, "a percent where only a size goes");
+	T_OK(fk_limit_parse("5%", 2, &v, &pct) == 0 && pct && v == 500, "5%% is 500 hundredths");
+	T_OK(fk_limit_parse("2.5%", 4, &v, &pct) == 0 && pct && v == 250, "2.5%%");
+	T_OK(fk_limit_parse("0.05%", 5, &v, &pct) == 0 && pct && v == 5, "0.05%%");
+	T_OK(fk_limit_parse("1KiB", 4, &v, &pct) == 0 && !pct && v == 1024, "a size");
+	T_OK(fk_limit_parse("1.234%", 6, &v, &pct) < 0, "three decimals refused");
+	T_OK(fk_limit_parse("%", 1, &v, &pct) < 0 && fk_limit_parse("1.%", 3, &v, &pct) < 0 &&
+	     fk_limit_parse(".5%", 3, &v, &pct) < 0, "bare %%, 1.%%, .5%% refused");
 }
 
 static void budgets(void)

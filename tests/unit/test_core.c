@@ -65,6 +65,7 @@ static void test_doubles(void)
 				     "0x10", "inf", "nan", "1..2", "1,5", "1e400" };
 	double d;
 	size_t z;
+	uint64_t u;
 	int pct;
 
 	T_OK(fk_parse_double("12", 2, &d) == 0 && d == 12, "double integer");
@@ -82,6 +83,13 @@ static void test_doubles(void)
 	T_OK(fk_parse_minwidth("1%%", 3, &d, &pct) < 0, "minwidth two percents rejected");
 	T_OK(fk_parse_size("4294967295", 10, UINT32_MAX, &z) == 0 && z == UINT32_MAX, "size max");
 	T_OK(fk_parse_size("4294967296", 10, UINT32_MAX, &z) < 0, "size above max rejected");
+	T_OK(fk_parse_bytes("3KiB", 4, UINT64_MAX, &u) == 0 && u == 3072, "bytes KiB");
+	T_OK(fk_parse_bytes("1GiB", 4, 1 << 30, &u) == 0 && u == 1 << 30, "bytes at max");
+	T_OK(fk_parse_bytes("1GiB", 4, (1 << 30) - 1, &u) < 0, "bytes above max rejected");
+	T_OK(fk_parse_bytes("17179869184GiB", 14, UINT64_MAX, &u) < 0, "bytes past 64 bits rejected");
+	for (const char *const *b = (const char *const[]){ "", "KiB", "1KB", "1kib", "1 KiB", "-1",
+			"1.5MiB", "1MiBs", NULL }; *b; b++)
+		T_OK(fk_parse_bytes(*b, strlen(*b), UINT64_MAX, &u) < 0, "bytes '%s' rejected", *b);
 }
 
 static void test_hostport(void)

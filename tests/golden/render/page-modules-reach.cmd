@@ -1,7 +1,7 @@
 # Two small modules that break each rule scripts/check-page-modules
-# enforces: a name of another module's, an export not listed, a module not
-# needed, one read at start before it is made, a hidden m, a return that
-# is not the exports line.
+# enforces: a name of another module's, an export not listed (also as a
+# name of "var { ... } = m.b"), a module not needed, one read at start
+# before it is made, a hidden m, a return that is not the exports line.
 cat >"$T/flame-a.js" <<'JS'
 // exports: x, y
 // needs: b
@@ -10,7 +10,8 @@ cat >"$T/flame-a.js" <<'JS'
 	function fkA(m) {
 		var early = m.b.f;
 		function x() {
-			return m.b.f() + m.b.g;
+			var { f, h: hh } = m.b;
+			return m.b.f() + m.b.g + f() + hh;
 		}
 		function y(m) {
 			return m;
