@@ -10,9 +10,10 @@
  *   request it was made of; the same dump and request again (a heap at
  *   rest) gets it back, a pprof stamped with the time of this request
  *   (fk_pprof_stamp).
- * Both go with the module cache (sampling off for good) and are bounded
- * by its budget, FLAMEKIT_CACHE_MB. Everything here runs under fk_je_lock,
- * like every conversion. */
+ * They go with the module cache (sampling off for good) and together
+ * hold at most its budget, FLAMEKIT_CACHE_MB: half for the stacks, a
+ * quarter for the trie, a quarter for the answers. Everything here runs
+ * under fk_je_lock, like every conversion. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ struct fk_stackmemo *fk_memo_stacks(void)
 {
 	/* Its budget is the module cache's: 0 keeps nothing. */
 	if (!stacks && fk_serve_cache_mb > 0)
-		stacks = fk_stackmemo_new(fk_serve_cache_mb << 20);
+		stacks = fk_stackmemo_new((fk_serve_cache_mb << 20) / 2);
 	return stacks;
 }
 
@@ -101,10 +102,24 @@ int fk_memo_bytes(uint64_t key, size_t dump_len, int fmt, char **out, size_t *le
 	return 1;
 }
 
-/* An answer is kept when it is at most a quarter of the budget. */
-static int fits(size_t n)
+/* Whether an answer of n bytes may be kept in place of fmt's: the
+ * answers hold at most a quarter of the budget, the newest first (the
+ * others are forgotten to make room). */
+static int fits(int fmt, size_t n)
 {
-	return n <= (fk_serve_cache_mb << 20) / 4;
+	size_t room = (fk_serve_cache_mb << 20) / 4, held = 0;
+
+	if (n > room)
+		return 0;
+	for (int i = 0; i < FK_OUT_NFMT; i++)
+		if (i != fmt)
+			held += fk_pprof_body_size(answers[i].body) + answers[i].len;
+	for (int i = 0; i < FK_OUT_NFMT && held + n > room; i++)
+		if (i != fmt) {
+			held -= fk_pprof_body_size(answers[i].body) + answers[i].len;
+			forget(&answers[i]);
+		}
+	return 1;
 }
 
 void fk_memo_keep_body(uint64_t key, size_t dump_len, struct fk_pprof_body *b)
@@ -112,7 +127,7 @@ void fk_memo_keep_body(uint64_t key, size_t dump_len, struct fk_pprof_body *b)
 	struct answer *a = &answers[FK_OUT_PPROF];
 
 	forget(a);
-	if (!key || !fits(fk_pprof_body_size(b))) {
+	if (!key || !fits(FK_OUT_PPROF, fk_pprof_body_size(b))) {
 		fk_pprof_body_free(b);
 		return;
 	}
@@ -125,7 +140,7 @@ void fk_memo_keep_bytes(uint64_t key, size_t dump_len, int fmt, const char *byte
 	struct answer *a = &answers[fmt];
 
 	forget(a);
-	if (!key || !fits(len) || !(a->bytes = malloc(len ? len : 1)))
+	if (!key || !fits(fmt, len) || !(a->bytes = malloc(len ? len : 1)))
 		return;
 	memcpy(a->bytes, bytes, len);
 	a->len = len;

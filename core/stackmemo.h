@@ -8,8 +8,8 @@
  * A profile parsed with a memo borrows the memo's addresses: it must be
  * freed before the memo's next parse (fk_heapdump_parse_memo) or free.
  * Two texts of one length and one 64-bit hash would be taken for one
- * stack; the hash mixes every byte, so among the 10^4-10^5 stacks of a
- * heap that is about one chance in 10^10. */
+ * stack; the hash mixes every byte, so for a heap of 10^5 stacks that is
+ * about one chance in 4 * 10^9 a dump (n^2 / 2 pairs over 2^64). */
 #ifndef FK_STACKMEMO_H
 #define FK_STACKMEMO_H
 
