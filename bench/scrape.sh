@@ -138,7 +138,9 @@ echo "scrape peak (VmHWM, reset just before): first $hwm1 KB, warm ${hwmw:-n/a} 
 echo "settings: $settings"
 
 # Our share alone, in one process with no jemalloc dump: the host's raw
-# dump (its modules are this machine's files), and two real programs'
+# dump (its modules are this machine's files; "memo": parsed and encoded
+# with the memos the hook keeps, the same dump each round, so the stacks
+# and the limit's trie are found again and every answer is made anew), and two real programs'
 # dumps whose modules are on this machine (gcc's 33 MB cc1, python3.11);
 # on jemalloc, as the hook runs (its own arena keeps freed pages).
 # bench (the rounds of scrape-bench): first round, then the warm ones.
@@ -150,6 +152,7 @@ bench() {
 		"$(awk 'NR == 10 { print $4 }' "$T/sb")" "$3" "$(tail -1 "$T/sb" | awk '{ print $4 }')"
 }
 echo "# our share alone (bench/scrape_bench.c: parse, symbolize, encode; no dump, no HTTP)"
+echo "host's dump, memo:      $(bench --memo "$T/dump.raw" "$COUNT")"
 echo "host's dump, cached:    $(bench "" "$T/dump.raw" "$COUNT")"
 echo "host's dump, uncached:  $(bench --no-cache "$T/dump.raw" 10)"
 for d in cc1 python3.11-live; do
