@@ -238,7 +238,18 @@
 			})(0, 0);
 			var y0 = lay.HH + lay.TH + 24 + probe * FH;
 			var lab = el(NS, "text", { x: XPAD, y: lay.HH + lay.TH + 16, class: "swl" }, swg);
-			lab.textContent = "Callers of " + names[state.sw] + " (above) and its callees (below); Esc or Reset zoom to go back";
+			// The caption fits the window: without its hint first, then with
+			// the name cut in the middle (a phone: it ran 860 px past 400).
+			var swName = names[state.sw], hint = "; Esc or Reset zoom to go back", len = Array.from(swName).length;
+			function caption(k) {
+				lab.textContent = "Callers of " + cut(swName, k) + " (above) and its callees (below)" + hint;
+				return lab.getComputedTextLength() <= full;
+			}
+			if (!caption(len)) {
+				hint = "";
+				while (!caption(len) && len > 8)
+					len = Math.max(8, Math.floor(len * 0.8));
+			}
 			drawHalf(S.up, y0, -1, sc);
 			var rows = drawHalf(S.down, y0, 1, sc);
 			lay.H = Math.max(lay.H, y0 + rows * FH + 16);

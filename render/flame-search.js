@@ -323,6 +323,9 @@
 			if (!keepSearch)
 				state.mpos = -1;
 			showCount();
+			// The selection's share of the view changed with the view.
+			if (state.sel >= 0)
+				showDetails(describe(state.sel));
 			m.events.saveHash();
 		}
 		function zoom(j) {

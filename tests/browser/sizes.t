@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// The page as a user sees it at real window sizes (1280x800, 1920x1080, a
+// 400x800 phone), from what looking at screenshots of real profiles found:
+// (1) after a click zooms, the hover outline is not left at the frame's
+// old place; (2) the selected frame's details follow the zoom ("% of
+// view" after Reset); (3) the graph does not move when a search's count
+// appears; (4) on a phone the functions table leaves the function name
+// room; (5) the sandwich's caption stays inside the window; (6) the
+// legend says what the colours and widths are (no "warm" for the default
+// green palette, callers' widths when inverted). Every wait is on an
+// event or a page state, never a sleep.
+"use strict";
+const { ok, launch, render, done } = require("./lib.js");
+
+const long = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct<char const*>(char const*, char const*)";
+const sample = "main;parse_request;read_body 5\nmain;parse_request;decode 3\n" +
+	`main;cache_put;${long} 4\nmain;cache_put;copy_value 6\nmain;log_append 2\n`;
+const sizes = [[1280, 800], [1920, 1080], [400, 800]];
+
+async function open(ctx, file, vp) {
+	const page = await ctx.newPage();
+	await page.setViewportSize({ width: vp[0], height: vp[1] });
+	const errors = [];
+	page.on("pageerror", (e) => errors.push(String(e)));
+	await page.goto("file://" + file);
+	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
+	return { page, errors };
+}
+// The frame's box on screen (client coordinates).
+const box = (page, name) => page.evaluate((s) => {
+	const r = window.fk.rect(window.fk.find(s)).getBoundingClientRect();
+	return { x: r.x, y: r.y, w: r.width, h: r.height };
+}, name);
+const details = (page) => page.evaluate(() => Array.from(document.querySelectorAll("#details .name, #details .num")).map((d) => d.textContent));
+// The graph's top: the root's row on screen.
+const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClientRect().y);
+
+(async () => {
+	const { ctx, close } = await launch();
+	const step = async (what, fn) => {
+		try {
+			await fn();
+		} catch (e) {
+			ok(false, what + " ran to the end", String(e && e.stack || e).split("\n").slice(0, 3).join(" | "));
+		}
+	};
+	const svg = render(sample, [], "sizes");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("sizes at " + at, async () => {
+			const { page, errors } = await open(ctx, svg, vp);
+
+			// 1. Click cache_put: the page zooms into it; the outline of the
+			// frame under the mouse is that frame's new box, or none.
+			let b = await box(page, "cache_put");
+			await page.mouse.move(b.x + b.w / 2, b.y + b.h / 2);
+			await page.waitForFunction(() => document.getElementById("hov").getAttribute("display") === "inline");
+			await page.mouse.click(b.x + b.w / 2, b.y + b.h / 2);
+			await page.waitForFunction(() => window.fk.state.zoom === window.fk.find("cache_put"));
+			const hv = await page.evaluate(() => {
+				const h = document.getElementById("hov"), g = window.fk.geom(window.fk.find("cache_put"));
+				return { display: h.getAttribute("display"), x: +h.getAttribute("x"), w: +h.getAttribute("width"), gx: g.x, gw: g.w };
+			});
+			ok(hv.display === "none" || Math.abs(hv.x - hv.gx) < 0.5 && Math.abs(hv.w - hv.gw) < 0.5,
+				`1 ${at}: after a click zooms, the hover outline is on the frame's new box or hidden`, JSON.stringify(hv));
+
+			// 2. Reset zoom: the selected frame's details say its share of
+			// the whole view again (14 of 20 bytes... cache_put is 10 of 20).
+			let d = await details(page);
+			ok(d.some((l) => /100\.00% of view/.test(l)), `2 ${at}: zoomed in, the selection is 100% of the view`, JSON.stringify(d));
+			await page.click("#reset");
+			await page.waitForFunction(() => window.fk.state.zoom === 0);
+			d = await details(page);
+			ok(d.some((l) => /50\.00% of total, 50\.00% of view/.test(l)), `2 ${at}: after Reset zoom the selection's details follow the view`, JSON.stringify(d));
+
+			// 3. Typing a search that matches: the graph stays where it was
+			// at desktop sizes (the count must not push the toolbar onto
+			// another row).
+			if (vp[0] >= 1280) {
+				const hh = () => page.evaluate(() => document.querySelector(".hdr").getBoundingClientRect().height);
+				const y0 = await graphTop(page), h0 = await hh();
+				await page.click("#q");
+				await page.keyboard.type("parse", { delay: 5 });
+				await page.waitForFunction(() => /match/.test(document.getElementById("matched").textContent));
+				await page.waitForFunction(() => window.fk.state.query === "parse");
+				// The header's ResizeObserver lays out again on the next frame.
+				await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+				const y1 = await graphTop(page), h1 = await hh();
+				ok(y1 === y0 && h1 === h0, `3 ${at}: the graph and the header keep their places when the search's count appears`,
+					`graph ${y0} -> ${y1}, header ${h0} -> ${h1}`);
+				const mr = await page.evaluate(() => document.getElementById("matched").getBoundingClientRect().right);
+				ok(mr <= vp[0], `3 ${at}: the count is inside the window`, mr);
+				await page.keyboard.press("Escape");
+			}
+
+			// 4. The functions table: the name column keeps room for a name.
+			await page.click("#tablebtn");
+			await page.waitForFunction(() => document.querySelectorAll("#top tbody td.fn").length > 0);
+			const tw = await page.evaluate(() => {
+				const td = document.querySelector("#top tbody td.fn"), tb = document.getElementById("top");
+				const v = Array.from(document.querySelector("#top tbody tr").cells).filter((c) => c.classList.contains("v"))
+					.map((c) => [c.scrollWidth, c.clientWidth]);
+				// The name's room: the cell less its sandwich button.
+				const sw = td.querySelector(".swb").getBoundingClientRect();
+				return { fn: td.clientWidth - sw.width, table: tb.clientWidth, right: tb.getBoundingClientRect().right, v };
+			});
+			ok(tw.fn >= 0.35 * tw.table, `4 ${at}: the function's name has at least 35% of the table`, JSON.stringify(tw));
+			ok(tw.v.every((c) => c[0] <= c[1]), `4 ${at}: the value cells are not cut`, JSON.stringify(tw));
+			ok(tw.right <= vp[0], `4 ${at}: the table is inside the window`, JSON.stringify(tw));
+			await page.click("#tablebtn");
+
+			// 5. The sandwich of the long C++ name: its caption fits the window.
+			await page.evaluate((s) => window.fk.sandwich(s), long);
+			const cap = await page.evaluate(() => {
+				const t = document.querySelector("#sandwich text.swl"), r = t.getBoundingClientRect();
+				return { right: r.right, text: t.textContent };
+			});
+			ok(cap.right <= vp[0] && /^Callers of /.test(cap.text), `5 ${at}: the sandwich's caption is inside the window`, JSON.stringify(cap));
+			await page.keyboard.press("Escape");
+			await page.waitForFunction(() => window.fk.state.sw < 0);
+
+			// 6. The legend.
+			const lg = () => page.evaluate(() => document.getElementById("legend").textContent);
+			let l = await lg();
+			ok(!/warm/.test(l) && /Width: bytes of each frame and its callees/.test(l), `6 ${at}: the legend does not call the default green palette warm`, l);
+			await page.click("#invert");
+			await page.waitForFunction(() => window.fk.state.inv);
+			l = await lg();
+			ok(!/its callees/.test(l) && /callers/.test(l), `6 ${at}: inverted, the legend says what a width is`, l);
+			ok(errors.length === 0, `${at}: no script errors`, errors.join("; "));
+			await page.close();
+		});
+	}
+	await close();
+	done();
+})();
