@@ -210,12 +210,20 @@
 		// not with path segments. The frame under the mouse is then found by
 		// its row and x (rows).
 		var thin = [], rows = [], thinEls = [];
+		// A merged box's label: "(N more)", or "(N)" where that does not
+		// fit; a count cut in the middle ("(7\u2026e)") is none.
+		function moreLabel(count, chars) {
+			var a = "(" + count + " more)", b = "(" + count + ")";
+			return a.length <= chars ? a : b.length <= chars ? b : "";
+		}
 		function frameEl(k, kind) {
 			var mb = kind === 3 ? merged[-k - 1] : null;
 			var xx = mb ? mb.x : X[k], ww = mb ? mb.w : Wd[k], d = mb ? mb.d : depth[k];
-			var chars = Math.floor((ww - 6) / CHW);
+			var chars = Math.floor((ww - 6) / CHW), label = mb ? moreLabel(mb.count, chars) : names[nm[k]];
 			(rows[d] = rows[d] || []).push(k, xx, xx + ww);
-			if (chars < 3) {
+			// A name cut to fewer than 4 of its characters ("P\u2026s",
+			// "_\u2026t" on python3.11's deep stacks) tells nothing: no label.
+			if (chars < 3 || !label || chars < 5 && Array.from(label).length > chars) {
 				thin.push(k, kind);
 				return null;
 			}
@@ -239,7 +247,7 @@
 			if (chars >= 3) {
 				g.appendChild(rr);
 				var tx = document.createElementNS(NS, "text");
-				tx.textContent = cut(mb ? "(" + mb.count + " more)" : names[nm[k]], chars);
+				tx.textContent = cut(label, chars);
 				tx.setAttribute("x", (xx + 3).toFixed(1));
 				tx.setAttribute("y", (rowY(d) + FH / 2 + FS / 3).toFixed(1));
 				g.appendChild(tx);

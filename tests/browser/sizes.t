@@ -132,6 +132,35 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 			await page.close();
 		});
 	}
+	// 7. Labels: a name cut to 3 characters ("P\u2026s") or a merged
+	// box's count cut ("(7\u2026e)") is noise; such frames have no label.
+	let narrow = "";
+	// 1 of 8150 is 0.15 px at 1280: the frames are 15 to 62 px wide, the
+	// 400 tiny ones a merged box of 62 px.
+	for (let i = 0; i <= 30; i++)
+		narrow += `main;dispatch_${String(i).padStart(3, "0")};PyObject_Call_${i} ${100 + 10 * i}\n`;
+	for (let i = 0; i < 400; i++)
+		narrow += `main;tiny_${String(i).padStart(3, "0")} 1\n`;
+	const nsvg = render(narrow, [], "narrow");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("labels at " + at, async () => {
+			const { page, errors } = await open(ctx, nsvg, vp);
+			const L = await page.evaluate(() => Array.from(document.querySelectorAll("#view > g")).map((g) => {
+				const t = g.querySelector("text");
+				if (g.hasAttribute("data-m"))
+					return { m: true, t: t.textContent, count: window.fk.merged()[+g.getAttribute("data-m")].count };
+				return { t: t.textContent, name: window.fk.name(+g.getAttribute("data-i")) };
+			}));
+			const bad = L.filter((l) => l.m ? !(l.t === `(${l.count} more)` || l.t === `(${l.count})`) :
+				l.t !== l.name && !(l.t.includes("\u2026") && Array.from(l.t).length >= 5));
+			ok(L.length > 0 && (vp[0] < 1280 || L.some((l) => l.m)) && bad.length === 0,
+				`7 ${at}: every label is a whole name, 4 or more of its characters, or a merged box's whole count`,
+				L.length + " labels, bad: " + JSON.stringify(bad.slice(0, 6)));
+			ok(errors.length === 0, `7 ${at}: no script errors`, errors.join("; "));
+			await page.close();
+		});
+	}
 	await close();
 	done();
 })();
