@@ -161,6 +161,40 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 			await page.close();
 		});
 	}
+	// 8. The arrow keys: down goes to the heaviest child, which is drawn
+	// (the first by name was a frame too narrow to see), and a sibling too
+	// narrow to draw is outlined by the "(N more)" box it is in.
+	let keys = "main;a_small 1\nmain;big 10000\n";
+	for (let i = 0; i < 400; i++)
+		keys += `main;tiny_${String(i).padStart(3, "0")} 1\n`;
+	const ksvg = render(keys, [], "keys");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("keys at " + at, async () => {
+			const { page, errors } = await open(ctx, ksvg, vp);
+			const sel = () => page.evaluate(() => {
+				const r = document.getElementById("selr"), s = window.fk.state.sel;
+				return { name: s >= 0 ? window.fk.name(s) : "", display: r.getAttribute("display"), x: +r.getAttribute("x"), w: +r.getAttribute("width") };
+			});
+			for (let k = 0; k < 3; k++)
+				await page.keyboard.press("ArrowDown");      // all, main, then its heaviest child
+			let s = await sel();
+			ok(s.name === "big" && s.display === "inline", `8 ${at}: down goes to the heaviest child, outlined`, JSON.stringify(s));
+			await page.keyboard.press("ArrowRight");
+			s = await sel();
+			const mb = await page.evaluate(() => window.fk.merged().filter((b) => b.count === 400)[0] || null);
+			ok(s.name === "tiny_000" && s.display === "inline" && mb && Math.abs(s.x - mb.x) < 0.1 && Math.abs(s.w - mb.w) < 0.1,
+				`8 ${at}: a sibling too narrow to draw is outlined by its merged box`, JSON.stringify([s, mb]));
+			// From a focused check box (Tab), the arrows select and Enter zooms.
+			await page.focus("#case");
+			await page.keyboard.press("ArrowLeft");
+			await page.keyboard.press("Enter");
+			const z = await page.evaluate(() => window.fk.state.zoom === window.fk.find("big") && document.activeElement.id);
+			ok(z === "case", `8 ${at}: with a check box focused, Enter zooms into the selected frame`, String(z));
+			ok(errors.length === 0, `8 ${at}: no script errors`, errors.join("; "));
+			await page.close();
+		});
+	}
 	await close();
 	done();
 })();
