@@ -195,6 +195,35 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 			await page.close();
 		});
 	}
+	// 9. A timeline of 21 snapshots over 0.2 s (the hook's test run took
+	// as long): the time axis has distinct round labels where their times
+	// are, and a snapshot's time is told to the millisecond.
+	let ser = "# columns:";
+	for (let k = 0; k <= 20; k++)
+		ser += ` s${k}/bytes`;
+	ser += "\n";
+	for (let k = 0; k <= 20; k++)
+		ser += `# series: s${k} time=${(1000 + k * 0.01).toFixed(2)} rss=${20000 + 100 * k}\n`;
+	ser += "main;grow " + Array.from({ length: 21 }, (_, k) => 1000 + 50 * k).join(" ") + "\n";
+	const tsvg = render(ser, [], "series");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("timeline at " + at, async () => {
+			const { page, errors } = await open(ctx, tsvg, vp);
+			const ax = await page.evaluate(() => {
+				const x0 = window.fk.timeline.x(0), x1 = window.fk.timeline.x(20);
+				return Array.from(document.querySelectorAll("#timeline text.tlax[text-anchor=middle]"))
+					.map((t) => ({ s: t.textContent, x: +t.getAttribute("x"), want: x0 + (x1 - x0) * +t.textContent / 0.2 }));
+			});
+			const labels = ax.map((a) => a.s);
+			ok(ax.length >= 3 && new Set(labels).size === labels.length && ax.every((a) => Math.abs(a.x - a.want) < 1.5),
+				`9 ${at}: the time axis has distinct labels, each at its time`, JSON.stringify(ax));
+			const p = await page.evaluate(() => document.getElementById("tlpanel") ? document.getElementById("tlpanel").textContent : document.body.textContent);
+			ok(/snapshot s20 \(0\.200 s\)/.test(p), `9 ${at}: the last snapshot's time is told to the millisecond`, p.slice(0, 160));
+			ok(errors.length === 0, `9 ${at}: no script errors`, errors.join("; "));
+			await page.close();
+		});
+	}
 	await close();
 	done();
 })();
