@@ -282,6 +282,12 @@
 			lines.push(s);
 			return lines.concat(m.lifetimes.lines(j));
 		}
+		// A lifetimes page's details hold a histogram of 8 buckets: the
+		// box keeps room for it (spilling over, it hid the whole graph of
+		// fixtures/life/basic.life), its lines in a fixed-width font so
+		// the bars line up.
+		if (m.lifetimes.lines(0).length)
+			details.classList.add("life");
 		function showDetails(lines) {
 			details.textContent = "";
 			var box = html("div", { class: "box" }, details);

@@ -11,6 +11,8 @@
 // green palette, callers' widths when inverted). Every wait is on an
 // event or a page state, never a sleep.
 "use strict";
+const path = require("path");
+const { execFileSync } = require("child_process");
 const { ok, launch, render, done } = require("./lib.js");
 
 const long = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct<char const*>(char const*, char const*)";
@@ -221,6 +223,38 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 			const p = await page.evaluate(() => document.getElementById("tlpanel") ? document.getElementById("tlpanel").textContent : document.body.textContent);
 			ok(/snapshot s20 \(0\.200 s\)/.test(p), `9 ${at}: the last snapshot's time is told to the millisecond`, p.slice(0, 160));
 			ok(errors.length === 0, `9 ${at}: no script errors`, errors.join("; "));
+			await page.close();
+		});
+	}
+	// 10. The lifetimes page: a selected frame's histogram leaves the
+	// graph in sight (it covered all of it), its bars line up.
+	const top = path.resolve(__dirname, "../..");
+	const bin = (p) => process.env.B ? path.join(process.env.B, p) : p;
+	const life = execFileSync(bin("heap-lifetimes"), ["--sysroot", path.join(top, "fixtures/sysroot"),
+		"-f", "columns", path.join(top, "fixtures/life/basic.life")], { encoding: "utf8" });
+	const lsvg = render(life, [], "life");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("lifetimes at " + at, async () => {
+			const { page, errors } = await open(ctx, lsvg, vp);
+			const b = await box(page, "fk_alloc_big");
+			await page.mouse.click(b.x + 4, b.y + b.h / 2);
+			await page.waitForFunction(() => document.querySelectorAll("#details .num").length >= 9);
+			const g = await page.evaluate(() => {
+				const d = document.querySelector("#details .box").getBoundingClientRect();
+				return { box: d.bottom, root: window.fk.rect(0).getBoundingClientRect().top };
+			});
+			ok(g.box <= g.root, `10 ${at}: the histogram does not cover the graph`, JSON.stringify(g));
+			await page.evaluate(() => window.fk.select(0));
+			const xs = await page.evaluate(() => Array.from(document.querySelectorAll("#details .num")).filter((e) => e.textContent.includes("\u2588"))
+				.map((e) => {
+					const r = document.createRange(), t = e.firstChild, i = t.textContent.indexOf("\u2588");
+					r.setStart(t, i);
+					r.setEnd(t, i + 1);
+					return r.getBoundingClientRect().left;
+				}));
+			ok(xs.length >= 3 && xs.every((x) => Math.abs(x - xs[0]) < 0.5), `10 ${at}: the bars start at one x`, JSON.stringify(xs));
+			ok(errors.length === 0, `10 ${at}: no script errors`, errors.join("; "));
 			await page.close();
 		});
 	}
