@@ -134,6 +134,35 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 			await page.close();
 		});
 	}
+	// 4 (diff). A diff's table: the change and its percentage whole, the
+	// name with room (at 400 px it had none: three value columns).
+	const fsm = require("fs"), os = require("os");
+	const dbase = path.join(fsm.mkdtempSync(path.join(os.tmpdir(), "fk-sizes-")), "base.folded");
+	fsm.writeFileSync(dbase, "main;grow_cache 51200\nmain;parse 4096\nmain;gone 1000\n");
+	const dsvg = render(`main;grow_cache 25216000\nmain;parse 3000\nmain;fresh_${long} 70000\n`, ["--diff", dbase], "diff");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("diff table at " + at, async () => {
+			const { page, errors } = await open(ctx, dsvg, vp);
+			await page.click("#tablebtn");
+			await page.waitForFunction(() => document.querySelectorAll("#top tbody td.fn").length > 0);
+			const tw = await page.evaluate(() => {
+				const tb = document.getElementById("top"), rows = Array.from(document.querySelectorAll("#top tbody tr"));
+				const cut = [];
+				for (const r of rows)
+					for (const c of r.cells)
+						if (c.classList.contains("v") && c.offsetWidth > 0 && c.scrollWidth > c.clientWidth)
+							cut.push(c.textContent);
+				const td = rows[0].querySelector("td.fn"), sw = td.querySelector(".swb").getBoundingClientRect().width;
+				return { fn: td.clientWidth - sw, table: tb.clientWidth, cut, text: tb.textContent.slice(0, 400) };
+			});
+			ok(/\+24\.0 MiB \+49150\.00%/.test(tw.text) && tw.cut.length === 0, `4 ${at}: a diff's value cells are whole`, JSON.stringify(tw));
+			ok(tw.fn >= 0.25 * tw.table, `4 ${at}: a diff's function name has a quarter of the table`, JSON.stringify(tw));
+			ok(errors.length === 0, `4 ${at}: no script errors on the diff`, errors.join("; "));
+			await page.close();
+		});
+	}
+
 	// 7. Labels: a name cut to 3 characters ("P\u2026s") or a merged
 	// box's count cut ("(7\u2026e)") is noise; such frames have no label.
 	let narrow = "";
