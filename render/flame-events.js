@@ -243,8 +243,18 @@
 		orientBtn.addEventListener("click", function () {
 			state.up = !state.up;
 			draw();
+			rootInSight();
 			saveHash();
 		});
+		// Root at the bottom of a graph taller than the window: scroll to
+		// it (python3.11-live.prof's 1467 px page opened on the tips of
+		// one tower). A timeline keeps its chart, at the top, in sight.
+		function rootInSight() {
+			if (TL)
+				return;
+			window.scrollTo(0, state.up ? Math.max(0, lay.H - (window.innerHeight || 800)) : 0);
+			m.draw.stick();
+		}
 		q.addEventListener("input", function () {
 			state.fn = -1;
 			searchSoon();
@@ -400,6 +410,7 @@
 			drawLegend();
 			runSearch();
 			draw();
+			rootInSight();
 			search(false);
 			if (state.sel >= 0)
 				select(state.sel);

@@ -163,6 +163,33 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 		});
 	}
 
+	// 11. Root at the bottom (--upward) of a graph deeper than the window:
+	// the page opens with the root in sight, and so does the switch.
+	let deep = "";
+	for (let i = 0; i < 4; i++)
+		deep += Array.from({ length: 70 }, (_, d) => `f${i}_${d}`).join(";") + " 10\n";
+	const usvg = render(deep, ["--upward"], "up"), dsvg2 = render(deep, [], "down");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("upward at " + at, async () => {
+			const rootIn = (page) => page.evaluate(() => {
+				const r = window.fk.rect(0).getBoundingClientRect();
+				return { top: r.top, bottom: r.bottom, h: innerHeight, page: document.documentElement.scrollHeight };
+			});
+			let { page, errors } = await open(ctx, usvg, vp);
+			let r = await rootIn(page);
+			ok(r.page > vp[1] && r.top >= 0 && r.bottom <= r.h, `11 ${at}: --upward opens with the root in the window`, JSON.stringify(r));
+			ok(errors.length === 0, `11 ${at}: no script errors`, errors.join("; "));
+			await page.close();
+			({ page, errors } = await open(ctx, dsvg2, vp));
+			await page.click("#orient");
+			await page.waitForFunction(() => window.fk.state.up);
+			r = await rootIn(page);
+			ok(r.top >= 0 && r.bottom <= r.h, `11 ${at}: "Root at bottom" keeps the root in the window`, JSON.stringify(r));
+			await page.close();
+		});
+	}
+
 	// 7. Labels: a name cut to 3 characters ("P\u2026s") or a merged
 	// box's count cut ("(7\u2026e)") is noise; such frames have no label.
 	let narrow = "";
