@@ -219,11 +219,11 @@
 		function frameEl(k, kind) {
 			var mb = kind === 3 ? merged[-k - 1] : null;
 			var xx = mb ? mb.x : X[k], ww = mb ? mb.w : Wd[k], d = mb ? mb.d : depth[k];
-			var chars = Math.floor((ww - 6) / CHW), label = mb ? moreLabel(mb.count, chars) : names[nm[k]];
+			var chars = Math.floor((ww - 6) / CHW), label = mb ? moreLabel(mb.count, chars) : cut(names[nm[k]], chars);
 			(rows[d] = rows[d] || []).push(k, xx, xx + ww);
-			// A name cut to fewer than 4 of its characters ("P\u2026s",
-			// "_\u2026t" on python3.11's deep stacks) tells nothing: no label.
-			if (chars < 3 || !label || chars < 5 && Array.from(label).length > chars) {
+			// No label is better than 2 of a name's characters ("P\u2026s",
+			// "_\u2026t" on python3.11's deep stacks).
+			if (chars < 3 || !label) {
 				thin.push(k, kind);
 				return null;
 			}
@@ -247,7 +247,7 @@
 			if (chars >= 3) {
 				g.appendChild(rr);
 				var tx = document.createElementNS(NS, "text");
-				tx.textContent = cut(label, chars);
+				tx.textContent = label;
 				tx.setAttribute("x", (xx + 3).toFixed(1));
 				tx.setAttribute("y", (rowY(d) + FH / 2 + FS / 3).toFixed(1));
 				g.appendChild(tx);

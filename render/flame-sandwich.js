@@ -163,11 +163,10 @@
 				var g = el(NS, "g", { class: "c" + fnv(T.nm[f[0]]) % 16 + (f[3] === 0 && dir < 0 ? " swk" : "") }, swg);
 				var y = y0 + dir * f[3] * FH;
 				el(NS, "rect", { x: f[1].toFixed(1), y: y.toFixed(1), width: f[2].toFixed(1), height: FH - 1 }, g);
-				var chars = Math.floor((f[2] - 6) / CHW);
-				// As in the graph: no label of fewer than 4 of the name's characters.
-				if (chars >= 5 || chars >= 3 && Array.from(names[T.nm[f[0]]]).length <= chars) {
+				var chars = Math.floor((f[2] - 6) / CHW), lab = chars >= 3 ? cut(names[T.nm[f[0]]], chars) : "";
+				if (lab) {
 					var tx = el(NS, "text", { x: (f[1] + 3).toFixed(1), y: (y + FH / 2 + FS / 3).toFixed(1) }, g);
-					tx.textContent = cut(names[T.nm[f[0]]], chars);
+					tx.textContent = lab;
 				}
 				g.addEventListener("mousemove", function () {
 					showDetails(swDescribe(T, f[0], dir));

@@ -190,8 +190,9 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 		});
 	}
 
-	// 7. Labels: a name cut to 3 characters ("P\u2026s") or a merged
-	// box's count cut ("(7\u2026e)") is noise; such frames have no label.
+	// 7. Labels: a name cut to 2 characters ("P\u2026s") or a merged
+	// box's count cut ("(7\u2026e)") is noise: such frames have no label;
+	// a short cut keeps the name's start ("PyOb\u2026").
 	let narrow = "";
 	// 1 of 8150 is 0.15 px at 1280: the frames are 15 to 62 px wide, the
 	// 400 tiny ones a merged box of 62 px.
@@ -210,10 +211,17 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 					return { m: true, t: t.textContent, count: window.fk.merged()[+g.getAttribute("data-m")].count };
 				return { t: t.textContent, name: window.fk.name(+g.getAttribute("data-i")) };
 			}));
-			const bad = L.filter((l) => l.m ? !(l.t === `(${l.count} more)` || l.t === `(${l.count})`) :
-				l.t !== l.name && !(l.t.includes("\u2026") && Array.from(l.t).length >= 5));
-			ok(L.length > 0 && (vp[0] < 1280 || L.some((l) => l.m)) && bad.length === 0,
-				`7 ${at}: every label is a whole name, 4 or more of its characters, or a merged box's whole count`,
+			// A cut name keeps 3 or more of its characters, its start (and
+			// its end when cut in the middle).
+			const fine = (l) => {
+				if (l.t === l.name)
+					return true;
+				const [a, b] = l.t.split("\u2026");
+				return b !== undefined && Array.from(a + b).length >= 3 && l.name.startsWith(a) && l.name.endsWith(b) && a.length >= 3;
+			};
+			const bad = L.filter((l) => l.m ? !(l.t === `(${l.count} more)` || l.t === `(${l.count})`) : !fine(l));
+			ok(L.length > 0 && (vp[0] < 1280 || L.some((l) => l.m)) && bad.length === 0 && (vp[0] < 1280 || L.some((l) => !l.m && l.t !== l.name)),
+				`7 ${at}: every label is a whole name, its start and end (3 or more of its characters), or a merged box's whole count`,
 				L.length + " labels, bad: " + JSON.stringify(bad.slice(0, 6)));
 			ok(errors.length === 0, `7 ${at}: no script errors`, errors.join("; "));
 			await page.close();
