@@ -458,15 +458,25 @@
 				var every = Math.max(1, Math.ceil(tlN / Math.max(1, pw / 60)));
 				for (k = 0; k < tlN; k += every)
 					ticks.push([tlX(k), String(TL[k].id)]);
+				// The last snapshot (the one the page opens on) is labelled,
+				// in place of the label before it if they would touch.
+				if ((tlN - 1) % every)
+					ticks.push([tlX(tlN - 1), String(TL[tlN - 1].id), true]);
 			}
+			var prev = null;
 			ticks.forEach(function (tk) {
 				var lab = el(NS, "text", { class: "tlax", x: tk[0].toFixed(1), y: TLCH - TLM.b + 14, "text-anchor": "middle" }, tlg);
 				lab.textContent = tk[1];
 				var half = (lab.getComputedTextLength ? lab.getComputedTextLength() : 7 * lab.textContent.length) / 2;
-				if (tk[0] - half < lastEnd + 6)
-					tlg.removeChild(lab);
-				else
+				if (tk[0] - half < lastEnd + 6 && tk[2] && prev) {
+					tlg.removeChild(prev);
 					lastEnd = tk[0] + half;
+				} else if (tk[0] - half < lastEnd + 6) {
+					tlg.removeChild(lab);
+				} else {
+					lastEnd = tk[0] + half;
+					prev = lab;
+				}
 			});
 			el(NS, "text", { class: "tlax", x: lay.Wpx - TLM.r, y: TLCH - 4, "text-anchor": "end" }, tlg).textContent =
 				tlTimed ? "time (s since the first snapshot)" : "snapshot (sequence number; the dumps carry no time)";

@@ -190,6 +190,33 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 		});
 	}
 
+	// 9 (ids). A series without times, 40 snapshots: the last one, the
+	// one the page opens on, has its label on the axis.
+	let ids = "# columns:";
+	for (let k = 0; k < 40; k++)
+		ids += ` ${k}/bytes`;
+	ids += "\n";
+	for (let k = 0; k < 40; k++)
+		ids += `# series: ${k}\n`;
+	ids += "main;grow " + Array.from({ length: 40 }, (_, k) => 1000 + 50 * k).join(" ") + "\n";
+	const isvg = render(ids, [], "ids");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("snapshot axis at " + at, async () => {
+			const { page, errors } = await open(ctx, isvg, vp);
+			const ax = await page.evaluate(() => Array.from(document.querySelectorAll("#timeline text.tlax[text-anchor=middle]"))
+				.map((t) => { const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.right]; }));
+			let touch = 0;
+			for (let k = 1; k < ax.length; k++)
+				if (ax[k][1] < ax[k - 1][2] + 2)
+					touch++;
+			ok(ax.length >= 3 && ax[ax.length - 1][0] === "39" && touch === 0 && ax[ax.length - 1][2] <= vp[0],
+				`9 ${at}: the last snapshot is labelled on the axis, inside the window, no two labels touching`, JSON.stringify(ax));
+			ok(errors.length === 0, `9 ${at}: no script errors (ids)`, errors.join("; "));
+			await page.close();
+		});
+	}
+
 	// 7. Labels: a name cut to 2 characters ("P\u2026s") or a merged
 	// box's count cut ("(7\u2026e)") is noise: such frames have no label;
 	// a short cut keeps the name's start ("PyOb\u2026").
