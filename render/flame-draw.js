@@ -91,7 +91,7 @@
 		// the toolbar keeps its width, so a count appearing never wraps it
 		// onto another row and moves the graph (1280 px wide: it did).
 		var lrow = html("div", { class: "row lrow" }, hdr);
-		var legend = html("div", { class: "row", id: "legend" }, lrow);
+		var legend = html("div", { id: "legend" }, lrow);
 		var matched = html("span", { id: "matched", role: "status", "aria-live": "polite" }, lrow, "");
 		// The details panel keeps its height in the header; a long name
 		// spills over the graph below (never moving it) and is never cut.

@@ -77,9 +77,8 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 			ok(d.some((l) => /50\.00% of total, 50\.00% of view/.test(l)), `2 ${at}: after Reset zoom the selection's details follow the view`, JSON.stringify(d));
 
 			// 3. Typing a search that matches: the graph stays where it was
-			// at desktop sizes (the count must not push the toolbar onto
-			// another row).
-			if (vp[0] >= 1280) {
+			// (the count must not push the toolbar onto another row).
+			{
 				const hh = () => page.evaluate(() => document.querySelector(".hdr").getBoundingClientRect().height);
 				const y0 = await graphTop(page), h0 = await hh();
 				await page.click("#q");
