@@ -236,7 +236,7 @@
 					depthOf(c, d + 1);
 				});
 			})(0, 0);
-			var y0 = lay.HH + lay.TH + 24 + probe * FH;
+			var y0 = swRow = lay.HH + lay.TH + 24 + probe * FH;
 			var lab = el(NS, "text", { x: XPAD, y: lay.HH + lay.TH + 16, class: "swl" }, swg);
 			// The caption fits the window: without its hint first, then with
 			// the name cut in the middle (a phone: it ran 860 px past 400).
@@ -255,10 +255,18 @@
 			lay.H = Math.max(lay.H, y0 + rows * FH + 16);
 			svg.setAttribute("height", lay.H);
 		}
+		// The function's row, below its callers (drawSandwich).
+		var swRow = 0;
+		// Opens on the function's row: deep callers put it below the
+		// window (cc1.prof's xcalloc at y 1100 of an 800 px window, the
+		// callers' far end in sight). The top, and its caption, stay in
+		// sight when the row fits there.
 		function openSandwich(k) {
 			state.sw = k;
-			window.scrollTo(0, 0);
 			m.draw.draw();
+			var h = window.innerHeight || 800;
+			window.scrollTo(0, swRow + 2 * FH > h ? Math.max(0, swRow - lay.HH - 0.4 * (h - lay.HH)) : 0);
+			m.draw.stick();
 			m.events.saveHash();
 		}
 		function closeSandwich() {

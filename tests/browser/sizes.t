@@ -216,6 +216,27 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 		});
 	}
 
+	// 12. A sandwich of a function with deep callers opens on the
+	// function's row, below the sticky header, inside the window.
+	let callers = "";
+	for (let i = 0; i < 3; i++)
+		callers += Array.from({ length: 60 }, (_, d) => `c${i}_${d}`).join(";") + ";target;leaf 10\n";
+	const csvg = render(callers, [], "callers");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("sandwich at " + at, async () => {
+			const { page, errors } = await open(ctx, csvg, vp);
+			await page.evaluate(() => window.fk.sandwich("target"));
+			const r = await page.evaluate(() => {
+				const k = document.querySelector("#sandwich g.swk rect").getBoundingClientRect();
+				return { top: k.top, bottom: k.bottom, hdr: document.querySelector(".hdr").getBoundingClientRect().bottom, h: innerHeight };
+			});
+			ok(r.top >= r.hdr && r.bottom <= r.h, `12 ${at}: the sandwich opens with its function's row in sight`, JSON.stringify(r));
+			ok(errors.length === 0, `12 ${at}: no script errors`, errors.join("; "));
+			await page.close();
+		});
+	}
+
 	// 7. Labels: a name cut to 2 characters ("P\u2026s") or a merged
 	// box's count cut ("(7\u2026e)") is noise: such frames have no label;
 	// a short cut keeps the name's start ("PyOb\u2026").
