@@ -6,10 +6,17 @@
 // old place; (2) the selected frame's details follow the zoom ("% of
 // view" after Reset); (3) the graph does not move when a search's count
 // appears; (4) on a phone the functions table leaves the function name
-// room; (5) the sandwich's caption stays inside the window; (6) the
-// legend says what the colours and widths are (no "warm" for the default
-// green palette, callers' widths when inverted). Every wait is on an
-// event or a page state, never a sleep.
+// room, and a diff's change is whole; (5) the sandwich's caption stays
+// inside the window; (6) the legend says what the colours and widths are
+// (no "warm" for the default green palette, callers' widths when
+// inverted); (7) no label of 2 characters of a name or a cut count;
+// (8) the arrow keys go down the heaviest child, a frame too narrow to
+// draw is outlined by its "(N more)" box, Enter zooms from a check box;
+// (9) a time axis of distinct round ticks, the last snapshot labelled;
+// (10) a lifetimes page's histogram leaves the graph in sight, its bars
+// aligned; (11) root at the bottom opens with the root in sight; (12) a
+// sandwich opens on its function's row. Every wait is on an event or a
+// page state, never a sleep.
 "use strict";
 const path = require("path");
 const { execFileSync } = require("child_process");
