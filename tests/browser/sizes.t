@@ -15,7 +15,8 @@
 // (9) a time axis of distinct round ticks, the last snapshot labelled;
 // (10) a lifetimes page's histogram leaves the graph in sight, its bars
 // aligned; (11) root at the bottom opens with the root in sight; (12) a
-// sandwich opens on its function's row. Every wait is on an event or a
+// sandwich opens on its function's row; (13) the timeline's "Grew most"
+// names whole on a phone. Every wait is on an event or a
 // page state, never a sleep.
 "use strict";
 const path = require("path");
@@ -240,6 +241,24 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 			});
 			ok(r.top >= r.hdr && r.bottom <= r.h, `12 ${at}: the sandwich opens with its function's row in sight`, JSON.stringify(r));
 			ok(errors.length === 0, `12 ${at}: no script errors`, errors.join("; "));
+			await page.close();
+		});
+	}
+
+	// 13. The timeline's "Grew most" names every site whole (at 400 px
+	// they were cut to "fk-synth+0x4\u2026", all alike).
+	let sites = "# columns: a/bytes b/bytes\n# series: a\n# series: b\n";
+	for (let i = 0; i < 8; i++)
+		sites += `main;libexample-synth.so.1.2.3+0x4a07${i}${i} 395313561 ${790627123 + i}\n`;
+	const gsvg = render(sites, [], "sites");
+	for (const vp of sizes) {
+		const at = vp.join("x");
+		await step("grew most at " + at, async () => {
+			const { page, errors } = await open(ctx, gsvg, vp);
+			const cut = await page.evaluate(() => Array.from(document.querySelectorAll("#tlgrowth td"))
+				.map((td) => [td.textContent, td.scrollWidth, td.clientWidth]));
+			ok(cut.length === 32 && cut.every((c) => c[1] <= c[2]), `13 ${at}: "Grew most" shows every site's name and figures whole`, JSON.stringify(cut.slice(0, 3)));
+			ok(errors.length === 0, `13 ${at}: no script errors`, errors.join("; "));
 			await page.close();
 		});
 	}
