@@ -158,11 +158,17 @@
 			return p.reverse().join(";");
 		}
 		// Cuts s to at most chars characters in the middle: the start and the
-		// end of a long C++ name are what tell frames apart.
+		// end of a long C++ name are what tell frames apart. Under 10 it
+		// keeps the start ("flu2\u2026", not "f\u2026l"), and under 4 it is
+		// "": fewer than 3 of a name's characters tell nothing.
 		function cut(s, chars) {
 			var a = Array.from(s);
 			if (a.length <= chars)
 				return s;
+			if (chars < 4)
+				return "";
+			if (chars < 10)
+				return a.slice(0, chars - 1).join("") + "\u2026";
 			var head = Math.ceil((chars - 1) / 2), tail = chars - 1 - head;
 			return a.slice(0, head).join("") + "\u2026" + (tail ? a.slice(a.length - tail).join("") : "");
 		}

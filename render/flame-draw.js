@@ -62,7 +62,6 @@
 		var reBox = check("re", ".*", "regular expression (default: the text as typed)");
 		var prevBtn = html("button", { id: "prev", type: "button", title: "previous match (Shift-Enter)", "aria-label": "previous match" }, bar, "\u2039");
 		var nextBtn = html("button", { id: "next", type: "button", title: "next match (Enter)", "aria-label": "next match" }, bar, "\u203a");
-		var matched = html("span", { id: "matched", role: "status", "aria-live": "polite" }, bar, "");
 		var colSel = null;
 		if (self.length > 1) {
 			colSel = html("select", { id: "col", "aria-label": "value shown" }, bar);
@@ -81,16 +80,25 @@
 		var swBtn = html("button", { id: "swbtn", type: "button",
 			title: "callers and callees of the selected frame's function, or of the search's heaviest match (s)" }, bar, "Sandwich");
 		var copyBtn = html("button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar, "Copy stack");
-		var legend = html("div", { class: "row", id: "legend" }, hdr);
+		// The legend's row also holds the search's count, at its right end:
+		// the toolbar keeps its width, so a count appearing never wraps it
+		// onto another row and moves the graph (1280 px wide: it did).
+		var lrow = html("div", { class: "row lrow" }, hdr);
+		var legend = html("div", { id: "legend" }, lrow);
+		var matched = html("span", { id: "matched", role: "status", "aria-live": "polite" }, lrow, "");
 		// The details panel keeps its height in the header; a long name
 		// spills over the graph below (never moving it) and is never cut.
 		var details = html("div", { id: "details", class: "det", role: "status", "aria-live": "polite" }, hdr, "");
 		function drawLegend() {
 			legend.textContent = "";
 			if (!D.diff) {
-				legend.appendChild(document.createTextNode("Width: " + colNames[state.col] + " of each frame and its callees. Colour: " +
+				// Inverted, a frame is its function's own value through
+				// the callers on its way to the root's row.
+				legend.appendChild(document.createTextNode("Width: " + colNames[state.col] +
+					(state.inv ? " the function next to the root holds itself, through this chain of callers. Colour: " :
+					 " of each frame and its callees. Colour: ") +
 					(D.hash ? "by name (same name, same colour), not a scale." :
-					 "a warm shade from the name and the depth, not a scale (render-flame --hash: one colour a name).")));
+					 "a shade from the name and the depth, not a scale (render-flame --hash: one colour a name).")));
 				return;
 			}
 			legend.appendChild(document.createTextNode("Colour: change of each frame's total, " +
@@ -195,12 +203,20 @@
 		// not with path segments. The frame under the mouse is then found by
 		// its row and x (rows).
 		var thin = [], rows = [], thinEls = [];
+		// A merged box's label: "(N more)", or "(N)" where that does not
+		// fit; a count cut in the middle ("(7\u2026e)") is none.
+		function moreLabel(count, chars) {
+			var a = "(" + count + " more)", b = "(" + count + ")";
+			return a.length <= chars ? a : b.length <= chars ? b : "";
+		}
 		function frameEl(k, kind) {
 			var mb = kind === 3 ? merged[-k - 1] : null;
 			var xx = mb ? mb.x : X[k], ww = mb ? mb.w : Wd[k], d = mb ? mb.d : depth[k];
-			var chars = Math.floor((ww - 6) / CHW);
+			var chars = Math.floor((ww - 6) / CHW), label = mb ? moreLabel(mb.count, chars) : cut(names[nm[k]], chars);
 			(rows[d] = rows[d] || []).push(k, xx, xx + ww);
-			if (chars < 3) {
+			// No label is better than 2 of a name's characters ("P\u2026s",
+			// "_\u2026t" on python3.11's deep stacks).
+			if (chars < 3 || !label) {
 				thin.push(k, kind);
 				return null;
 			}
@@ -224,7 +240,7 @@
 			if (chars >= 3) {
 				g.appendChild(rr);
 				var tx = document.createElementNS(NS, "text");
-				tx.textContent = cut(mb ? "(" + mb.count + " more)" : names[nm[k]], chars);
+				tx.textContent = label;
 				tx.setAttribute("x", (xx + 3).toFixed(1));
 				tx.setAttribute("y", (rowY(d) + FH / 2 + FS / 3).toFixed(1));
 				g.appendChild(tx);
@@ -247,6 +263,9 @@
 		}
 		function draw() {
 			measure();
+			// The hover outline was of the old layout: the next mouse move
+			// draws it again.
+			hov.setAttribute("display", "none");
 			// An open sandwich hides the graph: it is laid out on leaving.
 			if (state.sw >= 0) {
 				gen++;

@@ -190,6 +190,7 @@
 				invTree = buildInverted(plainTree);
 			installTree(on ? invTree : plainTree);
 			state.inv = !!on;
+			m.draw.drawLegend();
 			m.timeline.afterTree();
 			if (state.weight) {
 				m.tables.reorder(true);

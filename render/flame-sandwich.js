@@ -157,10 +157,10 @@
 				var g = el(NS, "g", { class: "c" + fnv(T.nm[f[0]]) % 16 + (f[3] === 0 && dir < 0 ? " swk" : "") }, swg);
 				var y = y0 + dir * f[3] * FH;
 				el(NS, "rect", { x: f[1].toFixed(1), y: y.toFixed(1), width: f[2].toFixed(1), height: FH - 1 }, g);
-				var chars = Math.floor((f[2] - 6) / CHW);
-				if (chars >= 3) {
+				var chars = Math.floor((f[2] - 6) / CHW), lab = chars >= 3 ? cut(names[T.nm[f[0]]], chars) : "";
+				if (lab) {
 					var tx = el(NS, "text", { x: (f[1] + 3).toFixed(1), y: (y + FH / 2 + FS / 3).toFixed(1) }, g);
-					tx.textContent = cut(names[T.nm[f[0]]], chars);
+					tx.textContent = lab;
 				}
 				g.addEventListener("mousemove", function () {
 					showDetails(swDescribe(T, f[0], dir));
@@ -230,18 +230,37 @@
 					depthOf(c, d + 1);
 				});
 			})(0, 0);
-			var y0 = lay.HH + lay.TH + 24 + probe * FH;
+			var y0 = swRow = lay.HH + lay.TH + 24 + probe * FH;
 			var lab = el(NS, "text", { x: XPAD, y: lay.HH + lay.TH + 16, class: "swl" }, swg);
-			lab.textContent = "Callers of " + names[state.sw] + " (above) and its callees (below); Esc or Reset zoom to go back";
+			// The caption fits the window: without its hint first, then with
+			// the name cut in the middle (a phone: it ran 860 px past 400).
+			var swName = names[state.sw], hint = "; Esc or Reset zoom to go back", len = Array.from(swName).length;
+			function caption(k) {
+				lab.textContent = "Callers of " + cut(swName, k) + " (above) and its callees (below)" + hint;
+				return lab.getComputedTextLength() <= full;
+			}
+			if (!caption(len)) {
+				hint = "";
+				while (!caption(len) && len > 8)
+					len = Math.max(8, Math.floor(len * 0.8));
+			}
 			drawHalf(S.up, y0, -1, sc);
 			var rows = drawHalf(S.down, y0, 1, sc);
 			lay.H = Math.max(lay.H, y0 + rows * FH + 16);
 			svg.setAttribute("height", lay.H);
 		}
+		// The function's row, below its callers (drawSandwich).
+		var swRow = 0;
+		// Opens on the function's row: deep callers put it below the
+		// window (cc1.prof's xcalloc at y 1100 of an 800 px window, the
+		// callers' far end in sight). The top, and its caption, stay in
+		// sight when the row fits there.
 		function openSandwich(k) {
 			state.sw = k;
-			window.scrollTo(0, 0);
 			m.draw.draw();
+			var h = window.innerHeight || 800;
+			window.scrollTo(0, swRow + 2 * FH > h ? Math.max(0, swRow - lay.HH - 0.4 * (h - lay.HH)) : 0);
+			m.draw.stick();
 			m.events.saveHash();
 		}
 		function closeSandwich() {

@@ -273,6 +273,12 @@
 			lines.push(s);
 			return lines.concat(m.lifetimes.lines(j));
 		}
+		// A lifetimes page's details hold a histogram of 8 buckets: the
+		// box keeps room for it (spilling over, it hid the whole graph of
+		// fixtures/life/basic.life), its lines in a fixed-width font so
+		// the bars line up.
+		if (m.lifetimes.lines(0).length)
+			details.classList.add("life");
 		function showDetails(lines) {
 			details.textContent = "";
 			var box = html("div", { class: "box" }, details);
@@ -284,16 +290,30 @@
 			else if (box.offsetHeight > details.clientHeight + 1)
 				box.classList.add("long");
 		}
+		// The selection's outline; a frame too narrow to draw (the arrow
+		// keys reach it) outlines the "(N more)" box it is drawn in.
 		function drawSel() {
-			var j = state.sel;
-			if (!shown(j)) {
-				selr.setAttribute("display", "none");
-				return;
+			var j = state.sel, x, w, d;
+			if (shown(j)) {
+				x = m.draw.x(j);
+				w = m.draw.w(j);
+				d = depth[j];
+			} else {
+				var mb = j > 0 ? m.draw.merged().filter(function (b) {
+					return b.p === parent[j] && b.first <= j && j <= b.last;
+				})[0] : null;
+				if (!mb) {
+					selr.setAttribute("display", "none");
+					return;
+				}
+				x = mb.x;
+				w = mb.w;
+				d = mb.d;
 			}
 			selr.setAttribute("display", "inline");
-			selr.setAttribute("x", m.draw.x(j).toFixed(1));
-			selr.setAttribute("y", rowY(depth[j]).toFixed(1));
-			selr.setAttribute("width", m.draw.w(j).toFixed(1));
+			selr.setAttribute("x", x.toFixed(1));
+			selr.setAttribute("y", rowY(d).toFixed(1));
+			selr.setAttribute("width", w.toFixed(1));
 			selr.setAttribute("height", FH > 1 ? FH - 1 : FH);
 		}
 		function select(j) {
@@ -314,6 +334,9 @@
 			if (!keepSearch)
 				state.mpos = -1;
 			showCount();
+			// The selection's share of the view changed with the view.
+			if (state.sel >= 0)
+				showDetails(describe(state.sel));
 			m.events.saveHash();
 		}
 		function zoom(j) {

@@ -84,11 +84,11 @@
 			// that filtering never moves the graph.
 			topScroll.style.height = (Math.min(TROWS, Math.max(1, topRows.length)) + 1) * TRH + 2 + "px";
 			topPadA = html("div", {}, topScroll);
-			var tb = html("table", { id: "top" }, topScroll), hr = html("tr", {}, html("thead", {}, tb));
+			var tb = html("table", { id: "top", class: hasChange() ? "dc" : "" }, topScroll), hr = html("tr", {}, html("thead", {}, tb));
 			topPadB = html("div", {}, topScroll);
 			topCols().forEach(function (c) {
 				var on = topSort === c[0], asc = on && !topDesc;
-				var th = html("th", { "data-sort": c[0], role: "columnheader", tabindex: 0, class: c[0] === "name" ? "" : "v",
+				var th = html("th", { "data-sort": c[0], role: "columnheader", tabindex: 0, class: c[0] === "name" ? "" : c[0] === "change" ? "v ch" : "v",
 					"aria-sort": on ? (asc ? "ascending" : "descending") : "none" }, hr, c[1] + (on ? (asc ? " \u25b4" : " \u25be") : ""));
 				function sortBy() {
 					// Numbers open largest first, names in order; again reverses.

@@ -79,10 +79,16 @@
 			tl.b = tlN - 1;
 			state.col = tl.b;
 		}
+		// Seconds since the first snapshot, to the precision the series'
+		// span needs (the hook's 0.2 s of snapshots read "0.0 s" to "0.2 s").
+		function tlSecs(k) {
+			var T = TL[tlN - 1].time - TL[0].time, d = T >= 100 ? 0 : T >= 10 ? 1 : T >= 1 ? 2 : 3;
+			return (TL[k].time - TL[0].time).toFixed(d);
+		}
 		function tlLabel(k) {
 			var s = "snapshot " + TL[k].id;
 			if (tlTimed)
-				s += " (" + (TL[k].time - TL[0].time).toFixed(1) + " s)";
+				s += " (" + tlSecs(k) + " s)";
 			return s;
 		}
 		function tlX(k) {
@@ -428,16 +434,44 @@
 			// snapshots' ids in their order.
 			// A label is left out where it would touch the one before (close
 			// snapshots on a time axis, many of them on a narrow one).
-			var every = Math.max(1, Math.ceil(tlN / Math.max(1, (lay.Wpx - TLM.l - TLM.r) / 60))), lastEnd = -1e9;
-			for (k = 0; k < tlN; k += every) {
-				var lab = el(NS, "text", { class: "tlax", x: tlX(k).toFixed(1), y: TLCH - TLM.b + 14, "text-anchor": "middle" }, tlg);
-				lab.textContent = tlTimed ? (TL[k].time - TL[0].time).toFixed(1) : TL[k].id;
-				var half = (lab.getComputedTextLength ? lab.getComputedTextLength() : 7 * lab.textContent.length) / 2;
-				if (tlX(k) - half < lastEnd + 6)
-					tlg.removeChild(lab);
-				else
-					lastEnd = tlX(k) + half;
+			// Times get round ticks (1, 2 or 5 times a power of ten, about
+			// one each 70 px) with the decimals their step needs: a label a
+			// snapshot read "0.0 0.0 0.0 0.2 0.2 0.2" on the hook's 0.2 s.
+			var pw = lay.Wpx - TLM.l - TLM.r, lastEnd = -1e9, ticks = [];
+			var T = tlTimed ? TL[tlN - 1].time - TL[0].time : 0;
+			if (T > 0) {
+				var raw = T / Math.max(2, Math.floor(pw / 70)), mag = Math.pow(10, Math.floor(Math.log10(raw)));
+				var tstep = [1, 2, 5, 10].map(function (f) {
+					return f * mag;
+				}).filter(function (v) {
+					return v >= raw * 0.999;
+				})[0], dec = Math.max(0, -Math.floor(Math.log10(tstep) + 1e-9));
+				for (var tt = 0; tt <= T * (1 + 1e-9); tt += tstep)
+					ticks.push([TLM.l + pw * tt / T, tt.toFixed(dec)]);
+			} else {
+				var every = Math.max(1, Math.ceil(tlN / Math.max(1, pw / 60)));
+				for (k = 0; k < tlN; k += every)
+					ticks.push([tlX(k), String(TL[k].id)]);
+				// The last snapshot (the one the page opens on) is labelled,
+				// in place of the label before it if they would touch.
+				if ((tlN - 1) % every)
+					ticks.push([tlX(tlN - 1), String(TL[tlN - 1].id), true]);
 			}
+			var prev = null;
+			ticks.forEach(function (tk) {
+				var lab = el(NS, "text", { class: "tlax", x: tk[0].toFixed(1), y: TLCH - TLM.b + 14, "text-anchor": "middle" }, tlg);
+				lab.textContent = tk[1];
+				var half = (lab.getComputedTextLength ? lab.getComputedTextLength() : 7 * lab.textContent.length) / 2;
+				if (tk[0] - half < lastEnd + 6 && tk[2] && prev) {
+					tlg.removeChild(prev);
+					lastEnd = tk[0] + half;
+				} else if (tk[0] - half < lastEnd + 6) {
+					tlg.removeChild(lab);
+				} else {
+					lastEnd = tk[0] + half;
+					prev = lab;
+				}
+			});
 			el(NS, "text", { class: "tlax", x: lay.Wpx - TLM.r, y: TLCH - 4, "text-anchor": "end" }, tlg).textContent =
 				tlTimed ? "time (s since the first snapshot)" : "snapshot (sequence number; the dumps carry no time)";
 			// The selection: a band for a range, a line for a point.

@@ -302,7 +302,7 @@ static int legend(const struct fk_emit *e, const struct fk_geom *g, xmlTextWrite
 	}
 	if (text_el(w, tmp, NULL, "lg", x - 4, y, "end",
 		    e->diff ? "colour: change of each frame, shrank \xe2\x86\x90 \xe2\x86\x92 grew" :
-		    "colour: by name, not by size") < 0)
+		    e->o->hash ? "colour: name only, not size" : "colour: name and depth, not size") < 0)
 		return -1;
 	return xmlTextWriterEndElement(w);
 }

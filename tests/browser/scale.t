@@ -97,7 +97,9 @@ const pairs = (page) => page.evaluate(() => Array.from(document.querySelectorAll
 		await page.evaluate(() => window.fk.search("a"));
 		let ps = await pairs(page);
 		let bad = ps.filter((p) => contrast(p[0], p[1]) < 4.5);
-		ok(ps.length > 50 && bad.length === 0, "every label has contrast >= 4.5:1 (mem palette, search highlights)", ps.length + " labels; " + JSON.stringify(bad.slice(0, 3)));
+		// 39 labels at 1280 px since names cut to 2 characters have none
+		// (sizes.t item 7); 53 before.
+		ok(ps.length > 30 && bad.length === 0, "every label has contrast >= 4.5:1 (mem palette, search highlights)", ps.length + " labels; " + JSON.stringify(bad.slice(0, 3)));
 		await page.close();
 
 		// Other window sizes: root in view, the same font size.

@@ -166,7 +166,7 @@ const sel = tlSelection, drag = tlDrag;
 			const hb = document.querySelector("#hdr > div").getBoundingClientRect().bottom;
 			const texts = Array.from(document.querySelectorAll("#timeline text.tlax")).map((t) => ({ s: t.textContent, r: t.getBoundingClientRect() }));
 			const legend = texts.filter((t) => /\(bytes\)$/.test(t.s));
-			const xl = texts.filter((t) => /^\d+\.\d$/.test(t.s)).map((t) => t.r).sort((a, b) => a.left - b.left);
+			const xl = texts.filter((t) => /^\d+(\.\d+)?$/.test(t.s)).map((t) => t.r).sort((a, b) => a.left - b.left);
 			let touch = 0;
 			for (let k = 1; k < xl.length; k++)
 				if (xl[k].left < xl[k - 1].right + 2)
