@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include "hook_int.h"
+#include "num.h"
 
 /* One request to the workers of pids[0..n), made by the work. */
 struct procs_ctx {
 	char method[8];
 	char target[FK_HOOK_MAX_URL + 8];
+	double timeout;            /* seconds each process has to answer */
 	pid_t *pids;
 	size_t n;
 	struct fk_reply *res;      /* one answer per pid */
@@ -45,6 +47,7 @@ static struct procs_ctx *ctx_new(const char *method, size_t n)
 	if (!c)
 		return NULL;
 	snprintf(c->method, sizeof c->method, "%s", method);
+	c->timeout = FK_HOOK_PROXY_SECONDS - 5;
 	c->n = n;
 	c->pids = calloc(n ? n : 1, sizeof *c->pids);
 	c->res = calloc(n ? n : 1, sizeof *c->res);
@@ -86,7 +89,7 @@ static void ask_each(void *arg)
 
 		fk_err_init(&err, NULL);
 		memset(&c->res[i], 0, sizeof c->res[i]);
-		if (fk_group_request(c->pids[i], c->method, c->target, FK_HOOK_PROXY_SECONDS - 5,
+		if (fk_group_request(c->pids[i], c->method, c->target, c->timeout,
 				     &c->res[i], &err) < 0) {
 			c->res[i].status = 0;
 			snprintf(c->errs[i], sizeof c->errs[i], "%s", err.msg);
@@ -123,6 +126,14 @@ void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r)
 	}
 	c->pids[0] = pid;
 	strip_pid(rq->uri, c->target, sizeof c->target);
+	/* A window (?seconds=N, already checked against its route's bound)
+	 * answers N seconds after it opens: the worker has those on top. */
+	const char *s = fk_req_arg(rq, "seconds");
+	uint64_t secs;
+	if (s && fk_parse_u64(s, strlen(s), &secs) == 0 && secs <= FK_HOOK_MAX_SECONDS) {
+		c->timeout += (double)secs;
+		r->deadline = fk_now() + FK_HOOK_PROXY_SECONDS + (double)secs;
+	}
 	r->work = ask_each;
 	r->finish = proxy_finish;
 	r->drop = ctx_free;
