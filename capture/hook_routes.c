@@ -365,8 +365,9 @@ static void nothing_in_use(struct fk_reply *r)
 
 	if (fk_group_workers(w, 1) > 0)
 		snprintf(more, sizeof more, "; the program's other processes are profiled "
-			 "apart (/internal/heap/processes): ask one with ?pid=%ld, turn "
-			 "sampling on in every one with ?enabled=true&pid=all", (long)w[0]);
+			 "apart (/internal/heap/processes): ask one with ?pid=%ld; POST "
+			 "/internal/heap/settings?enabled=true&pid=all turns sampling on in "
+			 "every one", (long)w[0]);
 	fk_err_init(&err, NULL);
 	if (fk_je_get_active(&on, &err) == 0 && !on)
 		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld, and "
@@ -375,8 +376,8 @@ static void nothing_in_use(struct fk_reply *r)
 			       "1)%s", self, self, more);
 	else
 		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld: "
-			       "folded stacks are the bytes in use, and what was sampled has been "
-			       "freed (/debug/pprof/allocs?pid=%ld counts what was allocated)%s",
+			       "folded stacks are the bytes in use, and whatever was sampled has "
+			       "been freed (/debug/pprof/allocs?pid=%ld counts what was allocated)%s",
 			       self, self, more);
 }
 
