@@ -864,6 +864,11 @@ int fk_group_request(pid_t pid, const char *method, const char *target, double t
 #define FK_HOOK_WORKER_DELAY_MS 100
 /* Seconds a proxied request may take. */
 #define FK_HOOK_PROXY_SECONDS 60
+/* Seconds each worker has to answer the list or pid=all (its settings
+ * answer at once unless its hook thread is busy with a conversion): a
+ * worker stopped (SIGSTOP, a debugger) costs the others that long, not
+ * the whole request's time. */
+#define FK_HOOK_ASK_SECONDS 10
 /* Largest answer a worker may send through the listener. */
 #define FK_HOOK_MAX_PROXY (1 << 30)
 

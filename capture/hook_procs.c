@@ -4,17 +4,22 @@
  * socket, and a settings change sent to every process. The blocking part,
  * talking to the workers, runs off the loop (struct fk_reply's work); the
  * list of workers is read on the loop, where the registry lives. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "hook_int.h"
+#include "num.h"
 
 /* One request to the workers of pids[0..n), made by the work. */
 struct procs_ctx {
 	char method[8];
 	char target[FK_HOOK_MAX_URL + 8];
+	double timeout;            /* seconds each process has to answer */
+	double total;              /* seconds all of them have */
 	pid_t *pids;
 	size_t n;
 	struct fk_reply *res;      /* one answer per pid */
@@ -45,6 +50,8 @@ static struct procs_ctx *ctx_new(const char *method, size_t n)
 	if (!c)
 		return NULL;
 	snprintf(c->method, sizeof c->method, "%s", method);
+	c->timeout = FK_HOOK_ASK_SECONDS;
+	c->total = FK_HOOK_PROXY_SECONDS - 5;
 	c->n = n;
 	c->pids = calloc(n ? n : 1, sizeof *c->pids);
 	c->res = calloc(n ? n : 1, sizeof *c->res);
@@ -77,17 +84,27 @@ static void strip_pid(const char *uri, char *out, size_t size)
 	}
 }
 
+/* Asks each process in turn, each within c->timeout and all within
+ * c->total, so that one that does not answer delays the others by its
+ * timeout and the request still ends before its deadline. */
 static void ask_each(void *arg)
 {
 	struct procs_ctx *c = arg;
+	double end = fk_now() + c->total;
 
 	for (size_t i = 0; i < c->n; i++) {
+		double left = end - fk_now();
 		struct fk_err err;
 
 		fk_err_init(&err, NULL);
 		memset(&c->res[i], 0, sizeof c->res[i]);
-		if (fk_group_request(c->pids[i], c->method, c->target, FK_HOOK_PROXY_SECONDS - 5,
-				     &c->res[i], &err) < 0) {
+		if (left <= 0) {
+			snprintf(c->errs[i], sizeof c->errs[i], "not asked: the %g s for every "
+				 "process's answer went to those that did not answer", c->total);
+			continue;
+		}
+		if (fk_group_request(c->pids[i], c->method, c->target,
+				     c->timeout < left ? c->timeout : left, &c->res[i], &err) < 0) {
 			c->res[i].status = 0;
 			snprintf(c->errs[i], sizeof c->errs[i], "%s", err.msg);
 		}
@@ -123,6 +140,15 @@ void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r)
 	}
 	c->pids[0] = pid;
 	strip_pid(rq->uri, c->target, sizeof c->target);
+	c->timeout = c->total;
+	/* A window (?seconds=N, already checked against its route's bound)
+	 * answers N seconds after it opens: the worker has those on top. */
+	const char *s = fk_req_arg(rq, "seconds");
+	uint64_t secs;
+	if (s && fk_parse_u64(s, strlen(s), &secs) == 0 && secs <= FK_HOOK_MAX_SECONDS) {
+		c->timeout = c->total += (double)secs;
+		r->deadline = fk_now() + FK_HOOK_PROXY_SECONDS + (double)secs;
+	}
 	r->work = ask_each;
 	r->finish = proxy_finish;
 	r->drop = ctx_free;
@@ -155,8 +181,10 @@ static int json_field(const char *json, size_t len, const char *key, char *out, 
 }
 
 /* One entry of the list: what /proc says of pid, with what its settings
- * (set: JSON of len bytes, or NULL for this process) say. */
-static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener)
+ * (set: JSON of len bytes, or NULL for this process) say, or why it gave
+ * none (error, for a worker that is alive but did not answer). */
+static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener,
+		  const char *error)
 {
 	struct fk_proc p;
 	char cmd[512], ver[96], sym[64], mod[512], en[8];
@@ -166,7 +194,10 @@ static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener)
 	if (fk_proc_info(pid, &p) == 0)
 		st = fk_proc_start_epoch(p.start);
 	fk_proc_cmdline(pid, cmd, sizeof cmd);
-	if (set) {
+	if (error) {
+		snprintf(en, sizeof en, "null");
+		ver[0] = sym[0] = mod[0] = 0;
+	} else if (set) {
 		if (json_field(set, len, "enabled", en, sizeof en) < 0)
 			snprintf(en, sizeof en, "null");
 		if (json_field(set, len, "jemalloc_version", ver, sizeof ver) < 0)
@@ -207,7 +238,12 @@ static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener)
 	} else {
 		fputs("null", f);
 	}
-	fprintf(f, ",\"listener\":%s}", listener ? "true" : "false");
+	fprintf(f, ",\"listener\":%s", listener ? "true" : "false");
+	if (error) {
+		fputs(",\"error\":", f);
+		fk_reply_json_str(f, error);
+	}
+	putc('}', f);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -231,12 +267,19 @@ static void list_finish(void *arg, struct fk_reply *r)
 				fprintf(f, "%s%s", any++ ? "," : "", c->self_desc);
 				self_done = 1;
 			}
-			/* A worker that exited meanwhile is left out. */
-			if (i == c->n || c->res[i].status != 200)
+			/* A worker that exited meanwhile is left out; one alive
+			 * that did not answer is listed with why. */
+			if (i == c->n || (c->res[i].status != 200 && kill(c->pids[i], 0) < 0 &&
+					  errno == ESRCH))
 				continue;
 			if (any++)
 				putc(',', f);
-			entry(f, c->pids[i], c->res[i].body, c->res[i].len, 0);
+			if (c->res[i].status == 0)
+				entry(f, c->pids[i], NULL, 0, 0, c->errs[i]);
+			else if (c->res[i].status != 200)
+				entry(f, c->pids[i], NULL, 0, 0, "its settings did not answer 200");
+			else
+				entry(f, c->pids[i], c->res[i].body, c->res[i].len, 0, NULL);
 		}
 		fputs("]}\n", f);
 		fk_reply_close(r, f);
@@ -259,7 +302,7 @@ void fk_procs_list(const struct fk_request *rq, struct fk_reply *r)
 		fk_reply_error(r, 500, "out of memory");
 		return;
 	}
-	entry(f, getpid(), NULL, 0, 1);
+	entry(f, getpid(), NULL, 0, 1, NULL);
 	fclose(f);
 	snprintf(c->self_desc, sizeof c->self_desc, "%s", buf ? buf : "");
 	free(buf);

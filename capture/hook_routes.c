@@ -356,6 +356,38 @@ static void nothing_sampled(const struct fk_request *rq, struct fk_reply *r)
 		       FK_HOOK_NOTHING_SAMPLED, rq->host);
 }
 
+/* 409 in place of folded text without a line: nothing this process
+ * sampled is in use now (a server that frees each request's memory when
+ * it ends, as nginx's workers and named do, or a listener whose workers
+ * do the program's work, as nginx's master), and an empty 200 would read
+ * as a profile. Says why and where the allocations are: sampling off
+ * here, the alloc counts, the other processes. */
+static void nothing_in_use(struct fk_reply *r)
+{
+	char more[300] = "";
+	struct fk_err err;
+	long self = (long)getpid();
+	pid_t w[1];
+	int on = 1;
+
+	if (fk_group_workers(w, 1) > 0)
+		snprintf(more, sizeof more, "; the program's other processes are profiled "
+			 "apart (/internal/heap/processes): ask one with ?pid=%ld; POST "
+			 "/internal/heap/settings?enabled=true&pid=all turns sampling on in "
+			 "every one", (long)w[0]);
+	fk_err_init(&err, NULL);
+	if (fk_je_get_active(&on, &err) == 0 && !on)
+		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld, and "
+			       "sampling is off in it: turn it on with POST "
+			       "/internal/heap/settings?enabled=true&pid=%ld (header X-Flamekit: "
+			       "1)%s", self, self, more);
+	else
+		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld: "
+			       "folded stacks are the bytes in use, and whatever was sampled has "
+			       "been freed (/debug/pprof/allocs?pid=%ld counts what was allocated)%s",
+			       self, self, more);
+}
+
 static void send_profile(const struct fk_request *rq, struct fk_reply *r, int fmt,
 			 const struct fk_serve_opts *o)
 {
@@ -370,6 +402,8 @@ static void send_profile(const struct fk_request *rq, struct fk_reply *r, int fm
 		nothing_sampled(rq, r);
 	else if (rc < 0)
 		fk_reply_error(r, err.code == FK_EUNSUPP ? 503 : 500, "%s", err.msg);
+	else if (fmt == FK_OUT_FOLDED && r->len == 0)
+		nothing_in_use(r);
 	else if (fmt == FK_OUT_PPROF)
 		r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }
@@ -418,7 +452,18 @@ static void send_snapshot(const struct fk_request *rq, struct fk_reply *r, int f
 		fk_reply_error(r, err.code == FK_EUNSUPP ? 404 : 500, "%s", err.msg);
 		return;
 	}
-	if (fmt == FK_OUT_PPROF)
+	/* Folded text without a line, as for the live heap: said, never an
+	 * empty 200. */
+	if (fmt == FK_OUT_FOLDED && r->len == 0 && base && id)
+		fk_reply_error(r, 409, "no stack grew from snapshot %u to snapshot %u: their "
+			       "growth has no line", base, id);
+	else if (fmt == FK_OUT_FOLDED && r->len == 0 && base)
+		fk_reply_error(r, 409, "no stack grew from snapshot %u to now: the growth has "
+			       "no line", base);
+	else if (fmt == FK_OUT_FOLDED && r->len == 0)
+		fk_reply_error(r, 409, "no sampled allocation was in use at snapshot %u: its "
+			       "folded stacks, the bytes in use, have no line", id);
+	else if (fmt == FK_OUT_PPROF)
 		r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }
 
