@@ -32,7 +32,7 @@ check "python allocates 300 bytearrays" host_cmd "grow 300" '^grown 300'
 
 cu "$U/internal/heap" >"$T/heap.pb.gz"
 is "pprof (default format) is 200" "$(code)" 200
-go tool pprof -top "$T/heap.pb.gz" >"$T/top" 2>&1
+go tool pprof -unit=MB -top "$T/heap.pb.gz" >"$T/top" 2>&1
 top=$(awk '/flat%/ { getline; print $NF; exit }' "$T/top")
 is "go tool pprof -top: $SITE on top" "$top" "$SITE"
 flat=$(awk '/flat%/ { getline; print $1; exit }' "$T/top")
@@ -71,7 +71,7 @@ check "that pipeline printed no errors" [ ! -s "$T/e1" ] && [ ! -s "$T/e2" ] && 
 ( sleep 0.5; echo "grow 100" >&3 ) &
 cu "$U/debug/pprof/heap?seconds=2" >"$T/delta.pb.gz"
 is "delta profile is 200" "$(code)" 200
-go tool pprof -sample_index=alloc_space -top "$T/delta.pb.gz" >"$T/top4" 2>&1
+go tool pprof -unit=MB -sample_index=alloc_space -top "$T/delta.pb.gz" >"$T/top4" 2>&1
 top=$(awk '/flat%/ { getline; print $NF; exit }' "$T/top4")
 is "window: $SITE on top of alloc_space" "$top" "$SITE"
 flat=$(awk '/flat%/ { getline; print $1; exit }' "$T/top4")
