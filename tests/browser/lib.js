@@ -20,6 +20,16 @@ function ok(cond, what, why) {
 	return cond;
 }
 
+// Runs fn; an exception fails one check naming what did not run to the
+// end (the first three lines of its stack), so the checks after it still run.
+async function step(what, fn) {
+	try {
+		await fn();
+	} catch (e) {
+		ok(false, what + " ran to the end", String(e && e.stack || e).split("\n").slice(0, 3).join(" | "));
+	}
+}
+
 // opts: extra context options (viewport, javaScriptEnabled).
 async function launch(opts) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fk-chromium-"));
@@ -98,4 +108,4 @@ async function tlDrag(page, a, b) {
 	await page.mouse.up();
 }
 
-module.exports = { ok, launch, render, done, parseFolded, contrast, tlSelection, tlDrag };
+module.exports = { ok, step, launch, render, done, parseFolded, contrast, tlSelection, tlDrag };

@@ -21,7 +21,7 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const { ok, launch, render, done, tlSelection, tlDrag } = require("./lib.js");
+const { ok, step, launch, render, done, tlSelection, tlDrag } = require("./lib.js");
 
 const top = path.resolve(__dirname, "../..");
 const fx = (f) => fs.readFileSync(path.join(top, "fixtures/folded", f), "utf8");
@@ -51,13 +51,6 @@ const rootKids = (page) => page.evaluate(() => {
 
 (async () => {
 	const { ctx, close } = await launch();
-	const step = async (what, fn) => {
-		try {
-			await fn();
-		} catch (e) {
-			ok(false, what + " ran to the end", String(e && e.stack || e).split("\n").slice(0, 3).join(" | "));
-		}
-	};
 	const svg = render(sample, [], "sample");
 	const hand = "# columns: 1/bytes 2/bytes 3/bytes\n" +
 		"# series: s1 time=10 allocated=3000 active=4000 resident=6000 mapped=9000 rss=10000\n" +

@@ -21,7 +21,7 @@
 "use strict";
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { ok, launch, render, done } = require("./lib.js");
+const { ok, step, launch, render, done } = require("./lib.js");
 
 const long = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct<char const*>(char const*, char const*)";
 const sample = "main;parse_request;read_body 5\nmain;parse_request;decode 3\n" +
@@ -48,13 +48,6 @@ const graphTop = (page) => page.evaluate(() => window.fk.rect(0).getBoundingClie
 
 (async () => {
 	const { ctx, close } = await launch();
-	const step = async (what, fn) => {
-		try {
-			await fn();
-		} catch (e) {
-			ok(false, what + " ran to the end", String(e && e.stack || e).split("\n").slice(0, 3).join(" | "));
-		}
-	};
 	const svg = render(sample, [], "sizes");
 	for (const vp of sizes) {
 		const at = vp.join("x");
