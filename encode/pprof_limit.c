@@ -46,9 +46,7 @@ struct lim {
 /* The trie of the last call, kept (fk_enc_limit_memo_new). */
 struct fk_limit_memo {
 	uint64_t key;                  /* of the samples' stacks; 0: none kept */
-	size_t n;                      /* samples */
-	uint32_t k;                    /* the K found last time */
-	int has_k;
+	uint32_t k;                    /* the K found last time; 0: none */
 	struct lim *l;                 /* its arrays (l->s, l->rank unused) */
 	size_t budget;
 };
@@ -403,9 +401,9 @@ static void lim_release(struct lim *l)
 	free(l->stamp);
 }
 
-static size_t lim_bytes(const struct lim *l, size_t total)
+static size_t lim_bytes(const struct lim *l)
 {
-	return (total + l->n + 1) * sizeof(uint32_t) +
+	return (l->pathoff[l->n] + l->n + 1) * sizeof(uint32_t) +
 	       (l->caprank + l->capend + l->capdepth + l->cappar + l->nnodes) * sizeof(uint32_t);
 }
 
@@ -438,7 +436,7 @@ void fk_enc_limit_memo_free(struct fk_limit_memo *m)
 
 size_t fk_enc_limit_memo_bytes(const struct fk_limit_memo *m)
 {
-	return m && m->l ? lim_bytes(m->l, m->l->pathoff[m->l->n]) : 0;
+	return m && m->l ? lim_bytes(m->l) : 0;
 }
 
 /* The key of the samples' stacks (their location ids in order). */
@@ -485,7 +483,7 @@ int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t m
 	qsort(order, l.n, sizeof *order, by_weight);
 	if (memo) {
 		key = stacks_key(l.s, l.n);
-		if (memo->l && memo->key == key && memo->n == l.n) {
+		if (memo->l && memo->key == key && memo->l->n == l.n) {
 			/* The same stacks as last time: its trie. */
 			struct lim *kept = memo->l;
 
@@ -505,7 +503,7 @@ int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t m
 	 * even K = 0 (every stack cut to its root frame) leaves too many,
 	 * every stack goes into one sample with no stack at all. */
 	uint32_t lo = 0, hi = (uint32_t)l.n;
-	uint32_t guess = memo && memo->has_k && memo->k < l.n ? memo->k : 0;
+	uint32_t guess = memo && memo->k < l.n ? memo->k : 0;
 	if (count(&l, 0) > max) {
 		for (size_t j = 1; j < l.nnodes; j++)
 			l.nrank[j] = UINT32_MAX;  /* nothing kept: all land on node 0 */
@@ -547,10 +545,8 @@ int fk_enc_limit_samples(Perftools__Profiles__Sample **smps, size_t *n, size_t m
 				hi = mid;
 		}
 	}
-	if (memo) {
+	if (memo)
 		memo->k = lo;
-		memo->has_k = 1;
-	}
 	size_t k = apply(&l, lo, out, a);
 	if (k == SIZE_MAX)
 		goto done;
@@ -566,11 +562,10 @@ done:
 	free(l.rank);
 	l.rank = NULL;
 	l.s = NULL;
-	if (rc == 0 && keep && lim_bytes(&l, l.pathoff[l.n]) <= memo->budget &&
+	if (rc == 0 && keep && lim_bytes(&l) <= memo->budget &&
 	    (memo->l = malloc(sizeof *memo->l))) {
 		*memo->l = l;
 		memo->key = key;
-		memo->n = l.n;
 	} else {
 		lim_release(&l);
 	}
