@@ -328,14 +328,12 @@ static const unsigned char hexval[256] = {
 	['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* "0xADDR 0xADDR ..." (leaf first) into the arena; *end is the line's
- * newline (next_line's lines end there). */
-static int parse_addrs(struct reader *r, const char *s, const char *end,
-		       struct fk_stack *st)
+/* "0xADDR 0xADDR ..." (leaf first) into tmp, *depthp of them; *end is the
+ * line's newline (next_line's lines end there). */
+static int read_addrs(struct reader *r, const char *s, const char *end,
+		      uint64_t tmp[FK_MAX_DEPTH + 1], uint32_t *depthp)
 {
-	uint64_t tmp[FK_MAX_DEPTH + 1];
 	uint32_t depth = 0;
-	uint64_t *a;
 
 	for (;;) {
 		const char *t;
@@ -404,6 +402,16 @@ bad:
 	/* jemalloc keeps the FK_MAX_DEPTH innermost frames of a deeper stack. */
 	if (depth == FK_MAX_DEPTH)
 		tmp[depth++] = FK_ADDR_TRUNCATED;
+	*depthp = depth;
+	return 0;
+}
+
+/* tmp[0..depth) as st's addresses, in the profile's arena. */
+static int store_addrs(struct reader *r, struct fk_stack *st, const uint64_t *tmp,
+		       uint32_t depth)
+{
+	uint64_t *a;
+
 	st->depth = depth;
 	st->addrs = NULL;
 	if (depth) {
@@ -416,25 +424,38 @@ bad:
 	return 0;
 }
 
+static int parse_addrs(struct reader *r, const char *s, const char *end,
+		       struct fk_stack *st)
+{
+	uint64_t tmp[FK_MAX_DEPTH + 1];
+	uint32_t depth;
+
+	if (read_addrs(r, s, end, tmp, &depth) < 0)
+		return -1;
+	return store_addrs(r, st, tmp, depth);
+}
+
 /* The addresses of a v2 '@' line's text s[0..end): the memo's, when it
  * holds that text, else read (and kept in the memo for the next dump). */
 static int read_stack_line(struct reader *r, const char *s, const char *end)
 {
 	size_t n = (size_t)(end - s);
+	uint64_t tmp[FK_MAX_DEPTH + 1], h;
 	const uint64_t *kept;
-	uint64_t h;
+	uint32_t depth;
 
 	if (!r->memo)
 		return parse_addrs(r, s, end, &r->st);
 	h = fk_hash_long(s, n);
-	if ((kept = fk_stackmemo_find(r->memo, h, n, &r->st.depth))) {
-		r->st.addrs = kept;
+	if (fk_stackmemo_find(r->memo, h, n, &r->st.addrs, &r->st.depth))
 		return 0;
-	}
-	if (parse_addrs(r, s, end, &r->st) < 0)
+	/* Read once, into the memo, or the profile's arena past its budget. */
+	if (read_addrs(r, s, end, tmp, &depth) < 0)
 		return -1;
-	if ((kept = fk_stackmemo_add(r->memo, h, n, r->st.addrs, r->st.depth)))
-		r->st.addrs = kept;
+	if (!(kept = fk_stackmemo_add(r->memo, h, n, tmp, depth)))
+		return store_addrs(r, &r->st, tmp, depth);
+	r->st.addrs = depth ? kept : NULL;
+	r->st.depth = depth;
 	return 0;
 }
 

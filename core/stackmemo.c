@@ -52,19 +52,20 @@ void fk_stackmemo_begin(struct fk_stackmemo *m)
 	m->gen++;
 }
 
-const uint64_t *fk_stackmemo_find(struct fk_stackmemo *m, uint64_t h, size_t n,
-				  uint32_t *depth)
+int fk_stackmemo_find(struct fk_stackmemo *m, uint64_t h, size_t n,
+		      const uint64_t **addrs, uint32_t *depth)
 {
 	uint32_t i = fk_u64map_get(&m->ix, h);
 
 	if (i == UINT32_MAX || m->e[i].n != n) {
 		m->misses++;
-		return NULL;
+		return 0;
 	}
 	m->hits++;
 	m->e[i].seen = m->gen;
+	*addrs = m->e[i].addrs;
 	*depth = m->e[i].depth;
-	return m->e[i].addrs;
+	return 1;
 }
 
 static size_t cost(uint32_t depth)

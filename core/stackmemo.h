@@ -34,10 +34,11 @@ void fk_stackmemo_free(struct fk_stackmemo *m);
 /* Starts a parse: what it does not meet goes at fk_stackmemo_sweep. */
 void fk_stackmemo_begin(struct fk_stackmemo *m);
 
-/* The addresses of the stack whose text hashed to h and was n bytes
- * long (*depth set), or NULL when m does not hold it. */
-const uint64_t *fk_stackmemo_find(struct fk_stackmemo *m, uint64_t h, size_t n,
-				  uint32_t *depth);
+/* 1 with the addresses of the stack whose text hashed to h and was n
+ * bytes long (*addrs, NULL for a bare "@", and *depth), or 0 when m does
+ * not hold it. */
+int fk_stackmemo_find(struct fk_stackmemo *m, uint64_t h, size_t n,
+		      const uint64_t **addrs, uint32_t *depth);
 
 /* Keeps a copy of addrs[0..depth) as the stack of text (h, n) met in this
  * parse; returns the copy, or NULL when over the budget, out of memory or
