@@ -56,6 +56,9 @@ uint64_t fk_memo_key(const char *dump, size_t len, int fmt, const struct fk_serv
 	char req[512];
 	int n;
 
+	/* Nothing is kept without a budget: no hash of the whole dump. */
+	if (fk_serve_cache_mb == 0)
+		return 0;
 	/* Everything of a request an answer depends on, with the dump. */
 	n = snprintf(req, sizeof req, "%d|%s|%s|%.17g|%d|%d|%d|%zu|%d", fmt,
 		     o && o->title ? o->title : "", o && o->colors ? o->colors : "",
@@ -65,6 +68,17 @@ uint64_t fk_memo_key(const char *dump, size_t len, int fmt, const struct fk_serv
 	if (n < 0 || (size_t)n >= sizeof req)
 		return 0;          /* a title too long to tell apart: never kept */
 	return fk_hash_long(dump, len) ^ (fk_hash_long(req, (size_t)n) * 0x9e3779b97f4a7c15ULL);
+}
+
+/* Whether a holds the answer for key, of a dump dump_len long. */
+static int holds(const struct answer *a, uint64_t key, size_t dump_len)
+{
+	return key && a->key == key && a->dump_len == dump_len;
+}
+
+static size_t answer_size(const struct answer *a)
+{
+	return fk_pprof_body_size(a->body) + a->len;
 }
 
 static void forget(struct answer *a)
@@ -78,7 +92,7 @@ const struct fk_pprof_body *fk_memo_body(uint64_t key, size_t dump_len)
 {
 	struct answer *a = &answers[FK_OUT_PPROF];
 
-	if (key && a->body && a->key == key && a->dump_len == dump_len) {
+	if (a->body && holds(a, key, dump_len)) {
 		hits++;
 		return a->body;
 	}
@@ -90,7 +104,7 @@ int fk_memo_bytes(uint64_t key, size_t dump_len, int fmt, char **out, size_t *le
 {
 	struct answer *a = &answers[fmt];
 
-	if (!key || !a->bytes || a->key != key || a->dump_len != dump_len) {
+	if (!a->bytes || !holds(a, key, dump_len)) {
 		misses++;
 		return 0;
 	}
@@ -113,10 +127,10 @@ static int fits(int fmt, size_t n)
 		return 0;
 	for (int i = 0; i < FK_OUT_NFMT; i++)
 		if (i != fmt)
-			held += fk_pprof_body_size(answers[i].body) + answers[i].len;
+			held += answer_size(&answers[i]);
 	for (int i = 0; i < FK_OUT_NFMT && held + n > room; i++)
 		if (i != fmt) {
-			held -= fk_pprof_body_size(answers[i].body) + answers[i].len;
+			held -= answer_size(&answers[i]);
 			forget(&answers[i]);
 		}
 	return 1;
@@ -179,7 +193,7 @@ void fk_memo_stats(struct fk_memo_stats *st)
 	st->stack_misses = ss.misses;
 	st->bytes += fk_pprof_memo_bytes(pprof);
 	for (int i = 0; i < FK_OUT_NFMT; i++)
-		st->bytes += fk_pprof_body_size(answers[i].body) + answers[i].len;
+		st->bytes += answer_size(&answers[i]);
 	st->hits = hits;
 	st->misses = misses;
 }

@@ -445,9 +445,10 @@ int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t nco
 }
 
 /* Parses dump[0..dlen) (borrowed: it must outlive the profile) into a new
- * profile. */
+ * profile, through memo (a heap dump's stacks read before, serve_memo.c)
+ * when it is not NULL. */
 static struct fk_profile *parse(const char *dump, size_t dlen, const char *name,
-				struct fk_err *err)
+				struct fk_stackmemo *memo, struct fk_err *err)
 {
 	struct fk_profile *p = fk_profile_new(name);
 
@@ -455,7 +456,8 @@ static struct fk_profile *parse(const char *dump, size_t dlen, const char *name,
 		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		return NULL;
 	}
-	if (fk_profile_parse(p, dump, dlen, err) < 0) {
+	if ((memo ? fk_heapdump_parse_memo(p, dump, dlen, memo, err)
+		  : fk_profile_parse(p, dump, dlen, err)) < 0) {
 		fk_profile_free(p);
 		return NULL;
 	}
@@ -475,25 +477,6 @@ static int kept_answer(uint64_t key, size_t dlen, int fmt, const struct fk_serve
 		return 0;
 	pprof_opts(&po, o, 0);
 	return fk_pprof_stamp(b, po.time_nanos, 0, (unsigned char **)out, outlen, err) == 0;
-}
-
-/* Parses the hook's own dump through the stack memo (serve_memo.c). */
-static struct fk_profile *parse_dump(const char *dump, size_t dlen, struct fk_err *err)
-{
-	struct fk_stackmemo *m = fk_memo_stacks();
-	struct fk_profile *p;
-
-	if (!m)
-		return parse(dump, dlen, "heap", err);
-	if (!(p = fk_profile_new("heap"))) {
-		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-		return NULL;
-	}
-	if (fk_heapdump_parse_memo(p, dump, dlen, m, err) < 0) {
-		fk_profile_free(p);
-		return NULL;
-	}
-	return p;
 }
 
 static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
@@ -519,7 +502,7 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 		fk_hook_buf_release(dump, dmaplen);
 		return 0;
 	}
-	p = parse_dump(dump, dlen, err);
+	p = parse(dump, dlen, "heap", fk_memo_stacks(), err);
 	if (p)
 		rc = emit(p, fmt, o, 0, NULL, out, outlen, &body, err);
 	fk_profile_free(p);
@@ -559,9 +542,9 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 	char note[200];
 	int rc = -1;
 
-	b = parse(base, blen, "base", err);
+	b = parse(base, blen, "base", NULL, err);
 	if (b)
-		c = parse(cur, clen, "heap", err);
+		c = parse(cur, clen, "heap", NULL, err);
 	if (b && c) {
 		g = fk_profile_new("window");
 		if (!g)
