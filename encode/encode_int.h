@@ -29,6 +29,7 @@ struct fk_gz_piece {
 	size_t zlen;
 	size_t len;                    /* the data's length */
 	uint32_t crc;                  /* its CRC-32 */
+	int level;                     /* zlib's, as it was compressed */
 };
 
 /* Compresses data[0..len) into *pc: ending on a byte boundary with more

@@ -20,58 +20,6 @@ int fk_gz_is_gzip(const void *data, size_t len)
 	return len >= 2 && d[0] == 0x1f && d[1] == 0x8b;
 }
 
-int fk_gz_compress(const void *data, size_t len, int level,
-		   unsigned char **out, size_t *outlen, struct fk_err *err)
-{
-	z_stream z;
-	gz_header h;
-	unsigned char *buf;
-	const unsigned char *in = data;
-	size_t cap, inleft = len, done = 0;
-	int rc = Z_OK;
-
-	memset(&z, 0, sizeof z);
-	/* windowBits 15 + 16 asks for a gzip wrapper; the explicit header
-	 * fixes mtime 0 and the OS byte, so output never depends on when or
-	 * where it was made. */
-	if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-		return fk_err_set(err, FK_ENOMEM, 0, "cannot start zlib compression");
-	memset(&h, 0, sizeof h);
-	h.os = 3;
-	deflateSetHeader(&z, &h);
-	/* deflateBound is an upper bound for the whole input, so the buffer
-	 * never grows. */
-	cap = deflateBound(&z, (uLong)len) + 64;
-	buf = malloc(cap);
-	if (!buf) {
-		deflateEnd(&z);
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory compressing %zu bytes", len);
-	}
-	while (rc == Z_OK) {
-		size_t in_now = inleft > CHUNK ? CHUNK : inleft;
-		size_t room = cap - done;
-
-		z.next_in = (Bytef *)(uintptr_t)in;
-		z.avail_in = (uInt)in_now;
-		z.next_out = buf + done;
-		z.avail_out = room > CHUNK ? (uInt)CHUNK : (uInt)room;
-		rc = deflate(&z, in_now == inleft ? Z_FINISH : Z_NO_FLUSH);
-		in += in_now - z.avail_in;
-		inleft -= in_now - z.avail_in;
-		done = (size_t)(z.next_out - buf);
-		if (rc == Z_BUF_ERROR && done < cap)
-			rc = Z_OK;
-	}
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END) {
-		free(buf);
-		return fk_err_set(err, FK_EIO, 0, "zlib compression failed");
-	}
-	*outlen = done;
-	*out = buf;
-	return 0;
-}
-
 int fk_gz_piece(const void *data, size_t len, int level, int last,
 		struct fk_gz_piece *pc, struct fk_err *err)
 {
@@ -119,6 +67,7 @@ int fk_gz_piece(const void *data, size_t len, int level, int last,
 	}
 	pc->zlen = done;
 	pc->len = len;
+	pc->level = level;
 	pc->crc = 0;
 	for (in = data, inleft = len; inleft > 0;) {
 		size_t now = inleft > CHUNK ? CHUNK : inleft;
@@ -133,13 +82,16 @@ int fk_gz_piece(const void *data, size_t len, int level, int last,
 int fk_gz_join(const struct fk_gz_piece *pc, size_t n, unsigned char **out,
 	       size_t *outlen, struct fk_err *err)
 {
-	/* RFC 1952: deflate, no flags, mtime 0, no extra flags, OS 3 (Unix),
-	 * as deflateSetHeader writes fk_gz_compress's. */
-	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	/* RFC 1952: deflate, no flags, mtime 0 (equal input, equal bytes),
+	 * OS 3 (Unix); the extra flags as zlib sets them for the first
+	 * piece's level: 2 for the slowest, 4 for the fastest. */
+	unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
 	size_t total = sizeof head + 8, len = 0;
 	uint32_t crc = 0;
 	unsigned char *buf, *w;
 
+	if (n)
+		head[8] = pc[0].level == 9 ? 2 : pc[0].level < 2 ? 4 : 0;
 	for (size_t i = 0; i < n; i++)
 		total += pc[i].zlen;
 	if (!(buf = malloc(total)))
@@ -159,6 +111,20 @@ int fk_gz_join(const struct fk_gz_piece *pc, size_t n, unsigned char **out,
 	*out = buf;
 	*outlen = total;
 	return 0;
+}
+
+int fk_gz_compress(const void *data, size_t len, int level,
+		   unsigned char **out, size_t *outlen, struct fk_err *err)
+{
+	struct fk_gz_piece pc;
+	int rc;
+
+	/* One piece, the last: a member as zlib's own gzip wrapper writes it. */
+	if (fk_gz_piece(data, len, level, 1, &pc, err) < 0)
+		return -1;
+	rc = fk_gz_join(&pc, 1, out, outlen, err);
+	free(pc.z);
+	return rc;
 }
 
 int fk_gz_decompress(const void *data, size_t len, size_t max,
