@@ -799,7 +799,6 @@ int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
 
 struct fk_pprof_body {
 	struct fk_gz_piece z;          /* the message less its times, compressed */
-	int level;
 };
 
 int fk_pprof_encode_body(const struct fk_profile *p, const struct fk_pprof_opts *o,
@@ -819,8 +818,7 @@ int fk_pprof_encode_body(const struct fk_profile *p, const struct fk_pprof_opts 
 		free(b);
 		return -1;
 	}
-	b->level = level_of(o, n);
-	rc = fk_gz_piece(plain, n, b->level, 0, &b->z, err);
+	rc = fk_gz_piece(plain, n, level_of(o, n), 0, &b->z, err);
 	free(plain);
 	if (rc < 0) {
 		free(b);
@@ -858,7 +856,7 @@ int fk_pprof_stamp(const struct fk_pprof_body *b, int64_t time_nanos,
 	if (duration_nanos)
 		w = put_field(w, 10, duration_nanos);
 	pc[0] = b->z;
-	if (fk_gz_piece(tail, (size_t)(w - tail), b->level, 1, &pc[1], err) < 0)
+	if (fk_gz_piece(tail, (size_t)(w - tail), b->z.level, 1, &pc[1], err) < 0)
 		return -1;
 	rc = fk_gz_join(pc, 2, out, outlen, err);
 	free(pc[1].z);
