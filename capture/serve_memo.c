@@ -21,7 +21,7 @@
 #include "hook_int.h"
 #include "pprof_enc.h"
 #include "stackmemo.h"
-#include "strtab.h"
+#include "hash.h"
 
 static struct fk_stackmemo *stacks;
 static struct fk_pprof_memo *pprof;

@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "dumplex.h"
 #include "grow.h"
+#include "hash.h"
 #include "limits.h"
 #include "maps.h"
 #include "num.h"

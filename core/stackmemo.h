@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The stacks of the last dump, kept for the next (the hook's repeated
  * scrapes of one heap, bench/README.md "Repeated scrapes"): a stack line's
- * text, by its hash (fk_hash_long) and length, gives back the addresses
+ * text, by its hash (fk_hash_long, hash.h) and length, gives back the addresses
  * read from it before, so the dump reader reads hex only for stacks it has
  * not met. What a parse did not meet is forgotten when it ends.
  *

@@ -32,38 +32,6 @@ uint64_t fk_hash(const void *s, size_t n)
 	return h ^ (h >> 29);
 }
 
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
-}
-
-uint64_t fk_hash_long(const void *s, size_t n)
-{
-	const unsigned char *p = s;
-	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0x632be59bd9b4e019ULL, w0, w1;
-	unsigned char last[16];
-
-	for (; n >= 16; p += 16, n -= 16) {
-		memcpy(&w0, p, 8);
-		memcpy(&w1, p + 8, 8);
-		a = (a ^ w0) * 0x87c37b91114253d5ULL;
-		a ^= a >> 31;
-		b = (b ^ w1) * 0x4cf5ad432745937fULL;
-		b ^= b >> 29;
-	}
-	memset(last, 0, sizeof last);
-	memcpy(last, p, n);
-	memcpy(&w0, last, 8);
-	memcpy(&w1, last + 8, 8);
-	a = (a ^ w0) * 0x87c37b91114253d5ULL;
-	b = (b ^ w1) * 0x4cf5ad432745937fULL;
-	return mix64(a ^ mix64(b + n));
-}
-
 struct fk_strtab *fk_strtab_new(struct fk_arena *a)
 {
 	struct fk_strtab *t = calloc(1, sizeof *t);

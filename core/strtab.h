@@ -26,9 +26,4 @@ size_t fk_strtab_count(const struct fk_strtab *t);
 /* FNV-1a 64-bit hash of s[0..n), shared by the hash tables of the tree. */
 uint64_t fk_hash(const void *s, size_t n);
 
-/* A 64-bit hash of s[0..n) taken 16 bytes a step (two lanes of multiply
- * and shift), for long keys where fk_hash's byte a step is the cost: a
- * dump's stack lines and whole dumps (stackmemo.h, the hook's answers). */
-uint64_t fk_hash_long(const void *s, size_t n);
-
 #endif

@@ -26,7 +26,7 @@
 
 #include "arena.h"
 #include "grow.h"
-#include "strtab.h"
+#include "hash.h"
 #include "u64map.h"
 
 typedef Perftools__Profiles__Sample Smp;

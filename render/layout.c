@@ -10,45 +10,30 @@
 #include "bigmem.h"
 #include "limits.h"
 #include "grow.h"
+#include "hash.h"
 #include "render_int.h"
 
-/* Names are hashed 8 bytes at a time, and the same words that find a
- * frame's end (its ';') feed the hash, so a frame's bytes are read once
- * (perf on bench/gen-synth.py's input: the byte loop looking for ';', the
- * byte loop comparing a line with the last and hashing the name again were
- * 45 % of the instructions). hash_bytes(s, n) and scan_frame() give the
- * same value for the same name. Only used for in-memory tables. */
-#define HASH_SEED 0x9e3779b97f4a7c15ULL
-
-static inline uint64_t hash_word(uint64_t h, uint64_t w)
-{
-	h = (h ^ w) * 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 32);
-}
-
-/* w: the last 0-7 bytes, zero-padded; n: the name's length. */
-static inline uint64_t hash_end(uint64_t h, uint64_t w, size_t n)
-{
-	h = (h ^ w ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4fULL)) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	h *= 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
-}
-
+/* Names are hashed 8 bytes at a time (core/hash.h's word hash), and the
+ * same words that find a frame's end (its ';') feed the hash, so a frame's
+ * bytes are read once (perf on bench/gen-synth.py's input: the byte loop
+ * looking for ';', the byte loop comparing a line with the last and
+ * hashing the name again were 45 % of the instructions). hash_bytes(s, n)
+ * and scan_frame() give the same value for the same name. Only used for
+ * in-memory tables. */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = HASH_SEED, w;
+	uint64_t h = FK_HASH_SEED, w;
 	size_t k = n;
 
 	while (k >= 8) {
 		memcpy(&w, s, 8);
-		h = hash_word(h, w);
+		h = fk_hash_word(h, w);
 		s += 8;
 		k -= 8;
 	}
 	w = 0;
 	memcpy(&w, s, k);
-	return hash_end(h, w, n);
+	return fk_hash_end(h, w, n);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -66,7 +51,7 @@ static inline uint64_t semis(uint64_t w)
  * pos). Reads nothing at or past s[n]. */
 static size_t scan_frame(const char *s, size_t pos, size_t n, uint64_t *hp)
 {
-	uint64_t h = HASH_SEED, w, m;
+	uint64_t h = FK_HASH_SEED, w, m;
 	size_t p = pos;
 
 	for (;; p += 8) {
@@ -80,7 +65,7 @@ static size_t scan_frame(const char *s, size_t pos, size_t n, uint64_t *hp)
 		memcpy(&w, s + p, 8);
 		if ((m = semis(w)) != 0)
 			break;
-		h = hash_word(h, w);
+		h = fk_hash_word(h, w);
 	}
 	if (m) {
 		unsigned k = (unsigned)__builtin_ctzll(m) >> 3;
@@ -89,7 +74,7 @@ static size_t scan_frame(const char *s, size_t pos, size_t n, uint64_t *hp)
 	} else {
 		p = n;
 	}
-	*hp = hash_end(h, w, p - pos);
+	*hp = fk_hash_end(h, w, p - pos);
 	return p;
 }
 

@@ -9,6 +9,7 @@
 
 #include "t.h"
 #include "diff.h"
+#include "hash.h"
 #include "heapdump.h"
 #include "hostport.h"
 #include "maps.h"
