@@ -18,6 +18,7 @@
 
 #include "diff.h"
 #include "grow.h"
+#include "hash.h"
 #include "hook_int.h"
 #include "input.h"
 #include "maps.h"
@@ -97,7 +98,7 @@ static int64_t realtime_ns(void)
  * memory. */
 static uint32_t intern_stack(const uint64_t *addrs, uint32_t depth)
 {
-	uint64_t h = fk_hash(addrs, depth * sizeof *addrs) ^ depth;
+	uint64_t h = fk_hash_long(addrs, depth * sizeof *addrs);
 	uint32_t id = fk_u64map_get(&ring.byhash, h), head = id;
 
 	for (; id != UINT32_MAX; id = ring.stk[id].next)
