@@ -16,13 +16,5 @@ uint64_t fk_hash_long(const void *s, size_t n)
 		a = fk_hash_word(a, w0);
 		b = fk_hash_word(b, w1);
 	}
-	if (k >= 8) {
-		memcpy(&w0, p, 8);
-		a = fk_hash_word(a, w0);
-		p += 8;
-		k -= 8;
-	}
-	w0 = 0;
-	memcpy(&w0, p, k);
-	return fk_hash_end(fk_hash_word(a, b), w0, n);
+	return fk_hash_rest(fk_hash_word(a, b), p, k, n);
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FK_HASH_SEED 0x9e3779b97f4a7c15ULL
 
@@ -28,6 +29,22 @@ static inline uint64_t fk_hash_end(uint64_t h, uint64_t w, size_t n)
 	h ^= h >> 29;
 	h *= 0x94d049bb133111ebULL;
 	return h ^ (h >> 31);
+}
+
+/* The hash of a string n bytes long that left h before its last k bytes
+ * s[0..k): their whole words, then the 0-7 left. */
+static inline uint64_t fk_hash_rest(uint64_t h, const void *s, size_t k, size_t n)
+{
+	const unsigned char *p = s;
+	uint64_t w;
+
+	for (; k >= 8; p += 8, k -= 8) {
+		memcpy(&w, p, 8);
+		h = fk_hash_word(h, w);
+	}
+	w = 0;
+	memcpy(&w, p, k);
+	return fk_hash_end(h, w, n);
 }
 
 /* The hash of s[0..n), two words a step (two independent lanes, about

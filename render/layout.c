@@ -22,18 +22,7 @@
  * in-memory tables. */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = FK_HASH_SEED, w;
-	size_t k = n;
-
-	while (k >= 8) {
-		memcpy(&w, s, 8);
-		h = fk_hash_word(h, w);
-		s += 8;
-		k -= 8;
-	}
-	w = 0;
-	memcpy(&w, s, k);
-	return fk_hash_end(h, w, n);
+	return fk_hash_rest(FK_HASH_SEED, s, n, n);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
