@@ -130,3 +130,20 @@ stop_host() {
 }
 
 enable() { cu -X POST -H 'X-Flamekit: 1' "$1/internal/heap/settings?enabled=true${2:-}" >/dev/null; }
+
+# A second, unprivileged local user for the tests of who may ask (issue
+# 32): other_user makes it once (a system user with no home and no
+# shell) and fails when it cannot (not root); as_other runs a command as
+# it, in / (it cannot enter $T); cu_other is cu as that user.
+OTHER=fk-other
+other_user() {
+	id -u "$OTHER" >/dev/null 2>&1 && return 0
+	[ "$(id -u)" = 0 ] || return 1
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$OTHER" >/dev/null 2>&1 ||
+		id -u "$OTHER" >/dev/null 2>&1
+}
+as_other() { (cd / && setpriv --reuid="$OTHER" --regid="$OTHER" --clear-groups "$@"); }
+cu_other() {
+	as_other curl -s -o - -w '%{stderr}%{http_code}' --max-time 30 "$@" >"$T/body" 2>"$T/status"
+	cat "$T/body"
+}
