@@ -5,12 +5,16 @@
  * the same pid (a shell or pyenv shim exec'ing the real program) starts a
  * fresh jemalloc and a fresh hook, which would silently undo what a
  * request had set moments before. The process serving FLAMEKIT_HTTP keeps
- * its settings in a small file named after its user, pid and start time
- * (what an exec keeps and no other process has), mode 0600, in /dev/shm
- * or the temporary directory; the hook of the next image of the same
- * process reads it before it serves its first request. No descriptor is
- * held: nothing leaks into exec'd children, and a host that closes every
- * descriptor cannot have the hook write into one of its own files. */
+ * its settings in a small file named after its pid and start time (what
+ * an exec keeps and no other process has), mode 0600, in a folder of its
+ * user's alone: "flamekit-hook.UID", mode 0700, in /dev/shm or the
+ * temporary folder, made by the hook and checked before each use (its
+ * owner, its mode, not a link). No other user can plant a name there, and
+ * no open can block (O_NONBLOCK: a FIFO is refused, not waited on). The
+ * hook of the next image of the same process reads the file before it
+ * serves its first request. No descriptor is held: nothing leaks into
+ * exec'd children, and a host that closes every descriptor cannot have
+ * the hook write into one of its own files. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +29,7 @@
 #include "hook_int.h"
 #include "num.h"
 
-#define STATE_PREFIX "flamekit-hook-state."
+#define STATE_PREFIX "state."
 
 struct state {
 	char magic[8];
@@ -35,8 +39,10 @@ struct state {
 	int32_t lg_sample;         /* -1: never set */
 };
 
-/* The file of this process, "" when none (a forked child, or no place). */
-static char st_path[512];
+/* The user folder, "" when there is none to trust, and this process's
+ * file in it, "" when none (a forked child). */
+static char st_dir[320];
+static char st_name[64];
 static uint64_t st_start;
 
 /* Held only to read or write these, never around a call. */
@@ -101,8 +107,8 @@ unsigned long fk_state_dumps(void)
 	return n;
 }
 
-/* The folder for state files: /dev/shm, else TMPDIR, else /tmp. */
-static const char *state_dir(void)
+/* The base folder of the user folders: /dev/shm, else TMPDIR, else /tmp. */
+static const char *base_dir(void)
 {
 	const char *t = getenv("TMPDIR");
 
@@ -111,47 +117,121 @@ static const char *state_dir(void)
 	return t && *t == '/' ? t : "/tmp";
 }
 
-/* Removes the files of this user's processes that are gone (killed
- * before their exit could remove them). */
-static void sweep(const char *dir)
+/* Opens the user folder st_dir: a folder, not a symbolic link, of this
+ * user's, mode 0700, so that no other user can have made or changed a
+ * name in it. An open of a folder never blocks. Returns the descriptor
+ * (the caller closes it), or -1. */
+static int open_dir(void)
 {
-	char mine[64];
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n;
+	struct stat sb;
+	int fd;
 
-	if (!d)
+	if (!st_dir[0])
+		return -1;
+	fd = open(st_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 07777) != 0700) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Makes the user folder if it is missing and checks it. 0, or -1 with
+ * st_dir "" and one line on stderr when the name is taken by something
+ * that is not this user's private folder (another user may have made it
+ * first, in a folder every user can write). */
+static int make_dir(void)
+{
+	struct stat sb;
+	int fd;
+
+	if (mkdir(st_dir, 0700) == 0) {
+		/* A umask may have taken bits away; never adds any. */
+		if (chmod(st_dir, 0700) < 0) {
+			/* open_dir refuses it below */
+		}
+	}
+	fd = open_dir();
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (lstat(st_dir, &sb) < 0)
+		fk_log("cannot make %s (%s): settings set over HTTP will not survive an exec",
+		       st_dir, strerror(errno));
+	else
+		fk_log("%s is not a private folder of this user's (%s of uid %lu, mode %04o): "
+		       "settings set over HTTP will not survive an exec", st_dir,
+		       S_ISLNK(sb.st_mode) ? "a symbolic link" : S_ISDIR(sb.st_mode) ?
+		       "a folder" : "not a folder", (unsigned long)sb.st_uid,
+		       (unsigned)(sb.st_mode & 07777));
+	st_dir[0] = '\0';
+	return -1;
+}
+
+/* Removes the files of this user's processes that are gone (killed
+ * before their exit could remove them), and temporaries left by a save
+ * that was cut short. */
+static void sweep(int dfd)
+{
+	int fd = dup(dfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
-	n = (size_t)snprintf(mine, sizeof mine, STATE_PREFIX "%lu.", (unsigned long)geteuid());
+	}
 	while ((e = readdir(d)) != NULL) {
 		uint64_t pid, start;
-		const char *f = e->d_name + n, *dot;
-		char path[600];
+		const char *f = e->d_name + sizeof STATE_PREFIX - 1, *dot;
 
-		if (strncmp(e->d_name, mine, n) != 0 || !(dot = strchr(f, '.')) ||
-		    fk_parse_u64(f, (size_t)(dot - f), &pid) < 0 ||
-		    fk_parse_u64(dot + 1, strlen(dot + 1), &start) < 0)
+		if (strncmp(e->d_name, STATE_PREFIX, sizeof STATE_PREFIX - 1) != 0 ||
+		    !(dot = strchr(f, '.')) ||
+		    fk_parse_u64(f, (size_t)(dot - f), &pid) < 0 || pid > INT32_MAX)
 			continue;
-		if (fk_proc_start((pid_t)pid) == start)
+		/* "state.PID.START", or "state.PID.START.tmp" */
+		if (fk_parse_u64(dot + 1, strcspn(dot + 1, "."), &start) < 0 ||
+		    fk_proc_start((pid_t)pid) == start)
 			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		unlink(path);
+		unlinkat(dfd, e->d_name, 0);
 	}
 	closedir(d);
 }
 
-/* Reads the file at st_path into s: 0, or -1 when it is missing, not a
- * regular file of this user's with mode 0600, or not this process's. */
-static int read_state(struct state *s)
+/* Opens name in the user folder dfd for reading, without following a
+ * link or blocking on a FIFO, and checks that it is a regular file of
+ * this user's with mode 0600. Returns the descriptor, or -1. */
+static int open_file(int dfd, const char *name)
 {
 	struct stat sb;
-	int fd = open(st_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = -1;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
-	    (sb.st_mode & 0777) == 0600 && pread(fd, s, sizeof *s, 0) == (ssize_t)sizeof *s &&
-	    memcmp(s->magic, "fkstate2", 8) == 0 && s->pid == (int64_t)getpid() &&
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 07777) != 0600) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads this process's file in the user folder dfd into s: 0, or -1 when
+ * it is missing, not a regular file of this user's with mode 0600, or not
+ * this process's. */
+static int read_state(int dfd, struct state *s)
+{
+	int fd = open_file(dfd, st_name), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, s, sizeof *s, 0) == (ssize_t)sizeof *s &&
+	    memcmp(s->magic, "fkstate3", 8) == 0 && s->pid == (int64_t)getpid() &&
 	    s->start == st_start)
 		rc = 0;
 	close(fd);
@@ -161,30 +241,39 @@ static int read_state(struct state *s)
 int fk_state_init(void)
 {
 	struct state s;
-	const char *dir = state_dir();
+	int dfd, rc = 0;
 
 	st_start = fk_proc_start(getpid());
 	if (!st_start)
 		return 0;
-	snprintf(st_path, sizeof st_path, "%s/" STATE_PREFIX "%lu.%ld.%llu", dir,
-		 (unsigned long)geteuid(), (long)getpid(), (unsigned long long)st_start);
-	if (read_state(&s) == 0)
-		return 1;
-	sweep(dir);
-	return 0;
+	snprintf(st_dir, sizeof st_dir, "%s/flamekit-hook.%lu", base_dir(),
+		 (unsigned long)geteuid());
+	snprintf(st_name, sizeof st_name, STATE_PREFIX "%ld.%llu", (long)getpid(),
+		 (unsigned long long)st_start);
+	if (make_dir() < 0 || (dfd = open_dir()) < 0)
+		return 0;
+	if (read_state(dfd, &s) == 0)
+		rc = 1;
+	else
+		sweep(dfd);
+	close(dfd);
+	return rc;
 }
 
 void fk_state_save(int enabled, int lg_sample)
 {
 	struct state s;
-	char tmp[600];
-	int fd;
+	char tmp[sizeof st_name + 8];
+	int dfd = open_dir(), fd;
 
-	if (!st_path[0])
+	if (dfd < 0 || !st_name[0]) {
+		if (dfd >= 0)
+			close(dfd);
 		return;
-	if (read_state(&s) < 0) {
+	}
+	if (read_state(dfd, &s) < 0) {
 		memset(&s, 0, sizeof s);
-		memcpy(s.magic, "fkstate2", 8);
+		memcpy(s.magic, "fkstate3", 8);
 		s.pid = getpid();
 		s.start = st_start;
 		s.lg_sample = -1;
@@ -192,16 +281,19 @@ void fk_state_save(int enabled, int lg_sample)
 	s.enabled = enabled;
 	if (lg_sample >= 0)
 		s.lg_sample = lg_sample;
-	/* Written beside and renamed: a reader sees the old or the new. */
-	snprintf(tmp, sizeof tmp, "%s.XXXXXX", st_path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (fchmod(fd, 0600) < 0 || write(fd, &s, sizeof s) != (ssize_t)sizeof s ||
-	    close(fd) < 0 || rename(tmp, st_path) < 0) {
+	/* Written beside and renamed: a reader sees the old or the new. The
+	 * folder is this user's alone, so a fixed temporary name is safe;
+	 * one left by a save cut short is replaced. */
+	snprintf(tmp, sizeof tmp, "%s.tmp", st_name);
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0600);
+	if (fd >= 0 && (fchmod(fd, 0600) < 0 || write(fd, &s, sizeof s) != (ssize_t)sizeof s ||
+			close(fd) < 0 || renameat(dfd, tmp, dfd, st_name) < 0)) {
 		/* A lost save only loses the carry-over. */
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	}
+	close(dfd);
 }
 
 void fk_state_restore(void)
@@ -209,7 +301,11 @@ void fk_state_restore(void)
 	struct state s;
 	struct fk_err err;
 
-	if (!st_path[0] || read_state(&s) < 0 || s.enabled < 0)
+	int dfd = st_name[0] ? open_dir() : -1, rc = dfd < 0 ? -1 : read_state(dfd, &s);
+
+	if (dfd >= 0)
+		close(dfd);
+	if (rc < 0 || s.enabled < 0)
 		return;
 	if (fk_je_check(NULL) != FK_JE_OK)
 		return;
@@ -220,9 +316,13 @@ void fk_state_restore(void)
 
 void fk_state_forget(int remove)
 {
-	if (remove && st_path[0])
-		unlink(st_path);
-	st_path[0] = '\0';
+	int dfd = remove && st_name[0] ? open_dir() : -1;
+
+	if (dfd >= 0) {
+		unlinkat(dfd, st_name, 0);
+		close(dfd);
+	}
+	st_name[0] = '\0';
 }
 
 void fk_state_atfork(int phase)

@@ -142,7 +142,9 @@ other_user() {
 	useradd --system --no-create-home --shell /usr/sbin/nologin "$OTHER" >/dev/null 2>&1 ||
 		id -u "$OTHER" >/dev/null 2>&1
 }
-as_other() { (cd / && setpriv --reuid="$OTHER" --regid="$OTHER" --clear-groups "$@"); }
+AS_OTHER="setpriv --reuid=$OTHER --regid=$OTHER --clear-groups"
+# shellcheck disable=SC2086
+as_other() { (cd / && $AS_OTHER "$@"); }
 cu_other() {
 	as_other curl -s -o - -w '%{stderr}%{http_code}' --max-time 30 "$@" >"$T/body" 2>"$T/status"
 	cat "$T/body"

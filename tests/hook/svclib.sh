@@ -17,14 +17,15 @@ CLEAN='import os, sys; os.closerange(3, 1 << 16); os.execvp(sys.argv[1], sys.arg
 # start_fp "ENV=VALUE..." ARGS...: runs hook-fork-prog ARGS preloaded with
 # the hook (then jemalloc) and the environment additions given (words, no
 # spaces in a value); commands go through fd 3. Sets HOST_PID and
-# HOST_OUT; fails when no "ready" line comes.
+# HOST_OUT; fails when no "ready" line comes. RUN_AS: a command the
+# host runs under (as_other's setpriv, to run it as the second user).
 start_fp() {
 	envs=$1; shift
 	rm -f "$T/in"; mkfifo "$T/in"
 	HOST_OUT=$T/host.out; : >"$HOST_OUT"
 	HOST_ERR=$T/host.err; : >"$HOST_ERR"
 	# shellcheck disable=SC2086
-	python3 -c "$CLEAN" env LD_PRELOAD="$HOOK $JE" $envs "$FP" "$@" <"$T/in" >"$HOST_OUT" 2>"$HOST_ERR" &
+	python3 -c "$CLEAN" ${RUN_AS:-} env LD_PRELOAD="$HOOK $JE" $envs "$FP" "$@" <"$T/in" >"$HOST_OUT" 2>"$HOST_ERR" &
 	HOST_PID=$!
 	PIDS="$PIDS $HOST_PID"
 	exec 3>"$T/in"
