@@ -9,7 +9,7 @@
 HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_state.c \
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
             hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c
-SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_routes.c hook_params.c hook_reply.c \
+SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c hook_params.c hook_reply.c \
              serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
 SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
@@ -90,9 +90,9 @@ HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)
 #                    libfk-dl-beta.so (one source, two function names)
 HOOK_TPROGS += $(B)/life-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
-UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch
+UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
+            $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -169,12 +169,18 @@ $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO) $(SERVE_SO)
 $(B)/test_hook_addr.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
+$(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
 
 # libFuzzer: the query parameter checker alone (hook_params.c).
 FUZZ     += fuzz_params
 $(B)/fuzz_params: $(B)/fuzz_params.o $(B)/hook_params.o $(B)/libfkcore.a ; $(FUZZ_LINK)
+# libFuzzer: what the peer lookup reads (hook_peer.c).
+FUZZ     += fuzz_peer
+$(B)/fuzz_peer: $(B)/fuzz_peer.o $(B)/hook_peer.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 
 # The serving half sees every library (it serves their formats), the
 # resident half core/ alone, neither cli/; jeprof-raw and its fetcher see

@@ -3,6 +3,7 @@
  * (libflamekit-hook(3), ENVIRONMENT): each value checked strictly, and a
  * bad one refused with a sentence naming it, never replaced by the
  * default. The settings themselves live here, in the resident half. */
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,6 +91,53 @@ int fk_env_read(struct fk_err *err)
 	if (snapshot_s(err) < 0 || snapshot_mb(err) < 0 || cache_mb(err) < 0 || recent(err) < 0)
 		return -1;
 	return 0;
+}
+
+/* One user of FLAMEKIT_ALLOW, s[0..n): a uid, or a name the system's user
+ * database knows. */
+static int allow_one(const char *all, const char *s, size_t n, struct fk_guard *g,
+		     struct fk_err *err)
+{
+	char name[64], buf[4096];
+	struct passwd pw, *res = NULL;
+	uint64_t v;
+
+	if (g->nallow == FK_HOOK_MAX_ALLOW)
+		return fk_err_set(err, FK_ELIMIT, 0, "bad FLAMEKIT_ALLOW '%.80s': more than %d "
+				  "users", all, FK_HOOK_MAX_ALLOW);
+	if (n == 0 || n >= sizeof name)
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_ALLOW '%.80s': want user "
+				  "names or uids, separated by commas", all);
+	if (fk_parse_u64(s, n, &v) == 0) {
+		if (v >= (uid_t)-1)
+			return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_ALLOW '%.80s': uid "
+					  "'%.*s' out of range", all, (int)n, s);
+		g->allow[g->nallow++] = (uid_t)v;
+		return 0;
+	}
+	memcpy(name, s, n);
+	name[n] = '\0';
+	if (getpwnam_r(name, &pw, buf, sizeof buf, &res) != 0 || !res)
+		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_ALLOW '%.80s': no user "
+				  "named '%s'", all, name);
+	g->allow[g->nallow++] = pw.pw_uid;
+	return 0;
+}
+
+int fk_env_allow(struct fk_guard *g, struct fk_err *err)
+{
+	const char *s = getenv("FLAMEKIT_ALLOW"), *p, *comma;
+
+	g->nallow = 0;
+	if (!s || !*s)
+		return 0;
+	for (p = s;; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (allow_one(s, p, comma ? (size_t)(comma - p) : strlen(p), g, err) < 0)
+			return -1;
+		if (!comma)
+			return 0;
+	}
 }
 
 /* FLAMEKIT_AT_EXIT: the file the heap is written to at exit. Made

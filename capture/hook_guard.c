@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Request admission for the hook's server: which requests may reach a
  * route at all. Rules (libflamekit-hook(3), SECURITY): only GET, HEAD and
- * POST; bounded URL; the bearer token when one is configured; a Host header
- * naming a loopback address unless remote access was allowed (defeats DNS
- * rebinding); POST carries "X-Flamekit: 1", a header no web page can send
- * cross-site without a CORS preflight, which we never grant (defeats CSRF).
+ * POST; bounded URL; the bearer token when one is configured, else a peer
+ * that is root, the program's user or a user FLAMEKIT_ALLOW names (the
+ * peer's user comes from its socket, hook_peer.c); a Host header naming a
+ * loopback address unless remote access was allowed (defeats DNS
+ * rebinding); a POST is refused when a browser sent it from another
+ * origin, as Go's CrossOriginProtection refuses it (defeats CSRF).
  * Exactly one Host header: none, or two that could be read differently by
  * a proxy and by us, is refused. */
 #include <microhttpd.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "hook_int.h"
 
@@ -50,49 +53,110 @@ static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
-unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
-			const char *url, size_t urilen, const char **msg)
+int fk_guard_uid_ok(uid_t uid)
+{
+	if (uid == 0 || uid == geteuid() || uid == getuid())
+		return 1;
+	for (unsigned i = 0; i < fk_guard.nallow; i++)
+		if (fk_guard.allow[i] == uid)
+			return 1;
+	return 0;
+}
+
+/* Whether the peer may ask without the token; else why says who may. */
+static int peer_ok(const struct fk_peer *peer, char *why, size_t size)
+{
+	char others[64] = "";
+
+	if (peer->kind == FK_PEER_LOCAL && fk_guard_uid_ok(peer->uid))
+		return 1;
+	if (fk_guard.nallow)
+		snprintf(others, sizeof others, " and the %u user%s of FLAMEKIT_ALLOW",
+			 fk_guard.nallow, fk_guard.nallow > 1 ? "s" : "");
+	if (peer->kind == FK_PEER_LOCAL)
+		snprintf(why, size, "uid %lu may not use this endpoint: only root, the "
+			 "program's user (uid %lu)%s may; FLAMEKIT_ALLOW lets others in",
+			 (unsigned long)peer->uid, (unsigned long)geteuid(), others);
+	else
+		snprintf(why, size, "cannot tell which user is asking (%s): only root, the "
+			 "program's user (uid %lu)%s may use this endpoint",
+			 peer->kind == FK_PEER_REMOTE ? "a client on another host" :
+			 "its socket was not found", (unsigned long)geteuid(), others);
+	return 0;
+}
+
+/* A browser's request from another origin, refused the way Go's net/http
+ * CrossOriginProtection refuses it: Sec-Fetch-Site (sent by every current
+ * browser) must say "same-origin" or "none" (typed by the user); without
+ * it, an Origin header must name the Host the request went to. A request
+ * with neither is not a browser's (curl, scrapers, scripts) and passes. */
+static int cross_origin(struct MHD_Connection *c, char *why, size_t size)
+{
+	const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	const char *origin, *host, *o;
+
+	if (site) {
+		if (strcmp(site, "same-origin") == 0 || strcmp(site, "none") == 0)
+			return 0;
+		snprintf(why, size, "cross-origin request refused: Sec-Fetch-Site is '%.20s' "
+			 "(a POST must come from the hook's own pages, or from a client that "
+			 "is not a browser)", site);
+		return 1;
+	}
+	origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ORIGIN);
+	if (!origin)
+		return 0;
+	host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	o = strstr(origin, "://");
+	if (o && host && strcasecmp(o + 3, host) == 0)
+		return 0;
+	snprintf(why, size, "cross-origin request refused: its Origin is not the Host it was "
+		 "sent to (a POST must come from the hook's own pages, or from a client that "
+		 "is not a browser)");
+	return 1;
+}
+
+static unsigned refuse(unsigned status, const char *msg, char *why, size_t size)
+{
+	snprintf(why, size, "%s", msg);
+	return status;
+}
+
+unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
+			const char *method, const char *url, size_t urilen,
+			char *why, size_t size)
 {
 	const char *h;
 	unsigned nhost = 0;
 	int post = strcmp(method, "POST") == 0;
 
-	if (!post && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-		*msg = "method not allowed: use GET, or POST for settings";
-		return MHD_HTTP_METHOD_NOT_ALLOWED;
-	}
-	if (urilen > FK_HOOK_MAX_URL || strlen(url) > FK_HOOK_MAX_URL) {
-		*msg = "request URL too long";
-		return MHD_HTTP_URI_TOO_LONG;
-	}
+	if (!post && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return refuse(MHD_HTTP_METHOD_NOT_ALLOWED,
+			      "method not allowed: use GET, or POST for settings", why, size);
+	if (urilen > FK_HOOK_MAX_URL || strlen(url) > FK_HOOK_MAX_URL)
+		return refuse(MHD_HTTP_URI_TOO_LONG, "request URL too long", why, size);
 	if (fk_guard.token[0]) {
+		/* The token is the owner's grant: whoever holds it may ask. */
 		h = bearer_token(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							     MHD_HTTP_HEADER_AUTHORIZATION));
-		if (!h || !same_secret(h, fk_guard.token)) {
-			*msg = "missing or wrong token: send 'Authorization: Bearer "
-			       "TOKEN' with the value of FLAMEKIT_TOKEN";
-			return MHD_HTTP_UNAUTHORIZED;
-		}
+		if (!h || !same_secret(h, fk_guard.token))
+			return refuse(MHD_HTTP_UNAUTHORIZED, "missing or wrong token: send "
+				      "'Authorization: Bearer TOKEN' with the value of "
+				      "FLAMEKIT_TOKEN", why, size);
+	} else if (peer && !peer_ok(peer, why, size)) {
+		return MHD_HTTP_FORBIDDEN;
 	}
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &nhost);
-	if (nhost != 1) {
-		*msg = nhost ? "more than one Host header" : "a Host header is required";
-		return MHD_HTTP_BAD_REQUEST;
-	}
+	if (nhost != 1)
+		return refuse(MHD_HTTP_BAD_REQUEST, nhost ? "more than one Host header" :
+			      "a Host header is required", why, size);
 	if (!fk_guard.remote) {
 		h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-		if (!h || !fk_host_is_loopback(h, strlen(h))) {
-			*msg = "the Host header must name a loopback address "
-			       "(localhost, 127.0.0.1 or [::1])";
-			return MHD_HTTP_FORBIDDEN;
-		}
+		if (!h || !fk_host_is_loopback(h, strlen(h)))
+			return refuse(MHD_HTTP_FORBIDDEN, "the Host header must name a loopback "
+				      "address (localhost, 127.0.0.1 or [::1])", why, size);
 	}
-	if (post) {
-		h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Flamekit");
-		if (!h || strcmp(h, "1") != 0) {
-			*msg = "a POST needs the header 'X-Flamekit: 1'";
-			return MHD_HTTP_FORBIDDEN;
-		}
-	}
+	if (post && cross_origin(c, why, size))
+		return MHD_HTTP_FORBIDDEN;
 	return 0;
 }

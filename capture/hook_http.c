@@ -46,7 +46,7 @@ struct fk_req {
 	int checked;               /* admission done */
 	size_t body;               /* request body bytes seen (discarded) */
 	unsigned reject;           /* status decided before the body ended */
-	const char *reject_msg;
+	char why[256];             /* its sentence */
 	/* deferred */
 	struct MHD_Connection *conn;
 	double deadline;
@@ -56,6 +56,7 @@ struct fk_req {
 	int deferred, ready;
 	struct fk_job *job;        /* work running off the loop, or NULL */
 	int counted;               /* holds one of the FK_HOOK_MAX_DEFERRED places */
+	uint64_t client;           /* its client's fk_peer key, 0 unknown */
 	struct fk_reply reply;
 	struct fk_req *next;       /* in the pending list while deferred */
 };
@@ -67,6 +68,7 @@ struct fk_conn {
 	int busy;                  /* its request arrived whole: being answered */
 	int cut;                   /* shut down for being too slow */
 	int denied;                /* a worker's socket: the peer may not ask */
+	struct fk_peer peer;       /* the listener's: who is asking */
 	struct fk_conn *prev, *next;
 };
 
@@ -171,6 +173,14 @@ static int refuse_busy(struct MHD_Connection *c, const char *msg)
 	return rc;
 }
 
+static struct fk_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
 /* Holds request rq until deadline (fk_now() seconds), then sends what
  * fn(ctx, reply) makes; drop(ctx) instead when it ends first. */
 static int defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
@@ -184,6 +194,24 @@ static int defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
 			drop(ctx);
 		return refuse_busy(c, "too many delta profiles (?seconds=N) are in progress "
 				   "(at most " FK_HOOK_STR(FK_HOOK_MAX_DEFERRED) "): try again later\n");
+	}
+	/* Nor may one client hold them all (the listener's clients: a
+	 * worker's is its listener, which counted them). */
+	if (!worker_daemon) {
+		struct fk_conn *k = conn_of(c);
+		unsigned mine = 0;
+
+		rq->client = k ? k->peer.key : 0;
+		for (struct fk_req *p = pending; p; p = p->next)
+			mine += p->counted && p->client == rq->client;
+		if (mine >= FK_HOOK_MAX_DEFERRED_CLIENT) {
+			if (drop)
+				drop(ctx);
+			return refuse_busy(c, "this client already waits on "
+					   FK_HOOK_STR(FK_HOOK_MAX_DEFERRED_CLIENT) " delta profiles "
+					   "(?seconds=N), as many as one client may: try again "
+					   "when one is answered\n");
+		}
 	}
 	ndeferred++;
 	rq->counted = 1;
@@ -341,14 +369,6 @@ static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *metho
 	return defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
 }
 
-static struct fk_conn *conn_of(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci ? ci->socket_context : NULL;
-}
-
 static void mark_busy(struct MHD_Connection *c)
 {
 	struct fk_conn *k = conn_of(c);
@@ -377,13 +397,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		rq->checked = 1;
 		if (k && k->denied) {
 			rq->reject = MHD_HTTP_FORBIDDEN;
-			rq->reject_msg = "this process's socket answers only its own program";
+			snprintf(rq->why, sizeof rq->why,
+				 "this process's socket answers only its own program");
 		} else if (rq->too_many) {
 			rq->reject = MHD_HTTP_URI_TOO_LONG;
-			rq->reject_msg = "request URL has too many query parameters (at most "
-					 FK_HOOK_STR(FK_HOOK_MAX_PARAMS) ")";
+			snprintf(rq->why, sizeof rq->why, "request URL has too many query "
+				 "parameters (at most " FK_HOOK_STR(FK_HOOK_MAX_PARAMS) ")");
+		} else if (!k && !worker_daemon) {
+			/* No record of who is asking (out of memory): a stranger. */
+			rq->reject = MHD_HTTP_SERVICE_UNAVAILABLE;
+			snprintf(rq->why, sizeof rq->why, "out of memory");
 		} else {
-			rq->reject = fk_guard_check(c, method, url, rq->urilen, &rq->reject_msg);
+			/* A worker's socket admitted its peer already (its
+			 * program, fk_group_peer_ok). */
+			rq->reject = fk_guard_check(c, worker_daemon ? NULL : &k->peer, method, url,
+						    rq->urilen, rq->why, sizeof rq->why);
 		}
 		return MHD_YES;
 	}
@@ -395,7 +423,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (*upload_size > FK_HOOK_MAX_BODY - rq->body) {
 			if (!rq->reject) {
 				rq->reject = MHD_HTTP_CONTENT_TOO_LARGE;
-				rq->reject_msg = "request body too large";
+				snprintf(rq->why, sizeof rq->why, "request body too large");
 			}
 			rq->body = FK_HOOK_MAX_BODY;
 		} else {
@@ -408,13 +436,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	mark_busy(c);
 	if (!rq->reject && atomic_load(&quitting)) {
 		rq->reject = MHD_HTTP_SERVICE_UNAVAILABLE;
-		rq->reject_msg = "the profiling server is stopping";
+		snprintf(rq->why, sizeof rq->why, "the profiling server is stopping");
 	}
 	if (rq->reject) {
 		struct fk_reply r;
 
 		memset(&r, 0, sizeof r);
-		fk_reply_error(&r, rq->reject, "%s", rq->reject_msg);
+		fk_reply_error(&r, rq->reject, "%s", rq->why);
 		return (enum MHD_Result)queue_reply(c, &r);
 	}
 	return (enum MHD_Result)answer(rq, c, method, url);
@@ -515,6 +543,9 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 			if (k->fd >= 0)
 				shutdown(k->fd, SHUT_RDWR);
 		}
+		/* The listener's: who is asking, once a connection. */
+		if (!worker_daemon)
+			fk_peer_get(k->fd, &k->peer);
 		k->next = conns;
 		if (conns)
 			conns->prev = k;

@@ -730,18 +730,67 @@ void fk_http_free(struct MHD_Daemon *d);
  * on, so that a stopping loop finishes its current work quickly. */
 void fk_http_quit(void);
 
+/* ---- hook_peer.c: who is at the other end of a connection ---- */
+
+enum fk_peer_kind {
+	FK_PEER_UNKNOWN,           /* could not be told: treated as a stranger */
+	FK_PEER_LOCAL,             /* a socket of this machine: uid is its owner */
+	FK_PEER_REMOTE             /* another host: no user here */
+};
+struct fk_peer {
+	enum fk_peer_kind kind;
+	uid_t uid;
+	uint64_t key;              /* the client, for per-client limits: its
+				    * user, or its address; 0 when unknown */
+};
+
+/* Who is at the other end of the connected socket fd: SO_PEERCRED on a
+ * unix socket; for a loopback TCP peer, the owner of its socket from the
+ * kernel's socket diagnostics (netlink), else /proc/net/tcp or tcp6. */
+void fk_peer_get(int fd, struct fk_peer *p);
+
+/* The owner of the loopback TCP socket whose own end is peer and whose
+ * other end is self (both AF_INET, or both AF_INET6): from netlink, else
+ * (or with proc_only) from /proc/net/tcp or tcp6. 1 with *uid, 0 when no
+ * such socket exists, -1 when neither can be read. */
+int fk_peer_tcp(const struct sockaddr_storage *peer, const struct sockaddr_storage *self,
+		int proc_only, uid_t *uid);
+
+/* Finds, in buf[0..len) (whole lines of /proc/net/tcp or tcp6; a last
+ * line without its newline is ignored), the socket whose local and
+ * remote addresses read exactly local and remote (the kernel's
+ * "0100007F:1F90" form). 1 with *uid set, or 0. */
+int fk_peer_scan(const char *buf, size_t len, const char *local, const char *remote,
+		 uid_t *uid);
+
+/* Reads the kernel's answer to a sock_diag lookup, buf[0..len): 1 with
+ * *uid the socket's owner, 0 for an error message (no such socket), -1
+ * when it is neither. */
+int fk_peer_parse_diag(const void *buf, size_t len, uid_t *uid);
+
 /* Request admission (hook_guard.c): configured once by the starter. */
+/* Users FLAMEKIT_ALLOW may name besides the program's own and root. */
+#define FK_HOOK_MAX_ALLOW 32
 struct fk_guard {
 	int remote;                /* non-loopback clients and Host allowed */
 	char token[256];           /* required bearer token, "" = none */
+	uid_t allow[FK_HOOK_MAX_ALLOW];  /* FLAMEKIT_ALLOW's users */
+	unsigned nallow;
 };
 extern struct fk_guard fk_guard;
 
-/* Checks one request's method, URL (urilen: the whole target with its
- * query), token, Host and custom header. Returns 0 to admit it, or an HTTP
- * status with *msg a sentence. */
-unsigned fk_guard_check(struct MHD_Connection *c, const char *method,
-			const char *url, size_t urilen, const char **msg);
+/* Whether a local user may ask without the token: root, the program's
+ * user (real or effective), or one FLAMEKIT_ALLOW names. */
+int fk_guard_uid_ok(uid_t uid);
+
+/* Checks one request from peer: its method, URL (urilen: the whole target
+ * with its query), token, who is asking (peer NULL: admitted already by
+ * the transport, a worker's socket), Host and where a browser sent it
+ * from. Returns 0 to admit it, or an HTTP status with why[0..size) one
+ * sentence. */
+unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
+			const char *method, const char *url, size_t urilen,
+			char *why, size_t size);
 
 /* Largest request body accepted (POST bodies are ignored). */
 #define FK_HOOK_MAX_BODY 4096
@@ -954,6 +1003,9 @@ void fk_sig_atfork_child(void);
  * slot for up to FK_HOOK_MAX_SECONDS; the other slots stay for the rest
  * (the settings route above all). */
 #define FK_HOOK_MAX_DEFERRED 8
+/* Of those, held by one client at once (a user, or a remote address), so
+ * that no one client can keep the others' scrapes out. */
+#define FK_HOOK_MAX_DEFERRED_CLIENT 4
 /* Query parameters of a request: no route takes more than a few, and
  * libmicrohttpd 0.9.75 stops answering when they fill its per-connection
  * pool (about 490 of them). */
@@ -985,6 +1037,11 @@ extern size_t fk_serve_cache_mb;
  * into fk_snap_interval, fk_snap_budget and fk_serve_cache_mb; unset or
  * empty keeps the default. 0, or -1 with err naming the bad value. */
 int fk_env_read(struct fk_err *err);
+
+/* Reads FLAMEKIT_ALLOW (user names and uids, separated by commas) into
+ * g->allow: the users who may ask besides root and the program's own. 0,
+ * or -1 with err naming the bad value (an unknown name among them). */
+int fk_env_allow(struct fk_guard *g, struct fk_err *err);
 
 /* ---- hook_serve.c / serve_ops.c: the serving half, loaded on first use ----
  *

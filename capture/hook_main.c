@@ -183,6 +183,8 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 	if (snap_env(err) < 0)
 		return -1;
 	memset(&fk_guard, 0, sizeof fk_guard);
+	if (fk_env_allow(&fk_guard, err) < 0)
+		return -1;
 	if (token && *token) {
 		if (strlen(token) >= sizeof fk_guard.token)
 			return fk_err_set(err, FK_ELIMIT, 0, "FLAMEKIT_TOKEN too long");

@@ -263,8 +263,7 @@ static void settings_json(struct fk_reply *r)
 static void get_settings(const struct fk_request *rq, struct fk_reply *r)
 {
 	if (fk_req_arg(rq, "enabled") || fk_req_arg(rq, "lg_sample")) {
-		fk_reply_error(r, 405, "settings change only through POST "
-			       "(with the header 'X-Flamekit: 1')");
+		fk_reply_error(r, 405, "settings change only through POST");
 		return;
 	}
 	settings_json(r);
@@ -351,7 +350,7 @@ static void post_settings(const struct fk_request *rq, struct fk_reply *r)
 /* 409 with FK_HOOK_NOTHING_SAMPLED and how to turn sampling on. */
 static void nothing_sampled(const struct fk_request *rq, struct fk_reply *r)
 {
-	fk_reply_error(r, 409, "%s: curl -X POST -H 'X-Flamekit: 1' "
+	fk_reply_error(r, 409, "%s: curl -X POST "
 		       "'http://%s/internal/heap/settings?enabled=true'",
 		       FK_HOOK_NOTHING_SAMPLED, rq->host);
 }
@@ -379,8 +378,7 @@ static void nothing_in_use(struct fk_reply *r)
 	if (fk_je_get_active(&on, &err) == 0 && !on)
 		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld, and "
 			       "sampling is off in it: turn it on with POST "
-			       "/internal/heap/settings?enabled=true&pid=%ld (header X-Flamekit: "
-			       "1)%s", self, self, more);
+			       "/internal/heap/settings?enabled=true&pid=%ld%s", self, self, more);
 	else
 		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld: "
 			       "folded stacks are the bytes in use, and whatever was sampled has "
@@ -774,9 +772,9 @@ static const struct route {
 } routes[] = {
 	{ "GET", "/internal/heap/settings", get_settings, "", get_settings_params },
 	{ "POST", "/internal/heap/settings", post_settings,
-	  "?enabled=true|false[&lg_sample=N]  (header X-Flamekit: 1)", post_settings_params },
+	  "?enabled=true|false[&lg_sample=N]", post_settings_params },
 	{ "GET", "/internal/heap", get_heap, NULL, heap_params },  /* ?format=, from the table */
-	{ "POST", "/internal/heap/snapshot", post_snapshot, "  (header X-Flamekit: 1)", no_params },
+	{ "POST", "/internal/heap/snapshot", post_snapshot, "", no_params },
 	{ "GET", "/internal/heap/timeline", get_timeline, "[?format=flame|folded|json]",
 	  timeline_params },
 	{ "GET", "/internal/heap/lifetimes", get_lifetimes,

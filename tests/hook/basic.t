@@ -20,7 +20,7 @@ check "settings is JSON" sh -c "printf '%s' '$s' | python3 -c 'import json,sys; 
 
 b=$(cu "$U/internal/heap?format=raw")
 is "heap while inactive is 409" "$(code)" 409
-like "409 says how to turn sampling on, with this address" "$b" "curl -X POST -H 'X-Flamekit: 1' 'http://127.0.0.1:$port/internal/heap/settings\\?enabled=true'"
+like "409 says how to turn sampling on, with this address" "$b" "curl -X POST 'http://127.0.0.1:$port/internal/heap/settings\\?enabled=true'"
 cu "$U/internal/heap" >/dev/null
 is "default format while inactive is 409" "$(code)" 409
 

@@ -30,7 +30,7 @@ flame) set -- "$U/internal/heap?format=flame" ;;
 symbolized) set -- "$U/internal/heap?format=symbolized" ;;
 badfmt) set -- "$U/internal/heap?format=bogus" ;;
 missing) set -- "$U/no/such/thing" ;;
-csrf) set -- -X POST "$U/internal/heap/settings?enabled=false" ;;
+csrf) set -- -X POST -H 'Origin: http://evil.example' "$U/internal/heap/settings?enabled=false" ;;
 esac
 curl -s --max-time 120 -o "$d/$i.body" -w '%{http_code}' "$@" >"$d/$i.code" 2>/dev/null
 echo "$kind" >"$d/$i.kind"

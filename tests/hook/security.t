@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # libflamekit-hook's security rules, one by one: loopback-only binding,
-# the token for remote access, GET never mutates, POST needs X-Flamekit,
-# Host must be loopback, bounded requests.
+# the token for remote access, GET never mutates, a browser's cross-site
+# POST is refused, Host must be loopback, bounded requests. Who may ask
+# (the peer's user): who.t.
 . "$(dirname "$0")/hooklib.sh"
 
 enabled() { cu "$1/internal/heap/settings" | grep -o '"enabled":[a-z]*'; }
@@ -51,14 +52,28 @@ is "GET did not enable" "$(enabled "$U")" '"enabled":false'
 cu "$U/internal/heap/settings?lg_sample=10" >/dev/null
 is "GET with lg_sample is 405" "$(code)" 405
 like "GET did not reset lg_sample" "$(cu "$U/internal/heap/settings")" '"lg_sample":19'
-b=$(cu -X POST "$U/internal/heap/settings?enabled=true")
-is "POST without X-Flamekit is 403" "$(code)" 403
-like "403 names the header" "$b" "X-Flamekit: 1"
-cu -X POST -H 'X-Flamekit: yes' "$U/internal/heap/settings?enabled=true" >/dev/null
-is "POST with another X-Flamekit value is 403" "$(code)" 403
-cu -X POST -H 'Content-Type: text/plain' --data 'enabled=true' "$U/internal/heap/settings?enabled=true" >/dev/null
+# A browser's cross-site POST is refused as Go's CrossOriginProtection
+# refuses it; one from a client that is not a browser (no Sec-Fetch-Site,
+# no Origin: curl, scripts, scrapers) passes, as the README's command.
+for h in "Sec-Fetch-Site: cross-site" "Sec-Fetch-Site: same-site" "Origin: http://evil.example" \
+	"Origin: null" "Origin: http://127.0.0.1:$((port + 1))"; do
+	b=$(cu -X POST -H "$h" -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=true")
+	is "POST with '$h' is 403" "$(code)" 403
+	like "its 403 says why" "$b" '^cross-origin request refused: .*not a browser\)$'
+done
+cu -X POST -H 'Origin: http://evil.example' -H 'Content-Type: text/plain' --data 'enabled=true' \
+	"$U/internal/heap/settings?enabled=true" >/dev/null
 is "a form-like cross-site POST is 403" "$(code)" 403
 is "refused POSTs did not enable" "$(enabled "$U")" '"enabled":false'
+for h in "Sec-Fetch-Site: same-origin" "Sec-Fetch-Site: none" "Origin: http://127.0.0.1:$port"; do
+	cu -X POST -H "$h" "$U/internal/heap/settings?enabled=false" >/dev/null
+	is "POST with '$h' is 200" "$(code)" 200
+done
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=false" >/dev/null
+is "POST with X-Flamekit: 1 is 200" "$(code)" 200
+b=$(curl -s --max-time 30 "localhost:$port/internal/heap/settings?enabled=true" -X POST)
+is "the README's plain curl POST enables" "$(jfield "$b" enabled)" true
+cu -X POST "$U/internal/heap/settings?enabled=false" >/dev/null
 b=$(cu -H 'Host: attacker.example:'"$port" "$U/internal/heap/settings")
 is "non-loopback Host is 403 (DNS rebinding)" "$(code)" 403
 like "403 says the Host rule" "$b" 'Host header must name a loopback'
