@@ -131,4 +131,13 @@
  * is already billions of fnmatch calls; real budgets have tens. */
 #define FK_MAX_BUDGET_LINES 10000
 
+/* A page's origin (render/pageinfo.c): "# info: KEY=VALUE" lines at the
+ * start of a folded input and the hook's, together. A header names a
+ * program, pid, host, time and sampling in a few; 64 keep the page's
+ * header a header. A key is a word, a value a line (a program's path and
+ * arguments). */
+#define FK_MAX_INFO_LINES   64
+#define FK_MAX_INFO_KEY     32
+#define FK_MAX_INFO_VALUE   1024
+
 #endif

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # render/: libfkrender.a (layout, SVG writer through libxml2, palettes, the
 # embedded flame-*.js/flame.css) and the render-flame tool.
-RENDER_SRC := layout.c treefinish.c text.c palette.c svg.c svgdata.c timeline.c flame.c flame_opts.c
+RENDER_SRC := layout.c treefinish.c text.c palette.c svg.c svgdata.c timeline.c pageinfo.c flame.c flame_opts.c
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o) $(B)/flame_assets.o
 OBJS       += $(RENDER_OBJ) $(B)/render_flame_main.o $(B)/test_folded.o $(B)/test_layout.o \
               $(B)/fuzz_folded.o $(B)/fuzz_flame.o
@@ -12,7 +12,7 @@ LIBS       += $(B)/libfkrender.a
 UNIT       += $(B)/test_folded $(B)/test_layout
 FUZZ       += fuzz_folded fuzz_flame
 
-$(B)/svg.o $(B)/svgdata.o $(B)/timeline.o: CPPFLAGS += $(XML_CFLAGS)
+$(B)/svg.o $(B)/svgdata.o $(B)/timeline.o $(B)/pageinfo.o: CPPFLAGS += $(XML_CFLAGS)
 
 # The page's style sheet and script are real files, embedded at build
 # time; the script's parts are joined in this order (render/flame-data.js).

@@ -22,8 +22,8 @@
 // drawing render-flame made. Text from the input is only ever set with
 // textContent or setAttribute.
 // This module: the data, formatting and colours.
-// exports: D, names, nametype, NS, XNS, svg, FH, FS, CHW, XPAD, MINPX, colNames, colUnits,
-//   state, DC, wc, fmt, fmtIn, pct, pathOf, cut, fnv, cls, bnorm, tree, setTree, onTree
+// exports: D, names, nametype, info, NS, XNS, svg, FH, FS, CHW, XPAD, MINPX, colNames, colUnits,
+//   state, DC, wc, nc, nt, fmt, fmtIn, fmtBytes, BANDS, pct, pathOf, cut, fnv, cls, bnorm, tree, setTree, onTree
 // needs: nothing
 (function () {
 	"use strict";
@@ -35,6 +35,17 @@
 		var names = meta.textContent.replace(/^\n/, "").split("\n");
 		var countname = meta.getAttribute("data-countname") || "";
 		var nametype = meta.getAttribute("data-nametype") || "";
+		// The origin's KEY=VALUE lines (render/pageinfo.c), the last of a
+		// key winning.
+		var info = {};
+		(function () {
+			var e = document.getElementById("fkinfo");
+			(e ? e.textContent : "").split("\n").forEach(function (l) {
+				var k = l.indexOf("=");
+				if (k > 0)
+					info[l.slice(0, k)] = l.slice(k + 1);
+			});
+		})();
 		var FH = D.frameheight, FS = D.fontsize, CHW = FS * D.fontwidth, XPAD = D.xpad;
 		var MINPX = 1;                 // narrower frames are drawn merged or not at all
 		var i;
@@ -128,6 +139,15 @@
 		function wc() {
 			return tot[state.col];
 		}
+		// The column the numbers are of: a diff's widths come from "new +
+		// vanished" (DC.v), which no profile holds, its numbers from the
+		// new profile (DC.n); otherwise the column shown.
+		function nc() {
+			return D.diff && state.col === DC.v ? DC.n : state.col;
+		}
+		function nt() {
+			return tot[nc()];
+		}
 
 		// ---- formatting ---------------------------------------------------
 		function commas(v) {
@@ -141,6 +161,9 @@
 			var unit = colUnits[c];
 			if (unit !== "bytes")
 				return commas(v) + (unit ? " " + unit : "");
+			return fmtBytes(v);
+		}
+		function fmtBytes(v) {
 			var u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], a = Math.abs(v), j = 0;
 			while (a >= 1024 && j < u.length - 1) {
 				a /= 1024;
@@ -218,9 +241,10 @@
 		}
 		var BANDS = [0.05, 0.25, 0.6, 1.2, 2.2];
 		// The columns a differential view compares: new (DC.n) and base
-		// (DC.b); a timeline (flame-timeline.js) points them at the growth
-		// it computes.
-		var DC = { n: 0, b: 1 };
+		// (DC.b), and the widths' column where vanished frames keep their
+		// base value (DC.v); a timeline (flame-timeline.js) points them at
+		// the growth it computes.
+		var DC = { n: 0, b: 1, v: D.diff ? 2 : -1 };
 		function bnorm() {
 			return state.normalize && tot[DC.b][0] > 0 && tot[DC.n][0] > 0 ? tot[DC.n][0] / tot[DC.b][0] : 1;
 		}
@@ -263,9 +287,9 @@
 			treeFns.push(f);
 			f(cur);
 		}
-		return { D: D, names: names, nametype: nametype, NS: NS, XNS: XNS, svg: svg, FH: FH, FS: FS, CHW: CHW,
-			XPAD: XPAD, MINPX: MINPX, colNames: colNames, colUnits: colUnits, state: state, DC: DC, wc: wc, fmt: fmt,
-			fmtIn: fmtIn, pct: pct, pathOf: pathOf, cut: cut, fnv: fnv, cls: cls, bnorm: bnorm,
+		return { D: D, names: names, nametype: nametype, info: info, NS: NS, XNS: XNS, svg: svg, FH: FH, FS: FS, CHW: CHW,
+			XPAD: XPAD, MINPX: MINPX, colNames: colNames, colUnits: colUnits, state: state, DC: DC, wc: wc, nc: nc, nt: nt, fmt: fmt,
+			fmtIn: fmtIn, fmtBytes: fmtBytes, BANDS: BANDS, pct: pct, pathOf: pathOf, cut: cut, fnv: fnv, cls: cls, bnorm: bnorm,
 			tree: function () {
 				return cur;
 			}, setTree: setTree, onTree: onTree };

@@ -7,7 +7,8 @@
 //   stick, shown, x, w, merged, drawnCount, newTree
 // needs: data, search, sandwich, timeline
 	function fkDraw(m) {
-		var { NS, XNS, svg, D, names, colNames, state, FH, FS, CHW, XPAD, MINPX, wc, cls, cut } = m.data;
+		var { NS, XNS, svg, D, names, info, colNames, state, DC, FH, FS, CHW, XPAD, MINPX, wc, fmt, fmtIn, fmtBytes,
+			cls, cut } = m.data;
 		var n, depth, parent, nm, end, self;
 		m.data.onTree(function (t) {
 			({ n, depth, parent, nm, end, self } = t);
@@ -48,6 +49,12 @@
 		html("span", { id: "ttl" }, r1, titleText);
 		if (subText)
 			html("span", { id: "sub" }, r1, subText);
+		// The total and where the profile comes from, on the first screen.
+		var r2 = html("div", { class: "row", id: "inforow" }, hdr);
+		var totalEl = html("span", { id: "total" }, r2, "");
+		var originText = origin();
+		if (originText)
+			html("span", { id: "origin" }, r2, originText);
 		var bar = html("div", { class: "row", role: "toolbar", "aria-label": "flame graph controls" }, hdr);
 		var reset = html("button", { id: "reset", type: "button", title: "show the whole graph (Esc)" }, bar, "Reset zoom");
 		var q = html("input", { id: "q", type: "search", placeholder: "Search (Ctrl-F)", spellcheck: "false",
@@ -89,6 +96,56 @@
 		// The details panel keeps its height in the header; a long name
 		// spills over the graph below (never moving it) and is never cut.
 		var details = html("div", { id: "details", class: "det", role: "status", "aria-live": "polite" }, hdr, "");
+		// The origin's lines in words, the known keys first in this order
+		// (man/render-flame.1, "Origin"), any other as "key value".
+		function origin() {
+			var out = [], seen = {};
+			function bytes(v) {
+				return /^\d+$/.test(v) ? fmtBytes(+v).replace(/\.0+ /, " ") : v;
+			}
+			var known = [["program", function (v) {
+				return v;
+			}], ["pid", function (v) {
+				return "pid " + v;
+			}], ["host", function (v) {
+				return "on " + v;
+			}], ["time", function (v) {
+				return /^\d+(\.\d+)?$/.test(v) ? new Date(+v * 1000).toISOString().replace("T", " ").replace(/(\.\d+)?Z$/, " UTC") : v;
+			}], ["sample_type", function (v) {
+				return "sample type " + v;
+			}], ["sample_period", function (v) {
+				return "one sample every " + bytes(v) + " allocated";
+			}], ["records", function (v) {
+				return v + " allocations recorded";
+			}], ["span_s", function (v) {
+				return "the record covers " + v + " s";
+			}], ["clock_ms", function (v) {
+				return "jemalloc's clock ticks every " + v + " ms";
+			}]];
+			known.forEach(function (k) {
+				seen[k[0]] = 1;
+				if (info[k[0]] !== undefined && info[k[0]] !== "")
+					out.push(k[1](info[k[0]]));
+			});
+			Object.keys(info).forEach(function (k) {
+				if (!seen[k])
+					out.push(k + " " + info[k]);
+			});
+			return out.join(" \u00b7 ");
+		}
+		// The total of the column shown; a diff's of the new profile and
+		// the base, never of "new + vanished".
+		function drawTotal() {
+			var t, c;
+			if (D.diff) {
+				var a = m.data.tree().tot[DC.n][0], b = m.data.tree().tot[DC.b][0], d = a - b;
+				t = "Total " + fmtIn(DC.n, a) + ", base " + fmtIn(DC.b, b) + " (" + (d < 0 ? "\u2212" : "+") + fmtIn(DC.n, Math.abs(d)) + ")";
+			} else {
+				c = colNames.length > 1 ? " (" + colNames[state.col] + ")" : "";
+				t = "Total " + fmt(wc()[0]) + c;
+			}
+			totalEl.textContent = t;
+		}
 		function drawLegend() {
 			legend.textContent = "";
 			if (!D.diff) {
@@ -103,8 +160,19 @@
 			}
 			legend.appendChild(document.createTextNode("Colour: change of each frame's total, " +
 				(state.normalize ? "base scaled to the new total: " : "base \u2192 new: ")));
-			var steps = D.negate ? ["r5", "r3", "r1", "d0", "b1", "b3", "b5"] : ["b5", "b3", "b1", "d0", "r1", "r3", "r5"];
-			var labs = ["gone or \u00f74.6", "\u00f71.5-2.3", "\u00f71.04-1.2", "same", "\u00d71.04-1.2", "\u00d71.5-2.3", "new or \u00d74.6"];
+			// A swatch a step, each range starting where the one before
+			// ends (the bands of flame-data.js's diffStep).
+			var B = m.data.BANDS, f = function (k) {
+				return String(+Math.pow(2, B[k]).toPrecision(3));
+			}, steps = [], labs = [], k;
+			for (k = 5; k >= -5; k--) {
+				var a = Math.abs(k), sign = k < 0 ? "\u00f7" : "\u00d7";
+				steps.push(!k ? "d0" : ((k > 0) !== !!D.negate ? "r" : "b") + a);
+				labs.push(!k ? "same" : a === 5 ? (k > 0 ? "new, " : "gone, ") + sign + f(4) + "+" :
+					sign + f(a - 1) + "-" + f(a));
+			}
+			steps.reverse();
+			labs.reverse();
 			steps.forEach(function (c, k) {
 				var s = html("span", { class: "sw " + c }, legend, labs[k]);
 				s.setAttribute("data-step", c);
@@ -125,8 +193,9 @@
 				return { z: z, a: state.ra, b: state.rb };
 			return { z: z, a: z + 1, b: end[z] };
 		}
-		function viewValue() {
-			var r = viewRange(), t = wc(), s = 0, j;
+		// The view's value in tree column t (default: the widths').
+		function viewValue(tt) {
+			var r = viewRange(), t = tt || wc(), s = 0, j;
 			if (state.ra < 0)
 				return t[r.z];
 			for (j = r.a; j < r.b; j = end[j])
@@ -262,6 +331,7 @@
 			tfo.setAttribute("height", Math.max(0, lay.TH - tlh));
 		}
 		function draw() {
+			drawTotal();
 			measure();
 			// The hover outline was of the old layout: the next mouse move
 			// draws it again.
@@ -291,7 +361,8 @@
 			reset.disabled = state.zoom === 0 && state.ra < 0;
 			orientBtn.textContent = state.up ? "Root at top" : "Root at bottom";
 			sortBtn.textContent = state.weight ? "Sort by name" : "Sort by weight";
-			invBtn.textContent = state.inv ? "Callees first" : "Callers first";
+			// A switch: its label names its mode, pressed when on.
+			invBtn.textContent = "Callers first";
 			invBtn.setAttribute("aria-pressed", String(state.inv));
 			reset.disabled = reset.disabled && state.sw < 0;
 			m.search.drawSel();

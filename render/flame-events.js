@@ -19,9 +19,20 @@
 		m.data.onTree(function (t) {
 			({ n, depth, parent, nm, end, self, tot } = t);
 		});
-		// The column the page opened on (start).
-		var col0;
-		// ---- URL state ----------------------------------------------------
+		// The column the page opened on, and the state a URL without a key
+		// means (start).
+		var col0, defaults = null;
+		// ---- URL state and history ----------------------------------------
+		// What a Back undoes: every change of the view (zoom, range,
+		// sandwich, column, order, orientation, invert, table ...) is an
+		// entry of its own; a search, a selection, a highlighted function
+		// and the table's sort replace the entry they are made in.
+		var restoring = false, lastNav = null;
+		function navKey(s) {
+			return s.replace(/^#/, "").split("&").filter(function (kv) {
+				return !/^(s|c|x|k|f|ts)=/.test(kv);
+			}).join("&");
+		}
 		function saveHash() {
 			var h = [];
 			if (state.zoom)
@@ -58,9 +69,17 @@
 			if (state.sel >= 0)
 				h.push("k=" + state.sel);
 			var s = h.length ? "#" + h.join("&") : "";
-			if (location.hash !== s && history.replaceState)
+			if (restoring || location.hash === s || !history.replaceState)
+				return;
+			if (navKey(s) !== lastNav && lastNav !== null)
+				history.pushState(null, "", s || location.pathname + location.search);
+			else
 				history.replaceState(null, "", s || location.pathname + location.search);
+			lastNav = navKey(s);
 		}
+		window.addEventListener("popstate", function () {
+			apply(location.hash);
+		});
 		function loadHash(hash) {
 			var h = hash.replace(/^#/, "").split("&"), j, r = null;
 			for (j = 0; j < h.length; j++) {
@@ -374,17 +393,22 @@
 		// ---- start --------------------------------------------------------
 		// Indices in the URL are those of its tree and sort order: invert
 		// and reorder first.
-		function start() {
-			var hash0 = location.hash;
-			col0 = state.col;
-			if (/(^#|&)i=1(&|$)/.test(hash0))
-				setInvert(true, true);
-			if (/(^#|&)o=w(&|$)/.test(hash0))
-				reorder(true);
+		// Puts the page in the state of a URL's fragment: at start, and
+		// when Back or Forward comes to another entry.
+		function apply(hash0) {
+			restoring = true;
+			var inv = /(^#|&)i=1(&|$)/.test(hash0), wt = /(^#|&)o=w(&|$)/.test(hash0);
+			Object.keys(defaults).forEach(function (k) {
+				state[k] = defaults[k];
+			});
+			if (inv !== state.inv)
+				setInvert(inv, true);
+			if (wt !== !!state.weight)
+				reorder(wt);
 			loadHash(hash0);
 			tableBtn.setAttribute("aria-pressed", String(state.table));
-			if (state.table)
-				drawTable();
+			m.tables.forget();
+			drawTable();
 			if (TL)
 				m.timeline.restore();
 			q.value = state.query;
@@ -401,8 +425,18 @@
 			search(false);
 			if (state.sel >= 0)
 				select(state.sel);
+			else
+				showDetails([]);
 			if (!(tot[0][0] > 0) && !(D.diff && tot[1][0] > 0))
 				showDetails(["No stack has a value."]);
+			restoring = false;
+			lastNav = navKey(location.hash);
+		}
+		function start() {
+			col0 = state.col;
+			defaults = { zoom: 0, ra: -1, rb: -1, query: "", icase: true, regex: false, col: col0, up: state.up, sel: -1,
+				fn: -1, mpos: -1, normalize: state.normalize, table: false, sw: -1 };
+			apply(location.hash);
 			window.fk = {
 				state: state, names: names, timeline: m.timeline.api,
 				get n() {

@@ -3,12 +3,15 @@
 // the hook's /internal/heap/lifetimes?format=flame): its columns are
 // "all" and one per lifetime bucket (core/life.c's names), and the
 // details of a selected frame end with its histogram over them, bytes by
-// how long they lived, as a bar a bucket. Other pages are left as they
+// how long they lived, as a bar a bucket; with nothing selected the
+// details show every recorded byte's. A bucket finer than the clock's
+// tick (the "# info: clock_ms=" line: jemalloc's coarse clock ticks every
+// 4 ms) says what it means at that tick. Other pages are left as they
 // are.
-// exports: lines
+// exports: lines, overview
 // needs: data
 	function fkLifetimes(m) {
-		var { colNames, fmtIn, pct } = m.data;
+		var { colNames, fmtIn, pct, info } = m.data;
 		var tot;
 		m.data.onTree(function (t) {
 			tot = t.tot;
@@ -26,6 +29,8 @@
 			});
 			return cs.length === LIFE.length ? cs : [];
 		})();
+		// Each bucket's bound in ms (live: none).
+		var BOUND = [1, 10, 100, 1000, 10000, 60000, Infinity, -1], tick = +info.clock_ms > 0 ? +info.clock_ms : 0;
 		// The histogram of frame j as lines of the details box.
 		function lifeLines(j) {
 			if (!lifeCols.length || j < 0)
@@ -34,12 +39,18 @@
 			lifeCols.forEach(function (c) {
 				max = Math.max(max, tot[c][j]);
 			});
-			lifeCols.forEach(function (c) {
+			lifeCols.forEach(function (c, k) {
 				var v = tot[c][j], w = max > 0 ? Math.round(24 * v / max) : 0;
 				lines.push((colNames[c] + "            ").slice(0, 12) + " " + "\u2588".repeat(w) +
-					(v > 0 && !w ? "\u258f" : "") + " " + fmtIn(c, v) + " (" + pct(v, tot[0][j]) + ")");
+					(v > 0 && !w ? "\u258f" : "") + " " + fmtIn(c, v) + " (" + pct(v, tot[0][j]) + ")" +
+					(BOUND[k] > 0 && BOUND[k] <= tick ? " \u2014 " + tick + " ms clock: freed in the same tick, under " + tick + " ms" : ""));
 			});
 			return lines;
 		}
-		return { lines: lifeLines };
+		// The details with nothing selected: every recorded byte's
+		// histogram (the root's), on the first screen.
+		function overview() {
+			return lifeCols.length ? ["Every recorded allocation (point at a frame for its own):"].concat(lifeLines(0)) : [];
+		}
+		return { lines: lifeLines, overview: overview };
 	}

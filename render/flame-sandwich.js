@@ -5,7 +5,7 @@
 // exports: drawSandwich, openSandwich, closeSandwich, sandwichHere, last
 // needs: data, draw, search, events
 	function fkSandwich(m) {
-		var { D, names, nametype, state, wc, fmt, fmtIn, pct, bnorm, DC, NS, svg, MINPX, XPAD, FH, FS,
+		var { D, names, nametype, state, wc, nc, nt, fmt, fmtIn, pct, bnorm, DC, NS, svg, MINPX, XPAD, FH, FS,
 			CHW, cut, fnv, colNames } = m.data;
 		var { el, selr, view, lay, colSel } = m.draw;
 		var { showDetails } = m.search;
@@ -190,8 +190,8 @@
 			return out;
 		}
 		function swDescribe(T, j, dir) {
-			var v = T.v[j], V = swCols(T, j), lines = [nametype + " " + names[T.nm[j]]], c;
-			lines.push(fmt(v) + " \u2014 " + pct(v, wc()[0]) + " of total" + (j === 0 ? ", the function itself (each stack once)" :
+			var V = swCols(T, j), v = V[nc()], lines = [nametype + " " + names[T.nm[j]]], c;
+			lines.push(fmt(v) + " \u2014 " + pct(v, nt()[0]) + " of total" + (j === 0 ? ", the function itself (each stack once)" :
 				dir < 0 ? ", through this caller" : ", in this callee"));
 			if (D.diff) {
 				var nv = V[DC.n], bv = V[DC.b], b = bv * bnorm(), dd = nv - b;

@@ -6,7 +6,7 @@
 //   hit, count, sumAll, forget
 // needs: data, lifetimes, draw, tables, events
 	function fkSearch(m) {
-		var { D, names, nametype, state, wc, fmt, pct, bnorm, DC, MINPX, XPAD, FH } = m.data;
+		var { D, names, nametype, state, wc, nc, nt, fmt, pct, bnorm, DC, MINPX, XPAD, FH } = m.data;
 		var { q, view, matched, details, selr, html, lay, viewRange, viewValue, shown, rowY, stick,
 			drawThin } = m.draw;
 		var n, depth, parent, nm, end, self, tot;
@@ -61,7 +61,7 @@
 			};
 		}
 		function runSearch() {
-			var test = compile(), t = wc(), j, covered = -1, any = 0;
+			var test = compile(), t = wc(), u = nt(), j, covered = -1, any = 0;
 			hit = null;
 			cum = null;
 			morder = null;
@@ -121,7 +121,7 @@
 				buf[nmatch++] = j;
 				// A frame inside a matching frame is counted once.
 				if (j >= covered) {
-					sumAll += t[j];
+					sumAll += u[j];
 					covered = end[j];
 				}
 			}
@@ -132,24 +132,24 @@
 		}
 		// The matched share of the view: only the view's frames are read.
 		function viewSum() {
-			var r = viewRange(), t = wc(), j, va = state.ra >= 0 ? r.a : r.z, vb = r.b;
+			var r = viewRange(), t = wc(), u = nt(), j, va = state.ra >= 0 ? r.a : r.z, vb = r.b;
 			sumView = 0;
 			if (!cum)
 				return;
 			for (j = parent[r.z]; j >= 0; j = parent[j])
 				if (hit[nm[j]]) {
-					sumView = viewValue();
+					sumView = viewValue(u);
 					return;
 				}
 			if (state.ra >= 0 && hit[nm[r.z]]) {
-				sumView = viewValue();
+				sumView = viewValue(u);
 				return;
 			}
 			for (j = va; j < vb;) {
 				if (cum[end[j]] === cum[j]) {
 					j = end[j];
 				} else if (hit[nm[j]] && t[j] > 0) {
-					sumView += t[j];
+					sumView += u[j];
 					j = end[j];
 				} else {
 					j++;
@@ -167,7 +167,7 @@
 			}
 			// "N matches" until Enter goes to one; then "k of N".
 			matched.textContent = (state.mpos >= 0 ? state.mpos + 1 + " of " + nmatch : nmatch + (nmatch === 1 ? " match" : " matches")) +
-				" \u00b7 " + pct(sumAll, wc()[0]) + " of total \u00b7 " + pct(sumView, viewValue()) + " of view";
+				" \u00b7 " + pct(sumAll, nt()[0]) + " of total \u00b7 " + pct(sumView, viewValue(nt())) + " of view";
 		}
 		function search(keep) {
 			runSearch();
@@ -255,11 +255,15 @@
 		}
 
 		// ---- details, selection, zoom ------------------------------------
+		// A frame's value, its share of the total and of the view (the
+		// frames above the view hold all of it), and its self value, in
+		// the numbers' column (a diff's new profile).
 		function describe(j) {
-			var t = wc(), v = t[j], lines = [];
+			var t = nt(), v = t[j], lines = [], r = viewRange(), vv = viewValue(t);
+			var part = inView(j) ? v : j <= r.z && r.z < end[j] ? vv : 0;
 			lines.push(nametype + " " + names[nm[j]]);
-			var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(inView(j) ? v : 0, viewValue()) + " of view; self " +
-				fmt(self[state.col][j]);
+			var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(part, vv) + " of view; self " +
+				fmt(self[nc()][j]);
 			if (D.diff) {
 				var nv = tot[DC.n][j], bv = tot[DC.b][j], b = bv * bnorm(), dd = nv - b;
 				if (nv === 0 && bv > 0)
@@ -280,6 +284,8 @@
 		if (m.lifetimes.lines(0).length)
 			details.classList.add("life");
 		function showDetails(lines) {
+			if (!lines.length)
+				lines = m.lifetimes.overview();
 			details.textContent = "";
 			var box = html("div", { class: "box" }, details);
 			lines.forEach(function (l, k) {

@@ -5,7 +5,7 @@
 //   original, sortHash, loadSort, rows
 // needs: data, draw, search, sandwich, timeline, events
 	function fkTables(m) {
-		var { D, names, nametype, state, wc, fmt, pct, bnorm, DC } = m.data;
+		var { D, names, nametype, state, nc, nt, fmt, pct, bnorm, DC } = m.data;
 		var { html, tdiv, tableBtn, q } = m.draw;
 		var n, depth, parent, nm, end, self, tot;
 		m.data.onTree(function (t) {
@@ -21,7 +21,7 @@
 			return !!D.diff;
 		}
 		function computeTop() {
-			var t = wc(), sf = self[state.col], L = names.length, ts = new Float64Array(L), ss = new Float64Array(L);
+			var t = nt(), sf = self[nc()], L = names.length, ts = new Float64Array(L), ss = new Float64Array(L);
 			var dc = hasChange(), tn = dc ? new Float64Array(L) : null, tb = dc ? new Float64Array(L) : null, TN = tot[DC.n], TB = tot[DC.b];
 			var on = new Int32Array(L), st = new Int32Array(n + 1), sp = 0, j;
 			for (j = 0; j < n; j++) {
@@ -44,7 +44,7 @@
 			}
 			var rows = [], bn = dc ? bnorm() : 1;
 			for (j = 0; j < L; j++)
-				if ((ss[j] > 0 || ts[j] > 0) && (j !== nm[0] || ss[j] > 0))   // the root "all" is not a function
+				if ((ss[j] > 0 || ts[j] > 0 || dc && tb[j] > 0) && (j !== nm[0] || ss[j] > 0))   // the root "all" is not a function
 					rows.push({ k: j, self: ss[j], total: ts[j], change: dc ? tn[j] - tb[j] * bn : 0, base: dc ? tb[j] * bn : 0 });
 			return rows;
 		}
@@ -139,7 +139,7 @@
 					"; the button opens a function's callers and callees";
 			}
 			var V = topView, first = Math.max(0, Math.min(Math.floor(topScroll.scrollTop / TRH) - 4, V.length - TROWS - 4)),
-				last = Math.min(V.length, first + TROWS + 10), t0 = wc()[0], dc = hasChange(), j;
+				last = Math.min(V.length, first + TROWS + 10), t0 = nt()[0], dc = hasChange(), j;
 			topPadA.style.height = first * TRH + "px";
 			topPadB.style.height = (V.length - last) * TRH + "px";
 			topBody.textContent = "";
@@ -183,7 +183,7 @@
 			m.search.search(false);
 			if (state.fn >= 0)
 				m.search.showDetails([nametype + " " + names[k], "highlighted: " + m.search.count() + " frames, " +
-					pct(m.search.sumAll(), wc()[0]) + " of total"]);
+					pct(m.search.sumAll(), nt()[0]) + " of total"]);
 		}
 		function toggleTable() {
 			state.table = !state.table;

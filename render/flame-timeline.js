@@ -39,7 +39,7 @@
 			["resident", "resident", "#7b3fa0"], ["metadata", "metadata", "#5c6bc0"], ["active", "active", "#e67e22"],
 			["allocated", "allocated", "#2e8b3e"], ["hook", "profiler (hook)", "#00897b"], ["sampling", "sampling's cost", "#d81b60"],
 			["heap", "sampled heap", "#1f5fa8"]];
-		var tlDrag = null, tlKeyEnd = -1, TLGROWMAX = 200;
+		var tlDrag = null, tlKeyEnd = -1, TLGROWMAX = 200, tlMax = { w: 0, h: 0 };
 
 		function tlValue(k, key) {
 			if (key === "heap")
@@ -278,7 +278,9 @@
 			var topv = levels.length ? levels[0].bytes : 0, causes = [];
 			for (j = 0; j + 1 < levels.length; j++) {
 				var G = { key: levels[j].key, name: levels[j].name + " \u2212 " + levels[j + 1].name,
-					bytes: levels[j].bytes - levels[j + 1].bytes, why: TLGAPS[levels[j].key] || "", parts: [] };
+					bytes: levels[j].bytes - levels[j + 1].bytes, why: TLGAPS[levels[j].key] || "", parts: [],
+					// A level reported above the one before: by how much.
+					over: Math.max(0, levels[j + 1].raw - levels[j].bytes) };
 				// The parts the data names, each at most what is left of the gap.
 				var left = G.bytes;
 				[TLPARTS[levels[j].key], j + 2 === levels.length ? TLPARTS.heap : null].forEach(function (P) {
@@ -534,9 +536,10 @@
 			var gt = tlTable(gs, ["function (self)", "start", "end", "growth"], gr.map(function (r) {
 				return [r.name, tlFmt(r.start), tlFmt(r.end), "+" + tlFmt(r.growth)];
 			}));
-			if (a < b)
-				html("div", { class: "tlnote" }, g, ng > TLGROWMAX ? ng + " sites grew; the first " + TLGROWMAX +
-					" here, all of them in Functions (sorted by change)" : ng + (ng === 1 ? " site grew" : " sites grew"));
+			// The note's line is kept when empty: a selection never moves
+			// the graph below.
+			html("div", { class: "tlnote" }, g, a >= b ? "" : ng > TLGROWMAX ? ng + " sites grew; the first " + TLGROWMAX +
+				" here, all of them in Functions (sorted by change)" : ng + (ng === 1 ? " site grew" : " sites grew"));
 			Array.prototype.forEach.call(gt.tBodies[0].rows, function (tr, j) {
 				tr.addEventListener("click", function () {
 					m.tables.pickFunction(gr[j].k);
@@ -550,9 +553,19 @@
 				rows.push([name, tlFmt(bytes), share ? pct(bytes, B.top) : ""]);
 				kinds.push(kind);
 			}
+			// Why a figure is capped comes first: the table's rows read
+			// right after it.
+			B.notes.forEach(function (t) {
+				html("div", { class: "tlnote" }, w, t);
+			});
 			B.levels.forEach(function (L, j) {
 				addRow("level", L.name + (L.raw !== L.bytes ? " (" + tlFmt(L.raw) + " reported)" : ""), L.bytes, true);
-				if (j < B.gaps.length) {
+				if (j < B.gaps.length && B.gaps[j].over > 0) {
+					// No gap to show: the level below was reported above this one.
+					rows.push(["\u2003" + B.gaps[j].name + ": none (" + B.levels[j + 1].name + " over by " + tlFmt(B.gaps[j].over) + ")",
+						"\u2014", ""]);
+					kinds.push("gap");
+				} else if (j < B.gaps.length) {
 					addRow("gap", "\u2003" + B.gaps[j].name, B.gaps[j].bytes, true);
 					B.gaps[j].parts.forEach(function (P) {
 						addRow("part", "\u2003\u2003of which " + P.name, P.bytes, true);
@@ -565,9 +578,6 @@
 			var bt = tlTable(w, ["", "bytes", "share"], rows);
 			Array.prototype.forEach.call(bt.tBodies[0].rows, function (tr, j) {
 				tr.setAttribute("class", kinds[j]);
-			});
-			B.notes.forEach(function (t) {
-				html("div", { class: "tlnote" }, w, t);
 			});
 			html("div", { id: "tlsentence" }, w, B.sentence);
 		}
@@ -587,7 +597,13 @@
 			tlPanel();
 			tlfo.setAttribute("width", lay.Wpx);
 			tlfo.setAttribute("y", y + TLCH);
+			// The panel never shrinks at one width: a snapshot with fewer
+			// notes, or a shorter selection, leaves the graph where it was.
 			var ph = Math.ceil(tlDiv.getBoundingClientRect().height || 120) + 4;
+			if (tlMax.w === lay.Wpx && tlMax.h > ph)
+				ph = tlMax.h;
+			tlMax = { w: lay.Wpx, h: ph };
+			tlDiv.style.minHeight = ph - 4 + "px";
 			tlfo.setAttribute("height", ph);
 			return TLCH + ph;
 		}
@@ -621,6 +637,7 @@
 				return;
 			tl.a = tlPend.a;
 			tl.b = tlPend.b;
+			tlPend = null;
 			if (tl.a >= 0) {
 				tlFill();
 				D.diff = 1;

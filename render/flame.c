@@ -25,6 +25,7 @@ struct fk_flame {
 	int64_t xv[FK_MAX_COLUMNS];
 	struct fk_series series;       /* the "# series:" lines (timeline.c) */
 	uint64_t hdrlines;             /* lines of the last input's header */
+	struct fk_buf info;            /* the "# info:" lines (pageinfo.c) */
 };
 
 /* The multi-column extension of folded stacks: a first line
@@ -39,7 +40,15 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 	const char *nl, *p, *e;
 	char cols[sizeof f->cols];
 	size_t n = 0, ncols = 0, hl;
+	uint64_t ninfo = 0;
+	/* The origin's lines come first; a base's are checked and left out
+	 * (the page is the input's). */
+	long il = fk_info_read(base ? NULL : &f->info, data, len, &ninfo, err);
 
+	if (il < 0)
+		return -1;
+	data += il;
+	len -= (size_t)il;
 	if (len < sizeof tag - 1 || memcmp(data, tag, sizeof tag - 1) != 0) {
 		cols[0] = 0;
 		hl = 0;
@@ -58,10 +67,10 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 			for (s = p; p < e && *p != ' '; p++)
 				if (!(((unsigned)*p | 32) - 'a' < 26 || (unsigned)*p - '0' < 10 ||
 				      strchr("_.:/-", *p)))
-					return fk_err_set(err, FK_ESYNTAX, 1,
+					return fk_err_set(err, FK_ESYNTAX, ninfo + 1,
 							  "bad column name in '# columns:' header");
 			if (++ncols > FK_MAX_COLUMNS || (size_t)(p - s) > FK_MAX_COLUMN_NAME)
-				return fk_err_set(err, FK_ELIMIT, 1,
+				return fk_err_set(err, FK_ELIMIT, ninfo + 1,
 						  "more than %d columns or a name longer than %d bytes",
 						  FK_MAX_COLUMNS, FK_MAX_COLUMN_NAME);
 			if (n)
@@ -70,7 +79,7 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 			n += (size_t)(p - s);
 		}
 		if (!ncols)
-			return fk_err_set(err, FK_ESYNTAX, 1, "no column in '# columns:' header");
+			return fk_err_set(err, FK_ESYNTAX, ninfo + 1, "no column in '# columns:' header");
 		cols[n] = 0;
 	}
 	if (ncols > 1 && (base || f->t.has_base))
@@ -86,7 +95,7 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 	if (base && f->t.ncols > 1)
 		return fk_err_set(err, FK_EUNSUPP, 1,
 				  "a differential graph takes one-column inputs");
-	f->hdrlines = hl > 0;
+	f->hdrlines = ninfo + (hl > 0);
 	if (hl > 0) {
 		/* A series: its snapshots' lines follow the columns line. */
 		long sl;
@@ -99,7 +108,16 @@ static long header(struct fk_flame *f, const char *data, size_t len, int base,
 			return -1;
 		hl += (size_t)sl;
 	}
-	return (long)hl;
+	return (long)hl + il;
+}
+
+/* Length of the header lines at the start of data[0..len): the origin's,
+ * then the columns and series lines. */
+static size_t header_len(const char *data, size_t len)
+{
+	size_t il = fk_info_len(data, len);
+
+	return il + fk_series_header_len(data + il, len - il);
 }
 
 const char *fk_flame_columns(const struct fk_flame *f)
@@ -169,6 +187,7 @@ void fk_flame_free(struct fk_flame *f)
 		return;
 	fk_tree_release(&f->t);
 	fk_series_release(&f->series);
+	fk_buf_release(&f->info);
 	free(f);
 }
 
@@ -350,7 +369,7 @@ static int read_fd(struct fk_flame *f, int fd, int base,
 				continue;
 			done = (size_t)(nl - buf) + 1;
 		}
-		if (first && !eof && fk_series_header_len(buf, done) == done)
+		if (first && !eof && header_len(buf, done) == done)
 			continue;      /* the header lines go on past this read */
 		if (first) {
 			/* The header, if any, is in the first whole lines. */
@@ -642,6 +661,45 @@ int fk_flame_add_stack(struct fk_flame *f, const char *const *names,
 	return fk_tree_add_frames(&f->t, names, lens, n, v, base, err);
 }
 
+int fk_flame_set_columns(struct fk_flame *f, const char *cols, struct fk_err *err)
+{
+	static const char tag[] = "# columns: ";
+	char line[sizeof tag + sizeof f->cols + 1];
+	size_t n = strlen(cols);
+
+	if (f->finished || f->inputs || f->t.nnodes > 1)
+		return fk_err_set(err, FK_EUNSUPP, 0, "columns named after stacks were added");
+	if (n >= sizeof f->cols)
+		return fk_err_set(err, FK_ELIMIT, 0, "more than %d columns or a name longer than %d bytes",
+				  FK_MAX_COLUMNS, FK_MAX_COLUMN_NAME);
+	memcpy(line, tag, sizeof tag - 1);
+	memcpy(line + sizeof tag - 1, cols, n);
+	line[sizeof tag - 1 + n] = '\n';
+	return header(f, line, sizeof tag + n, 0, err) < 0 ? -1 : 0;
+}
+
+int fk_flame_add_stack_cols(struct fk_flame *f, const char *const *names,
+			    const size_t *lens, size_t n, const int64_t *v,
+			    struct fk_err *err)
+{
+	int rc;
+
+	if (f->finished)
+		return fk_err_set(err, FK_EUNSUPP, 0, "graph already written");
+	f->t.xv = f->t.ncols > 1 ? v + 1 : NULL;
+	rc = fk_tree_add_frames(&f->t, names, lens, n, v[0], 0, err);
+	f->t.xv = NULL;
+	return rc;
+}
+
+/* Whether cols are a lifetimes record's (heap-lifetimes --format columns,
+ * core/life.c's buckets after "all"). */
+static int lifetime_cols(const char *cols)
+{
+	return strncmp(cols, "all", 3) == 0 && (cols[3] == '/' || cols[3] == ' ') &&
+	    strstr(cols, " under-1ms") != NULL && strstr(cols, " live") != NULL;
+}
+
 int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err)
 {
 	struct fk_flame_opts o = f->o;
@@ -649,13 +707,17 @@ int fk_flame_write(struct fk_flame *f, FILE *out, struct fk_err *err)
 	if (!f->finished) {
 		if (fk_tree_finish(&f->t, err) < 0)
 			return -1;
+		/* The caller's origin after the input's: the last of a key wins. */
+		if (fk_info_add_text(&f->info, o.info, err) < 0)
+			return -1;
 		f->finished = 1;
 	}
 	if (!o.title)
 		o.title = f->t.has_base ? "Differential Flame Graph" :
-		    f->series.n ? "Heap over time" : "Flame Graph";
+		    f->series.n ? "Heap over time" :
+		    lifetime_cols(f->cols) ? "Allocation lifetimes" : "Flame Graph";
 	f->t.series = f->series.n ? &f->series : NULL;
-	return fk_svg_write(&f->t, &o, f->cols, out, err);
+	return fk_svg_write(&f->t, &o, f->cols, &f->info, out, err);
 }
 
 int fk_flame_render(const char *folded, size_t len, const char *base,

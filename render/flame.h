@@ -21,6 +21,11 @@ struct fk_flame_opts {
 	const char *title;             /* default "Flame Graph" ("Differential ..." with a base) */
 	const char *subtitle;          /* NULL = none */
 	const char *notes;             /* NULL = none; stored in <desc> */
+	const char *info;              /* NULL = none; the origin the page's header
+	                                  shows: "KEY=VALUE" lines, as an input's
+	                                  "# info:" lines (man/render-flame.1,
+	                                  "Origin"), after them; the hook passes
+	                                  program, pid, host, time, sample_period */
 	const char *countname;         /* default "bytes": values shown as B/KiB/MiB/GiB */
 	const char *nametype;          /* default "Function:" */
 	const char *fonttype;          /* default "Verdana" */
@@ -77,6 +82,19 @@ int fk_flame_add_fd(struct fk_flame *f, int fd, int base, struct fk_err *err);
 int fk_flame_add_stack(struct fk_flame *f, const char *const *names,
 		       const size_t *lens, size_t n, int64_t v, int base,
 		       struct fk_err *err);
+
+/* Names the value columns of a graph whose stacks come from
+ * fk_flame_add_stack_cols: cols as after "# columns:" in folded text
+ * ("inuse_space/bytes inuse_objects/count ..."). Before any stack; not for
+ * a differential graph. Returns 0, or -1 with err. */
+int fk_flame_set_columns(struct fk_flame *f, const char *cols, struct fk_err *err);
+
+/* fk_flame_add_stack with a value in each column fk_flame_set_columns
+ * named, v[0..ncols) (each >= 0): the page is render-flame's on the
+ * "# columns:" text of the same stacks. Returns 0 or -1 with err. */
+int fk_flame_add_stack_cols(struct fk_flame *f, const char *const *names,
+			    const size_t *lens, size_t n, const int64_t *v,
+			    struct fk_err *err);
 
 /* The same for the file at path ("-" = stdin, left open), err reset to
  * name path. */

@@ -330,6 +330,26 @@ long fk_series_read(struct fk_series *s, const char *data, size_t len,
  * out of memory. */
 int fk_series_write(const struct fk_series *s, struct _xmlTextWriter *w, struct fk_buf *b);
 
+/* ---- pageinfo.c: the page's origin, "# info: KEY=VALUE" lines ---- */
+
+/* Length of the "# info:" lines at the start of data[0..len), with their
+ * newlines (0 without one). */
+size_t fk_info_len(const char *data, size_t len);
+
+/* Checks the "# info:" lines at the start of data[0..len) and appends
+ * each as "KEY=VALUE\n" to b (b NULL: checked only); *lineno counts the
+ * lines before and is advanced. Returns the bytes read, or -1 with err. */
+long fk_info_read(struct fk_buf *b, const char *data, size_t len, uint64_t *lineno,
+		  struct fk_err *err);
+
+/* Appends the KEY=VALUE lines of text (NULL or "" is none; blank lines
+ * are skipped) to b. 0, or -1 with err naming the bad line. */
+int fk_info_add_text(struct fk_buf *b, const char *text, struct fk_err *err);
+
+/* Writes info's lines as <metadata id="fkinfo"> through w (nothing when
+ * there is none), using tmp. 0, -1 on a write error, -2 out of memory. */
+int fk_info_write(const struct fk_buf *info, struct _xmlTextWriter *w, struct fk_buf *tmp);
+
 /* The embedded page assets (generated at build time from render/flame-*.js
  * and render/flame.css). */
 extern const char fk_flame_js[];
@@ -338,8 +358,10 @@ extern const char fk_flame_css[];
 extern const size_t fk_flame_css_len;
 
 /* Writes the laid-out tree as an SVG page to out (svg.c); cols names the
- * value columns (one space between names, "" for one unnamed column). */
+ * value columns (one space between names, "" for one unnamed column);
+ * info holds the origin's KEY=VALUE lines (pageinfo.c). */
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
-		 const char *cols, FILE *out, struct fk_err *err);
+		 const char *cols, const struct fk_buf *info, FILE *out,
+		 struct fk_err *err);
 
 #endif

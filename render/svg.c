@@ -412,7 +412,7 @@ nomem:
  * element exists when it runs. 0, -1 on a write error, -2 out of memory. */
 static int write_data(const struct fk_emit *e, const struct fk_geom *gp, xmlTextWriterPtr w,
 		      struct fk_buf *b, struct fk_buf *tmp, const char *cols,
-		      struct fk_table_job *job)
+		      const struct fk_buf *info, struct fk_table_job *job)
 {
 	const struct fk_flame_opts *o = e->o;
 	const struct fk_geom g = *gp;
@@ -467,6 +467,7 @@ static int write_data(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 		X(xmlTextWriterEndElement(w));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
+	H(fk_info_write(info, w, tmp));
 	if (e->t->series)
 		H(fk_series_write(e->t->series, w, tmp));
 	/* The frame table: only the characters of enc(), so raw is safe. */
@@ -505,7 +506,8 @@ nomem:
 }
 
 int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
-		 const char *cols, FILE *out, struct fk_err *err)
+		 const char *cols, const struct fk_buf *info, FILE *out,
+		 struct fk_err *err)
 {
 	struct fk_emit e;
 	struct fk_geom g;
@@ -575,7 +577,7 @@ int fk_svg_write(const struct fk_tree *t, const struct fk_flame_opts *o,
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
-	H(write_data(&e, &g, w, &b, &tmp, cols, &job));
+	H(write_data(&e, &g, w, &b, &tmp, cols, info, &job));
 	X(xmlTextWriterEndElement(w));
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	X(xmlTextWriterEndDocument(w));

@@ -128,7 +128,7 @@ const pairs = (page) => page.evaluate(() => Array.from(document.querySelectorAll
 		bad = ps.filter((p) => contrast(p[0], p[1]) < 4.5);
 		ok(ps.length >= 5 && bad.length === 0, "every diff label has contrast >= 4.5:1", JSON.stringify(ps));
 		const lg = await d.page.evaluate(() => Array.from(document.querySelectorAll("#legend .sw")).map((s) => [getComputedStyle(s).color, getComputedStyle(s).backgroundColor]));
-		ok(lg.length === 7 && lg.every((p) => contrast(p[0], p[1]) >= 4.5), "the legend's swatches are readable", JSON.stringify(lg));
+		ok(lg.length === 11 && lg.every((p) => contrast(p[0], p[1]) >= 4.5), "the legend's swatches are readable", JSON.stringify(lg));
 		await d.page.close();
 
 		// Every palette's labels.

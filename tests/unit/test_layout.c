@@ -145,6 +145,61 @@ static void test_add_stack(void)
 	}
 }
 
+/* The hook's live page (issue 36): the four heap sample types through
+ * fk_flame_set_columns and fk_flame_add_stack_cols, the origin through
+ * fk_flame_opts.info, draw the page render-flame draws from the same
+ * stacks as "# info:" and "# columns:" text, byte for byte. */
+static void test_add_stack_columns(void)
+{
+	static const char cols[] = "inuse_space/bytes inuse_objects/count alloc_space/bytes alloc_objects/count";
+	static const char *const st[][3] = { { "main", "a", NULL }, { "main", "a", "b" }, { "main", "c", NULL } };
+	static const int64_t v[][4] = { { 100, 2, 400, 8 }, { 0, 0, 50, 1 }, { 30, 1, 30, 1 } };
+	static const char text[] =
+		"# info: program=/usr/bin/demo\n# info: pid=42\n"
+		"# columns: inuse_space/bytes inuse_objects/count alloc_space/bytes alloc_objects/count\n"
+		"main;a 100 2 400 8\nmain;a;b 0 0 50 1\nmain;c 30 1 30 1\n";
+	struct fk_flame_opts o;
+	struct fk_flame *f;
+	struct fk_err err;
+	char *a = NULL, *b = NULL;
+	size_t an = 0, bn = 0, i, n;
+	FILE *fp;
+	int rc;
+
+	fk_flame_opts_init(&o);
+	T_OK(render(text, &o, &a, &an) == 0, "the text of four columns and an origin renders");
+	fk_err_init(&err, "t");
+	o.info = "program=/usr/bin/demo\npid=42\n";
+	f = fk_flame_new(&o, &err);
+	rc = f ? fk_flame_set_columns(f, cols, &err) : -1;
+	for (i = 0; rc == 0 && i < 3; i++) {
+		size_t lens[3];
+		for (n = 0; n < 3 && st[i][n]; n++)
+			lens[n] = strlen(st[i][n]);
+		rc = fk_flame_add_stack_cols(f, st[i], lens, n, v[i], &err);
+	}
+	fp = open_memstream(&b, &bn);
+	if (rc == 0)
+		rc = fk_flame_write(f, fp, &err);
+	fclose(fp);
+	T_OK(rc == 0, "the stacks with four values and opts.info render: %s", err.msg);
+	T_OK(an == bn && memcmp(a, b, an) == 0, "they give the text's page, byte for byte");
+	T_OK(strstr(b, "<metadata id=\"fkinfo\">\nprogram=/usr/bin/demo\npid=42\n</metadata>") != NULL,
+	     "the page holds the origin's lines");
+	T_OK(fk_flame_set_columns(f, cols, &err) < 0, "columns are named before any stack");
+	fk_flame_free(f);
+	free(a);
+	free(b);
+	o.info = "program /usr/bin/demo";
+	f = fk_flame_new(&o, &err);
+	fp = open_memstream(&b, &bn);
+	rc = fk_flame_write(f, fp, &err);
+	fclose(fp);
+	T_OK(rc < 0 && strstr(err.msg, "KEY=VALUE"), "a bad info line is refused: %s", err.msg);
+	fk_flame_free(f);
+	free(b);
+}
+
 /* Warnings told by a graph, one "line N: message" a line. */
 static void warn_to(void *ctx, const struct fk_err *e)
 {
@@ -235,6 +290,7 @@ static void test_threaded_read(void)
 int main(void)
 {
 	test_add_stack();
+	test_add_stack_columns();
 	struct fk_tree t;
 	struct fk_err err;
 	struct fk_buf b = { 0 };
