@@ -83,7 +83,7 @@ $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)/series-prog \
                $(B)/hook-fork-prog $(B)/conf-own-prog $(B)/fk-jestatic-stripped $(B)/fk-jestatic-keep \
                $(B)/fk-jestatic.debug $(B)/fk-rjem-hook-stripped $(B)/hook-jit-prog \
-               $(B)/unwind-bench-prog
+               $(B)/unwind-bench-prog $(B)/peer-bench
 #   life-prog        allocates memory that lives a known time: freed at
 #                    once, after 2 s, never (tests/hook/lifetimes.t)
 #   dl-prog          loads, uses and unloads libfk-dl-alpha.so and
@@ -91,7 +91,7 @@ HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)
 HOOK_TPROGS += $(B)/life-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer
-OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/test_hook_addr.o \
+OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
@@ -124,6 +124,11 @@ $(B)/unwind-bench-prog: $(B)/unwind_bench.o
 
 $(B)/hook-bench-prog: $(B)/hook_bench.o
 	$(CC) $(LDFLAGS) -o $@ $^
+# peer-bench: what finding a connection's user costs (bench/peer.sh).
+$(B)/peer_bench.o: bench/peer_bench.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(HOOK_CFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/peer-bench: $(B)/peer_bench.o $(B)/hook_peer.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/dl-prog: tests/hook/dl_prog.c | $(B)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(LDFLAGS) -o $@ $< -ldl
