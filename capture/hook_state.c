@@ -117,26 +117,32 @@ static const char *base_dir(void)
 	return t && *t == '/' ? t : "/tmp";
 }
 
+/* fd, when it is open on a file of type (S_IFDIR, S_IFREG) of this
+ * user's with exactly mode; else -1 (fd closed). */
+static int owned(int fd, mode_t type, mode_t mode)
+{
+	struct stat sb;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0 || (sb.st_mode & S_IFMT) != type || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 07777) != mode) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Opens the user folder st_dir: a folder, not a symbolic link, of this
  * user's, mode 0700, so that no other user can have made or changed a
  * name in it. An open of a folder never blocks. Returns the descriptor
  * (the caller closes it), or -1. */
 static int open_dir(void)
 {
-	struct stat sb;
-	int fd;
-
 	if (!st_dir[0])
 		return -1;
-	fd = open(st_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) < 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
-	    (sb.st_mode & 07777) != 0700) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return owned(open(st_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+		      S_IFDIR, 0700);
 }
 
 /* Makes the user folder if it is missing and checks it. 0, or -1 with
@@ -208,17 +214,8 @@ static void sweep(int dfd)
  * this user's with mode 0600. Returns the descriptor, or -1. */
 static int open_file(int dfd, const char *name)
 {
-	struct stat sb;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
-	    (sb.st_mode & 07777) != 0600) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return owned(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
+		     S_IFREG, 0600);
 }
 
 /* Reads this process's file in the user folder dfd into s: 0, or -1 when
