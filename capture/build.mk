@@ -88,16 +88,16 @@ HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)
 #                    once, after 2 s, never (tests/hook/lifetimes.t)
 #   dl-prog          loads, uses and unloads libfk-dl-alpha.so and
 #                    libfk-dl-beta.so (one source, two function names)
-HOOK_TPROGS += $(B)/life-prog
+HOOK_TPROGS += $(B)/life-prog $(B)/forkdump-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer
-OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/test_hook_addr.o \
+OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/forkdump_prog.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
 # for stay distinct frames.
-$(B)/hook_alloc_prog.o $(B)/hook_api_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
+$(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/forkdump_prog.o: $(B)/%.o: tests/hook/%.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
 # series-prog runs under a preloaded jemalloc also in a sanitizer build
 # (heap-series.t makes its dumps there), so it is built without one: a
@@ -167,6 +167,10 @@ $(B)/fk-rjem-hook-stripped: $(FK_FX)/fk-rjem-hook | $(B)
 	strip --strip-all -o $@ $<
 $(B)/series-prog: $(B)/series_prog.o
 	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -ldl
+# forkdump-prog forks while fk_hook_dump and scrapes run (fork-dump.t).
+$(B)/forkdump-prog: $(B)/forkdump_prog.o $(HOOK_SO) $(SERVE_SO)
+	$(CC) $(LDFLAGS) -o $@ $(B)/forkdump_prog.o -L$(B) -lflamekit-hook \
+		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread
 $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO) $(SERVE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(B)/hook_api_prog.o -L$(B) -lflamekit-hook \
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread

@@ -195,3 +195,11 @@ void fk_arena_why(char *buf, size_t size)
 	snprintf(buf, size, "%s", why);
 	pthread_mutex_unlock(&mu);
 }
+
+void fk_arena_atfork(int phase)
+{
+	if (phase == 0)
+		pthread_mutex_lock(&mu);
+	else
+		pthread_mutex_unlock(&mu);
+}

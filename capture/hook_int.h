@@ -309,6 +309,10 @@ int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook);
  * hook's thread asked for it): a sentence for the settings. */
 void fk_arena_why(char *buf, size_t size);
 
+/* fork handling, as fk_je_atfork: its lock is held only around jemalloc
+ * calls (never while waiting for another lock of the hook's but je_mu). */
+void fk_arena_atfork(int phase);
+
 /* ---- hook_sampling.c: what sampling itself costs ---- */
 
 /* Whether jemalloc counts its live sampled objects per size class
@@ -325,6 +329,9 @@ int64_t fk_sampling_cost(void);
  * the last prof.reset are not in a dump, so they are missed); -1 when the
  * size classes are unknown. */
 int64_t fk_sampling_estimate(const int64_t *objs, const int64_t *bytes, size_t n);
+
+/* fork handling, as fk_je_atfork (its lock, as the arena's). */
+void fk_sampling_atfork(int phase);
 
 /* ---- hook_addr.c: listen addresses (also used by fetch.c) ---- */
 

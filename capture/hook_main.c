@@ -81,7 +81,9 @@ static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 /* fork: the forking thread holds the hook's short locks across it, so the
  * child's copies are consistent and unlocked by their owner (prepare runs
  * before jemalloc's own, whose handlers were registered first; the child
- * handler after it). None of them is ever held while waiting for another
+ * handler after it). Their order: st_lock, the arena's, sampling's, je_mu,
+ * the serving half's load lock, the state's; each is held only around
+ * calls that take those after it. None of them is ever held while waiting for another
  * lock of the hook's or for a dump, so no fork waits for the hook's
  * thread: the dump lock is made anew in the child, and what it guards is
  * left there. The child of a serving process becomes a worker of its
@@ -89,6 +91,8 @@ static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&st_lock);
+	fk_arena_atfork(0);
+	fk_sampling_atfork(0);
 	fk_je_atfork(0);
 	fk_serve_atfork(0);
 	fk_state_atfork(0);
@@ -99,6 +103,8 @@ static void fork_parent(void)
 	fk_state_atfork(1);
 	fk_serve_atfork(1);
 	fk_je_atfork(1);
+	fk_sampling_atfork(1);
+	fk_arena_atfork(1);
 	pthread_mutex_unlock(&st_lock);
 }
 
@@ -111,6 +117,8 @@ static void forked_child(void)
 	fk_state_atfork(2);
 	fk_serve_atfork(2);
 	fk_je_atfork(2);
+	fk_sampling_atfork(2);
+	fk_arena_atfork(2);
 	fk_state_forget(0);
 	stopping = 0;
 	owner = 0;

@@ -122,3 +122,11 @@ int64_t fk_sampling_estimate(const int64_t *objs, const int64_t *bytes, size_t n
 	}
 	return (int64_t)total;
 }
+
+void fk_sampling_atfork(int phase)
+{
+	if (phase == 0)
+		pthread_mutex_lock(&mu);
+	else
+		pthread_mutex_unlock(&mu);
+}
