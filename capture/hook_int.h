@@ -696,6 +696,10 @@ int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
  * the path does not take). */
 void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r);
 
+/* In a forked child: the lock of the reset rate (settings), which the
+ * parent's hook thread may have held, is made anew. */
+void fk_routes_atfork_child(void);
+
 /* ---- hook_http.c / hook_guard.c: the HTTP transport ---- */
 
 struct MHD_Daemon;

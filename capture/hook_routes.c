@@ -274,14 +274,15 @@ static void get_settings(const struct fk_request *rq, struct fk_reply *r)
  * reset leaves jemalloc's profiling metadata a little larger for good
  * (with prof_accum: 44 -> 177 MB of host RSS over 3000 of them), so their
  * rate bounds that growth. 1, or 0 with *wait the seconds until the next. */
+static pthread_mutex_t reset_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static int reset_allowed(double *wait)
 {
-	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static double tokens = FK_HOOK_RESET_BURST, last = -1;
 	double now = fk_now();
 	int ok;
 
-	pthread_mutex_lock(&mu);
+	pthread_mutex_lock(&reset_mu);
 	if (last >= 0) {
 		tokens += (now - last) / FK_HOOK_RESET_S;
 		if (tokens > FK_HOOK_RESET_BURST)
@@ -292,8 +293,14 @@ static int reset_allowed(double *wait)
 	if (ok)
 		tokens -= 1;
 	*wait = ok ? 0 : (1 - tokens) * FK_HOOK_RESET_S;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&reset_mu);
 	return ok;
+}
+
+void fk_routes_atfork_child(void)
+{
+	/* The parent's hook thread may have held it at the fork. */
+	pthread_mutex_init(&reset_mu, NULL);
 }
 
 static void post_settings(const struct fk_request *rq, struct fk_reply *r)

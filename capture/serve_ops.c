@@ -10,6 +10,7 @@ static void atfork_child(void)
 	fk_http_atfork_child();
 	fk_serve_atfork_child();
 	fk_snap_atfork_child();
+	fk_routes_atfork_child();
 }
 
 /* fk_symbolize_find_func in the table's terms. */
