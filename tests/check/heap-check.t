@@ -145,6 +145,22 @@ t "markdown: a sites table per check over" [ "$(grep -c '^#### ' "$tmp/m.md")" =
 hc --max-inuse 1 --format markdown fixtures/folded/hostile.folded
 t "markdown: pipes and markup in names are escaped, the table holds" \
 	python3 tests/check/checklib.py markdown "$tmp/out" 1 && ! grep -q '<script>' "$tmp/out"
+# Text goes to terminals and CI logs: a name's controls (ESC sequences
+# that would move the cursor and rewrite lines, CR, C1's CSI) become
+# spaces and invalid UTF-8 U+FFFD, in sites, patterns and file names.
+ctl="$tmp/ctl$(printf '\033')[2K.folded"
+printf 'main;evil\033[2K\033[1A\rfaked ok\302\233 7m\237x 10\nmain;sane 5\n' >"$ctl"
+printf 'evil\033[2K* 1\n' >"$tmp/ctl.budget"
+hc --budget "$tmp/ctl.budget" --max-inuse 1 --base "$ctl" --max-growth 1 "$ctl"
+t "text with controls in names: exit 1" [ "$st" = 1 ]
+t "text: no control character but newlines, valid UTF-8" python3 tests/check/checklib.py plain "$tmp/out"
+t "text: the site's other characters kept" \
+	has "^    10 B  *66.7%  evil \[2K \[1A faked ok  7m$(printf '\357\277\275')x < main$"
+t "text: the pattern's" has "^over  budget line 1 'evil \[2K\*': 10 B"
+t "text: the profile's name" has "^$tmp/ctl \[2K.folded: in use"
+t "text: the base's name" has "against $tmp/ctl \[2K.folded"
+hc --budget "$tmp/ctl.budget" --max-inuse 1 --format markdown "$ctl"
+t "markdown: the same" python3 tests/check/checklib.py plain "$tmp/out"
 hc --max-inuse 1MiB -o "$tmp/r.txt" "$tmp/s.prof"
 t "-o FILE: the report there, nothing on stdout" [ "$st" = 1 ] && [ ! -s "$tmp/out" ] && grep -q '^over  in use' "$tmp/r.txt"
 
