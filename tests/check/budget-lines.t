@@ -15,7 +15,7 @@ case "$B" in /*) ;; *) B=$top/$B ;; esac
 PATH="$B:$PATH"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 n=0
-t() {   # t WHAT COMMAND...: ok when COMMAND succeeds
+t() {   # t WHAT COMMAND...: ok when COMMAND (one command) succeeds
 	n=$((n + 1)); what=$1; shift
 	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
 }
@@ -44,10 +44,11 @@ n1=$(sed -n 1p "$tmp/rare") n2=$(sed -n 2p "$tmp/rare") n3=$(sed -n 3p "$tmp/rar
 } >"$tmp/budget"
 
 figures "$tmp/budget" >"$tmp/got"
-t "a 2004-line budget on 400 stacks of 128 frames: exit 1 (lines over)" [ "$st" = 1 ] && [ ! -s "$tmp/err" ]
+t "a 2004-line budget on 400 stacks of 128 frames: exit 1 (lines over)" [ "$st" = 1 ]
+t "nothing on stderr" [ ! -s "$tmp/err" ]
 t "each stack counts toward the line it did before" diff tests/check/budget-lines.expect "$tmp/got"
-t "the quoted name took its stacks, the one with a lone backslash none" \
-	grep -q "^1 " "$tmp/got" && ! grep -q "^2 " "$tmp/got" && grep -q "^3 " "$tmp/got"
+grep -q "^1 " "$tmp/got" && ! grep -q "^2 " "$tmp/got" && grep -q "^3 " "$tmp/got"
+t "the quoted name took its stacks, the one with a lone backslash none" [ $? = 0 ]
 
 # The literal lines written as globs (their first character as a set)
 # take the path every glob takes: the same figures.
