@@ -2,15 +2,17 @@
 /* Limits (a size, core's fk_parse_bytes, or growth as "5%") and budget
  * files: one "PATTERN SIZE" a line, the pattern an fnmatch(3) glob matched
  * against whole frame names (man/heap-check.1, "Budget files"). */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "grow.h"
 #include "heapcheck.h"
 #include "io.h"
 #include "limits.h"
 #include "num.h"
+#include "strtab.h"
+#include "u64map.h"
 
 int fk_limit_parse(const char *s, size_t n, int64_t *out, int *pct)
 {
@@ -52,19 +54,28 @@ static int blank(char c)
 void fk_budget_release(struct fk_budget *b)
 {
 	free(b->v);
-	free(b->pool);
+	fk_arena_free(b->arena);
 	memset(b, 0, sizeof *b);
 }
 
-/* One line s[0..n) (no newline): skipped, or a pattern and its size. The
- * pattern is appended to the pool; its offset goes where the pointer will. */
-static int parse_line(struct fk_budget *b, size_t *poolcap, size_t *poollen,
-		      const char *s, size_t n, uint64_t lineno, struct fk_err *err)
+/* What parsing keeps across lines: the patterns seen, by their interned
+ * text, and the line of each, so a repeated pattern costs one lookup. */
+struct seen {
+	struct fk_strtab *text;
+	struct fk_u64map line;         /* interned pattern -> index in b->v */
+};
+
+/* One line s[0..n) (no newline): skipped, or a pattern and its size. */
+static int parse_line(struct fk_budget *b, struct seen *seen, const char *s, size_t n,
+		      uint64_t lineno, struct fk_err *err)
 {
 	char q[64];
 	size_t i, sz, pe;
 	int64_t limit;
+	const char *pat;
+	uint32_t old;
 	void *nv;
+	int rc;
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '\0')
@@ -99,15 +110,13 @@ static int parse_line(struct fk_budget *b, size_t *poolcap, size_t *poollen,
 	if (pe > FK_MAX_NAME)
 		return fk_err_set(err, FK_ELIMIT, lineno, "pattern longer than %d bytes",
 				  FK_MAX_NAME);
-	for (i = 0; i < b->n; i++) {
-		const char *o = b->pool + (size_t)(uintptr_t)b->v[i].pattern;
-
-		if (strlen(o) == pe && memcmp(o, s, pe) == 0) {
-			fk_err_quote(q, sizeof q, s, pe);
-			return fk_err_set(err, FK_ESYNTAX, lineno,
-					  "pattern '%s' already on line %llu", q,
-					  (unsigned long long)b->v[i].lineno);
-		}
+	if (!(pat = fk_strtab_intern(seen->text, s, pe)) ||
+	    (rc = fk_u64map_add(&seen->line, (uintptr_t)pat, (uint32_t)b->n, &old)) < 0)
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (rc == 0) {
+		fk_err_quote(q, sizeof q, s, pe);
+		return fk_err_set(err, FK_ESYNTAX, lineno, "pattern '%s' already on line %llu",
+				  q, (unsigned long long)b->v[old].lineno);
 	}
 	if (b->n >= FK_MAX_BUDGET_LINES)
 		return fk_err_set(err, FK_ELIMIT, lineno, "more than %d budget lines",
@@ -115,15 +124,10 @@ static int parse_line(struct fk_budget *b, size_t *poolcap, size_t *poollen,
 	if (!(nv = fk_grow(b->v, &b->cap, b->n, sizeof *b->v, 16)))
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	b->v = nv;
-	if (fk_reserve((void **)&b->pool, poolcap, *poollen + pe + 1, 1, 256) < 0)
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	memcpy(b->pool + *poollen, s, pe);
-	b->pool[*poollen + pe] = '\0';
-	b->v[b->n].pattern = (const char *)(uintptr_t)*poollen;
+	b->v[b->n].pattern = pat;
 	b->v[b->n].limit = limit;
 	b->v[b->n].lineno = lineno;
 	b->n++;
-	*poollen += pe + 1;
 	return 0;
 }
 
@@ -131,56 +135,36 @@ int fk_budget_parse(struct fk_budget *b, const char *data, size_t len,
 		    struct fk_err *err)
 {
 	const char *p = data, *end = data + len;
-	size_t poolcap = 0, poollen = 0, i;
+	struct seen seen;
 	uint64_t lineno = 0;
+	int rc = 0;
 
 	memset(b, 0, sizeof *b);
-	while (p < end) {
+	fk_u64map_init(&seen.line);
+	/* The patterns live in the arena, interned once each. */
+	if (!(b->arena = fk_arena_new()) || !(seen.text = fk_strtab_new(b->arena))) {
+		fk_budget_release(b);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	while (p < end && rc == 0) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 
 		lineno++;
 		if (le > p && le[-1] == '\r')
 			le--;
-		if ((size_t)(le - p) > FK_MAX_LINE) {
-			fk_budget_release(b);
-			return fk_err_set(err, FK_ELIMIT, lineno, "line longer than %d bytes",
-					  FK_MAX_LINE);
-		}
-		if (parse_line(b, &poolcap, &poollen, p, (size_t)(le - p), lineno, err) < 0) {
-			fk_budget_release(b);
-			return -1;
-		}
+		if ((size_t)(le - p) > FK_MAX_LINE)
+			rc = fk_err_set(err, FK_ELIMIT, lineno, "line longer than %d bytes",
+					FK_MAX_LINE);
+		else
+			rc = parse_line(b, &seen, p, (size_t)(le - p), lineno, err);
 		p = nl ? nl + 1 : end;
 	}
-	/* The pool no longer moves: offsets become pointers. */
-	for (i = 0; i < b->n; i++)
-		b->v[i].pattern = b->pool + (size_t)(uintptr_t)b->v[i].pattern;
-	return 0;
-}
-
-long fk_budget_match(const struct fk_budget *b, const char *stack, size_t len)
-{
-	char *f = malloc(len + 1);
-	size_t best = b->n, i, s = 0, e;
-
-	if (!f)
-		return -2;
-	memcpy(f, stack, len);
-	f[len] = '\0';
-	while (s <= len && best > 0) {
-		for (e = s; e < len && f[e] != ';'; e++)
-			;
-		f[e] = '\0';
-		for (i = 0; i < best; i++)
-			if (fnmatch(b->v[i].pattern, f + s, 0) == 0) {
-				best = i;
-				break;
-			}
-		s = e + 1;
-	}
-	free(f);
-	return best < b->n ? (long)best : -1;
+	fk_strtab_free(seen.text);
+	fk_u64map_release(&seen.line);
+	if (rc < 0)
+		fk_budget_release(b);
+	return rc;
 }
 
 int fk_budget_load(struct fk_budget *b, const char *path, struct fk_err *err)

@@ -3,7 +3,7 @@
 # files, the checks, the text/markdown/JUnit reports) and heap-check, the
 # memory gate for CI (man/heap-check.1). It reads every format through the
 # readers and folded writers below it, so it links encode/ and symbolize/.
-CHK_SRC := sites.c budget.c verdict.c figures.c report.c junit.c run.c
+CHK_SRC := sites.c budget.c budget_match.c verdict.c figures.c report.c junit.c run.c
 CHK_OBJ := $(CHK_SRC:%.c=$(B)/%.o)
 OBJS    += $(CHK_OBJ) $(B)/heap_check_main.o
 LIBS    += $(B)/libfkcheck.a
@@ -20,7 +20,7 @@ $(B)/heap-check: $(B)/heap_check_main.o $(B)/libfkcheck.a $(B)/libfkenc.a $(B)/l
 
 # libFuzzer target for the budget-file parser and its matching.
 FUZZ += fuzz_budget
-$(B)/fuzz_budget: $(B)/fuzz_budget.o $(B)/budget.o $(B)/libfkcore.a
+$(B)/fuzz_budget: $(B)/fuzz_budget.o $(B)/budget.o $(B)/budget_match.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
 
 # check/ sees encode/, symbolize/ and core/; its tool also cli/.

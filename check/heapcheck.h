@@ -11,6 +11,8 @@
 
 #include "err.h"
 
+struct fk_arena;
+
 /* ---- sites.c: any profile the pipeline reads, as sites ---- */
 
 /* One allocation site: a distinct stack, root first, frames joined by ';'
@@ -73,7 +75,7 @@ struct fk_budget_line {
 struct fk_budget {
 	struct fk_budget_line *v;
 	size_t n, cap;
-	char *pool;                    /* the patterns */
+	struct fk_arena *arena;        /* the patterns */
 };
 
 /* Parses a budget file data[0..len): one "PATTERN SIZE" a line, the size
@@ -91,10 +93,25 @@ int fk_budget_load(struct fk_budget *b, const char *path, struct fk_err *err);
 /* Frees what b holds. */
 void fk_budget_release(struct fk_budget *b);
 
-/* The index of the first line of b whose pattern (an fnmatch(3) glob,
- * matched against whole frame names) matches some frame of stack[0..len),
- * -1 when none does, or -2 when out of memory. */
-long fk_budget_match(const struct fk_budget *b, const char *stack, size_t len);
+/* ---- budget_match.c: the budget line a stack counts toward ---- */
+
+struct fk_budget_match;
+
+/* Prepares the matching of stacks against b (borrowed until free): each
+ * distinct frame name is matched against the lines once and its first line
+ * kept, and a pattern without wildcards is looked up by its text, so the
+ * cost is bounded by distinct names times glob lines, not by stacks times
+ * frames times lines. Returns NULL when out of memory. */
+struct fk_budget_match *fk_budget_match_new(const struct fk_budget *b);
+
+/* Frees m (NULL is a no-op). */
+void fk_budget_match_free(struct fk_budget_match *m);
+
+/* The index of the first line of m's budget whose pattern (an fnmatch(3)
+ * glob, flags 0, matched against whole frame names) matches some frame of
+ * stack[0..len) (frames separated by ';', each up to a NUL byte if it holds
+ * one), -1 when none does, or -2 when out of memory. */
+long fk_budget_match_stack(struct fk_budget_match *m, const char *stack, size_t len);
 
 /* ---- verdict.c: the checks ---- */
 
@@ -165,7 +182,7 @@ int fk_verdict_growth(struct fk_verdict *vd, const struct fk_sites *s,
 		      struct fk_err *err);
 
 /* Adds one check per line of b: each site is charged to the first line
- * whose pattern matches one of its frames (fk_budget_match); a line is
+ * whose pattern matches one of its frames (fk_budget_match_stack); a line is
  * over when its sites' in-use bytes exceed its size. Returns 0, or -1
  * with err. */
 int fk_verdict_budget(struct fk_verdict *vd, const struct fk_sites *s,

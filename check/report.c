@@ -9,11 +9,13 @@
 #include "heapcheck.h"
 #include "utf8.h"
 
-/* Markdown cell text: every ASCII punctuation that could make a table
- * cell, emphasis, a link or HTML is backslash-escaped (CommonMark);
- * controls become spaces and bytes that start no valid UTF-8 sequence
- * U+FFFD, so a summary page always decodes. */
-static void md_put(FILE *out, const char *s)
+/* Writes a name (a frame, a pattern, a file name) for a reader: controls
+ * (C0, DEL and C1, which a terminal or a CI log viewer would obey: ESC
+ * sequences move the cursor and rewrite lines) become spaces, and bytes
+ * that start no valid UTF-8 sequence U+FFFD, so the text always decodes.
+ * In markdown every ASCII punctuation that could make a table cell,
+ * emphasis, a link or HTML is also backslash-escaped (CommonMark). */
+static void put(FILE *out, const char *s, int markdown)
 {
 	size_t n = strlen(s), k;
 	uint32_t cp;
@@ -25,9 +27,9 @@ static void md_put(FILE *out, const char *s)
 			k = 1;
 			continue;
 		}
-		if (cp < 0x80 && strchr("\\`*_{}[]<>|~&#!", (int)cp))
+		if (markdown && cp < 0x80 && strchr("\\`*_{}[]<>|~&#!", (int)cp))
 			putc('\\', out);
-		if (cp < 0x20 || cp == 0x7f)
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
 			putc(' ', out);
 		else
 			fwrite(s, 1, k, out);
@@ -71,14 +73,15 @@ static void text_sites(const struct fk_check *c, FILE *out)
 	for (i = 0; i < c->nsites; i++) {
 		const struct fk_check_site *t = &c->sites[i];
 
-		fk_report_site(t->stack, t->len, site, sizeof site);
 		fk_report_size(t->value, v, sizeof v);
 		if (c->kind == FK_CHECK_GROWTH)
-			fprintf(out, "    +%-10s from %-10s %s\n", v,
-				fk_report_size(t->base, b, sizeof b), site);
+			fprintf(out, "    +%-10s from %-10s ", v,
+				fk_report_size(t->base, b, sizeof b));
 		else
-			fprintf(out, "    %-10s %6s  %s\n", v,
-				fk_report_share(t->value, c->total, sh, sizeof sh), site);
+			fprintf(out, "    %-10s %6s  ", v,
+				fk_report_share(t->value, c->total, sh, sizeof sh));
+		put(out, fk_report_site(t->stack, t->len, site, sizeof site), 0);
+		putc('\n', out);
 	}
 	if (c->more)
 		fprintf(out, "    (%zu more sites)\n", c->more);
@@ -91,14 +94,14 @@ static void md_sites(const struct fk_check *c, const char *title, FILE *out)
 	size_t i;
 
 	fputs("\n#### ", out);
-	md_put(out, title);
+	put(out, title, 1);
 	fputs(growth ? ": the sites that grew most\n\n| Site | Growth | Base |\n|:---|---:|---:|\n"
 		     : ": the heaviest sites\n\n| Site | Bytes | Share |\n|:---|---:|---:|\n", out);
 	for (i = 0; i < c->nsites; i++) {
 		const struct fk_check_site *t = &c->sites[i];
 
 		fputs("| ", out);
-		md_put(out, fk_report_site(t->stack, t->len, site, sizeof site));
+		put(out, fk_report_site(t->stack, t->len, site, sizeof site), 1);
 		fk_report_size(t->value, v, sizeof v);
 		if (growth)
 			fprintf(out, " | +%s | %s |\n", v, fk_report_size(t->base, b, sizeof b));
@@ -119,13 +122,13 @@ int fk_report_text(const struct fk_verdict *vd, FILE *out, int markdown)
 	fk_report_size(vd->inuse, iu, sizeof iu);
 	if (markdown) {
 		fputs("### heap-check: ", out);
-		md_put(out, vd->source);
+		put(out, vd->source, 1);
 		fprintf(out, "\n\n%zu of %zu checks over budget; in use %s.\n\n"
 			"| Check | Value | Budget | Share | Result |\n"
 			"|:---|---:|---:|---:|:---|\n", vd->nover, vd->n, iu);
 	} else {
-		fprintf(out, "%s: in use %s; %zu of %zu checks over budget\n", vd->source, iu,
-			vd->nover, vd->n);
+		put(out, vd->source, 0);
+		fprintf(out, ": in use %s; %zu of %zu checks over budget\n", iu, vd->nover, vd->n);
 	}
 	for (i = 0; i < vd->n; i++) {
 		const struct fk_check *c = &vd->v[i];
@@ -133,13 +136,15 @@ int fk_report_text(const struct fk_verdict *vd, FILE *out, int markdown)
 		cells(c, &x);
 		if (markdown) {
 			fputs("| ", out);
-			md_put(out, x.title);
+			put(out, x.title, 1);
 			fprintf(out, " | %s | %s | %s | %s |\n", x.value, x.limit, x.share,
 				c->over ? "**over**" : "ok");
 			continue;
 		}
-		fprintf(out, "%-5s %s: %s (%s bytes) %s %s", c->over ? "over" : "ok", x.title,
-			x.value, x.exact, c->over ? ">" : "<=", x.limit);
+		fprintf(out, "%-5s ", c->over ? "over" : "ok");
+		put(out, x.title, 0);
+		fprintf(out, ": %s (%s bytes) %s %s", x.value, x.exact, c->over ? ">" : "<=",
+			x.limit);
 		if (c->kind == FK_CHECK_BUDGET && c->matched)
 			fprintf(out, ", %s of in use, %zu stack%s", x.share, c->matched,
 				c->matched == 1 ? "" : "s");
@@ -147,8 +152,9 @@ int fk_report_text(const struct fk_verdict *vd, FILE *out, int markdown)
 			fputs(", no stack matched", out);
 		if (c->kind == FK_CHECK_GROWTH) {
 			char b[32];
-			fprintf(out, ", against %s (%s)", vd->base_source,
-				fk_report_size(c->base, b, sizeof b));
+			fputs(", against ", out);
+			put(out, vd->base_source, 0);
+			fprintf(out, " (%s)", fk_report_size(c->base, b, sizeof b));
 			if (c->sites_over)
 				fprintf(out, "; %zu site%s grew more", c->sites_over,
 					c->sites_over == 1 ? "" : "s");

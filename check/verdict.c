@@ -150,9 +150,12 @@ int fk_verdict_budget(struct fk_verdict *vd, const struct fk_sites *s,
 {
 	size_t first = vd->n, i;
 	long *line = malloc((s->n ? s->n : 1) * sizeof *line);
+	struct fk_budget_match *m = fk_budget_match_new(b);
 
-	if (!line)
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	if (!line || !m) {
+		fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+		goto fail;
+	}
 	for (i = 0; i < b->n; i++) {
 		struct fk_check *c = add(vd, FK_CHECK_BUDGET, err);
 
@@ -168,7 +171,7 @@ int fk_verdict_budget(struct fk_verdict *vd, const struct fk_sites *s,
 	for (i = 0; i < s->n; i++) {
 		struct fk_check *c;
 
-		if ((line[i] = fk_budget_match(b, s->v[i].stack, s->v[i].len)) == -2) {
+		if ((line[i] = fk_budget_match_stack(m, s->v[i].stack, s->v[i].len)) == -2) {
 			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 			goto fail;
 		}
@@ -191,9 +194,11 @@ int fk_verdict_budget(struct fk_verdict *vd, const struct fk_sites *s,
 	}
 	for (i = 0; i < b->n; i++)
 		settle(vd, &vd->v[first + i]);
+	fk_budget_match_free(m);
 	free(line);
 	return 0;
 fail:
+	fk_budget_match_free(m);
 	free(line);
 	return -1;
 }

@@ -5,6 +5,9 @@
 #       other) whose text names a site
 #   checklib.py markdown FILE ROWS                    the first table has a
 #       header, a delimiter row and ROWS rows, every row as many cells
+#   checklib.py plain FILE                            the report is UTF-8 and
+#       holds no control character (C0, DEL, C1) but the newline, so a
+#       terminal or a CI log shows it as written
 # Prints nothing and exits 0 when the report is right, else one line.
 import sys
 import xml.etree.ElementTree as ET
@@ -76,11 +79,22 @@ def markdown(path, rows):
     return None
 
 
+def plain(path):
+    text = open(path, "rb").read().decode("utf-8")
+    for n, line in enumerate(text.split("\n"), 1):
+        bad = [c for c in line if ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0]
+        if bad:
+            return "line %d holds %r: %r" % (n, "".join(bad), line)
+    return None
+
+
 def main():
     kind, path = sys.argv[1], sys.argv[2]
     try:
         if kind == "junit":
             msg = junit(path, sys.argv[3], sys.argv[4], sys.argv[5:])
+        elif kind == "plain":
+            msg = plain(path)
         else:
             msg = markdown(path, sys.argv[3])
     except Exception as e:  # a parse error is the finding

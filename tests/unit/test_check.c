@@ -41,6 +41,16 @@ static void sizes(void)
 	     fk_limit_parse(".5%", 3, &v, &pct) < 0, "bare %%, 1.%%, .5%% refused");
 }
 
+/* The line stack st counts toward in b, by a matcher of its own. */
+static long match(const struct fk_budget *b, const char *st, size_t len)
+{
+	struct fk_budget_match *m = fk_budget_match_new(b);
+	long r = m ? fk_budget_match_stack(m, st, len) : -3;
+
+	fk_budget_match_free(m);
+	return r;
+}
+
 static void budgets(void)
 {
 	static const char text[] =
@@ -64,23 +74,69 @@ static void budgets(void)
 	T_EQ_STR(b.v[2].pattern, "std::map<int, int>::insert", "inner blanks kept");
 	T_EQ_INT(b.v[3].limit, 0, "size 0");
 	st = "main;load;parse_json";
-	T_EQ_INT(fk_budget_match(&b, st, strlen(st)), 0, "a frame anywhere: the first line");
+	T_EQ_INT(match(&b, st, strlen(st)), 0, "a frame anywhere: the first line");
 	st = "main;operator new[]";
-	T_EQ_INT(fk_budget_match(&b, st, strlen(st)), 1, "quoted brackets");
+	T_EQ_INT(match(&b, st, strlen(st)), 1, "quoted brackets");
 	st = "main;std::map<int, int>::insert;parse_x";
-	T_EQ_INT(fk_budget_match(&b, st, strlen(st)), 0, "the first line wins over an earlier frame");
+	T_EQ_INT(match(&b, st, strlen(st)), 0, "the first line wins over an earlier frame");
 	st = "main;reparse_x";
-	T_EQ_INT(fk_budget_match(&b, st, strlen(st)), 3, "whole names only: the catch-all");
+	T_EQ_INT(match(&b, st, strlen(st)), 3, "whole names only: the catch-all");
 	fk_budget_release(&b);
 	T_OK(fk_budget_parse(&b, "a 1\nb 2\n", 8, &err) == 0 && b.n == 2, "no comment");
 	st = "x;y";
-	T_EQ_INT(fk_budget_match(&b, st, strlen(st)), -1, "no line matches");
+	T_EQ_INT(match(&b, st, strlen(st)), -1, "no line matches");
 	fk_budget_release(&b);
 	T_OK(fk_budget_parse(&b, "a 1\nb\n", 6, &err) < 0 && err.line == 2 && b.n == 0,
 	     "no size: refused at its line (%s)", err.msg);
 	fk_err_init(&err, "b");
 	T_OK(fk_budget_parse(&b, "a#b 1\n", 6, &err) == 0 && strcmp(b.v[0].pattern, "a#b") == 0,
 	     "a '#' inside a pattern is no comment");
+	fk_budget_release(&b);
+}
+
+/* One matcher over many stacks: what a name matched is kept, a line
+ * without wildcards is found by its text (its quotes removed), a glob
+ * keeps its line order against it. */
+static void matching(void)
+{
+	static const char text[] =
+		"a\\_b 1\n"              /* line 0: the text a_b */
+		"a_b 1\n"                /* line 1: the same text; line 0 keeps it */
+		"x\\ 1\n"                /* line 2: a last backslash matches nothing */
+		"q[ 1\n"                 /* line 3: an unclosed '[' is itself */
+		"*mid*dle* 1\n"          /* line 4: stars alone */
+		"pre?x 1\n"              /* line 5 */
+		"late 1\n"               /* line 6: a literal after the globs */
+		"l* 1\n";                /* line 7: a glob that also matches "late" */
+	static const struct { const char *stack; long line; } cases[] = {
+		{ "main;a_b", 0 }, { "a_b;main", 0 }, { "main;x\\", -1 }, { "main;x", -1 },
+		{ "q[", 3 }, { "q", -1 }, { "amiddle", 4 }, { "middle", 4 }, { "midle", -1 },
+		{ "late;prefx", 5 }, { "late", 6 }, { "lately", 7 }, { "", -1 }, { ";;", -1 },
+		{ "late;a_b", 0 }, { "late", 6 }, { "main;a_b", 0 },
+	};
+	/* fnmatch reads a frame up to a NUL byte; so does the matcher. */
+	static const char nul[] = "x;late\0zz;y";
+	struct fk_budget b;
+	struct fk_budget_match *m;
+	struct fk_err err;
+	size_t i;
+
+	fk_err_init(&err, "b");
+	T_OK(fk_budget_parse(&b, text, sizeof text - 1, &err) == 0 && b.n == 8, "parses: %s",
+	     err.msg);
+	m = fk_budget_match_new(&b);
+	T_OK(m != NULL, "a matcher");
+	for (i = 0; m && i < sizeof cases / sizeof cases[0]; i++)
+		T_EQ_INT(fk_budget_match_stack(m, cases[i].stack, strlen(cases[i].stack)),
+			 cases[i].line, cases[i].stack);
+	T_EQ_INT(m ? fk_budget_match_stack(m, nul, sizeof nul - 1) : -3, 6,
+		 "a frame with a NUL byte: what comes before it");
+	T_EQ_INT(m ? fk_budget_match_stack(m, "late\0", 5) : -3, 6, "the same name");
+	fk_budget_match_free(m);
+	fk_budget_release(&b);
+	T_OK(fk_budget_parse(&b, "", 0, &err) == 0 && (m = fk_budget_match_new(&b)) &&
+	     fk_budget_match_stack(m, "a;b", 3) == -1, "an empty budget matches nothing");
+	fk_budget_match_free(m);
 	fk_budget_release(&b);
 }
 
@@ -141,6 +197,7 @@ int main(void)
 {
 	sizes();
 	budgets();
+	matching();
 	verdicts();
 	return T_DONE();
 }
