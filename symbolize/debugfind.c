@@ -52,8 +52,9 @@ static void refuse(struct fk_smod *m, const char *path, const char *why)
  * it is an ELF file that can serve as the debug file of module m with
  * build-id want[0..wantlen) (any file when wantlen is 0), and not the file
  * self. Returns the descriptor with the path opened in *full (malloc'd),
- * or -1. A candidate that exists but is refused (no regular file, out of
- * the root, inflating past its size) is noted in m. */
+ * FK_DINFOD_OTHER for a file that is not the one asked for (not ELF,
+ * another build-id), or -1. A candidate that exists but is refused (no
+ * regular file, out of the root, inflating past its size) is noted in m. */
 static int try_file(struct fk_smod *m, const char *root, const char *path,
 		    const char *self, const unsigned char *want, size_t wantlen,
 		    char **full)
@@ -71,24 +72,24 @@ static int try_file(struct fk_smod *m, const char *root, const char *path,
 		return -1;
 	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int ok = e && elf_kind(e) == ELF_K_ELF;
-	if (ok && wantlen > 0) {
+	int rc = e && elf_kind(e) == ELF_K_ELF ? fd : FK_DINFOD_OTHER;
+	if (rc >= 0 && wantlen > 0) {
 		unsigned char got[64];
 		size_t n = fk_debugfind_build_id(e, got, sizeof got);
-		ok = n == wantlen && memcmp(got, want, n) == 0;
+		if (n != wantlen || memcmp(got, want, n) != 0)
+			rc = FK_DINFOD_OTHER;
 	}
-	if (ok && fk_zsect_check(e, why, sizeof why) != 0) {
+	if (rc >= 0 && fk_zsect_check(e, why, sizeof why) != 0) {
 		refuse(m, *full, why);
-		ok = 0;
+		rc = -1;
 	}
 	elf_end(e);
-	if (!ok) {
+	if (rc < 0) {
 		close(fd);
 		free(*full);
 		*full = NULL;
-		return -1;
 	}
-	return fd;
+	return rc;
 }
 
 /* Hands a found debug file to libdwfl (which takes *full) and remembers
@@ -124,20 +125,32 @@ static int find_alt(struct fk_smod *m, const char *alt, char **name)
 	return try_file(m, root, path, NULL, NULL, 0, name);
 }
 
-/* After every local place: the run's debuginfod servers, if any. The
- * file they give (in libdebuginfod's cache) is checked like a local one. */
+/* A file a server gave, checked like a local one. */
+struct answer {
+	struct fk_smod *m;
+	const char *file_name;
+	const unsigned char *bid;
+	size_t bidlen;
+	char *full;                    /* the path opened */
+};
+
+static int check_answer(void *ctx, const char *path)
+{
+	struct answer *a = ctx;
+	return try_file(a->m, NULL, path, a->file_name, a->bid, a->bidlen, &a->full);
+}
+
+/* After every local place: the run's debuginfod servers, if any. */
 static int from_servers(struct fk_smod *m, const char *file_name,
 			const unsigned char *bid, int bidlen, char **name)
 {
-	char *path, *full;
+	struct answer a = { m, file_name, bid, (size_t)bidlen, NULL };
 	int fd;
 
 	if (bidlen <= 0 || !m->ctx->dinfod ||
-	    !(path = fk_dinfod_find(m->ctx->dinfod, bid, (size_t)bidlen)))
+	    (fd = fk_dinfod_find(m->ctx->dinfod, bid, (size_t)bidlen, check_answer, &a)) < 0)
 		return -1;
-	fd = try_file(m, NULL, path, file_name, bid, (size_t)bidlen, &full);
-	free(path);
-	return fd >= 0 ? found(m, fd, full, name) : -1;
+	return found(m, fd, a.full, name);
 }
 
 static int find_debuginfo(Dwfl_Module *mod, void **userdata,

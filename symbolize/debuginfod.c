@@ -5,13 +5,16 @@
  * dlopen'd only when DEBUGINFOD_URLS names a server, so that a run without
  * it maps nothing new and costs one getenv; it is never unloaded (libcurl
  * under it cannot be ended while another thread may be in it). */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,7 +73,8 @@ struct server {
 
 struct fk_dinfod {
 	char *urls;                    /* DEBUGINFOD_URLS as read */
-	long timeout;                  /* seconds */
+	long timeout;                  /* seconds a query may take */
+	uint64_t maxsize;              /* bytes a debug file may have */
 	int transcript;                /* libdebuginfod's transcript is ours to read */
 	pthread_mutex_t lock;          /* guards what follows */
 	int stop;                      /* no more queries this run */
@@ -80,17 +84,15 @@ struct fk_dinfod {
 	size_t skipped;                /* queries not made after stop */
 };
 
-/* The timeout: DEBUGINFOD_TIMEOUT (what libdebuginfod reads too) when it
- * is a whole number of seconds from 1 to FK_MAX_DEBUGINFOD_TIMEOUT, else
- * FK_DEBUGINFOD_TIMEOUT. */
-static long timeout_of_env(void)
+/* Environment variable name (which libdebuginfod reads too) when it is a
+ * whole number from 1 to max, else dflt. */
+static uint64_t env_number(const char *name, uint64_t max, uint64_t dflt)
 {
-	const char *s = getenv(DEBUGINFOD_TIMEOUT_ENV_VAR);
+	const char *s = getenv(name);
 	uint64_t v;
-	if (s && fk_parse_u64(s, strlen(s), &v) == 0 && v >= 1 &&
-	    v <= FK_MAX_DEBUGINFOD_TIMEOUT)
-		return (long)v;
-	return FK_DEBUGINFOD_TIMEOUT;
+	if (s && fk_parse_u64(s, strlen(s), &v) == 0 && v >= 1 && v <= max)
+		return v;
+	return dflt;
 }
 
 struct fk_dinfod *fk_dinfod_new(void)
@@ -103,7 +105,9 @@ struct fk_dinfod *fk_dinfod_new(void)
 		free(d);
 		return NULL;
 	}
-	d->timeout = timeout_of_env();
+	d->timeout = (long)env_number(DEBUGINFOD_TIMEOUT_ENV_VAR, FK_MAX_DEBUGINFOD_TIMEOUT,
+				      FK_DEBUGINFOD_TIMEOUT);
+	d->maxsize = env_number(DEBUGINFOD_MAXSIZE_ENV_VAR, INT64_MAX, FK_MAX_DEBUGINFOD_FILE);
 	/* With DEBUGINFOD_VERBOSE the user reads the transcript on stderr. */
 	d->transcript = !getenv(DEBUGINFOD_VERBOSE_ENV_VAR);
 	pthread_mutex_init(&d->lock, NULL);
@@ -115,14 +119,19 @@ struct fk_dinfod *fk_dinfod_new(void)
 	return d;
 }
 
-/* One query's clock, read by the progress callback libdebuginfod calls
- * about once a second while it waits (and while it cleans its cache). */
+/* Why a query was stopped, or was not what was asked. */
+enum { Q_ON, Q_LATE, Q_LARGE, Q_ANNOUNCED, Q_OTHER };
+
+/* One query, read by the progress callback libdebuginfod calls about
+ * once a second while it waits, after each batch of the file curl reads
+ * (and while it cleans its cache). */
 struct query {
-	long timeout;
-	struct timespec mark;          /* start, or when bytes last came */
-	long bytes;
-	int committed;                 /* a server has started sending the file */
-	int timed_out;
+	const struct fk_dinfod *d;
+	char hex[2 * 64 + 1];          /* the build-id asked for */
+	struct timespec start;
+	int sending;                   /* a server has begun to send the file */
+	int tmp;                       /* libdebuginfod's temporary file, or -1 */
+	int stop;                      /* Q_* */
 };
 
 static double since(const struct timespec *t)
@@ -132,33 +141,66 @@ static double since(const struct timespec *t)
 	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
-/* Stops the query when no server has begun to send the file within the
- * timeout (connecting, asking and waiting included: libdebuginfod's own
- * DEBUGINFOD_TIMEOUT counts only a slow transfer, curl's connect timeout
- * is minutes), or when the file stopped coming for as long. a is the bytes
- * received once a server is sending (libdebuginfod's url is set then),
- * a loop count before. */
+/* libdebuginfod's temporary file for build-id hex (mkstemp's
+ * CACHE/HEX/debuginfo.XXXXXX) among this thread's descriptors (the hook's
+ * threads have a table of their own), or -1. Its size is what was
+ * written; curl counts what it received, before inflating. */
+static int find_tmp(const char *hex)
+{
+	char tail[2 * 64 + 16], name[64], link[FK_MAX_PATH];
+	int n = snprintf(tail, sizeof tail, "/%s/debuginfo.", hex), found = -1;
+	DIR *dir = opendir("/proc/thread-self/fd");
+	struct dirent *e;
+	uint64_t fd;
+
+	while (dir && found < 0 && (e = readdir(dir)) != NULL) {
+		if (fk_parse_u64(e->d_name, strlen(e->d_name), &fd) != 0 || fd > INT32_MAX)
+			continue;
+		snprintf(name, sizeof name, "/proc/thread-self/fd/%d", (int)fd);
+		ssize_t k = readlink(name, link, sizeof link);
+		if (k >= n + 6 && k < (ssize_t)sizeof link &&
+		    memcmp(link + k - n - 6, tail, (size_t)n) == 0)
+			found = (int)fd;
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* Stops the query at the deadline (connecting, asking, libdebuginfod's
+ * retries and the transfer: its own DEBUGINFOD_TIMEOUT only asks for a
+ * rate, curl's connect timeout is minutes), or when the file passes the
+ * size bound, written or announced. Once a server is sending
+ * (libdebuginfod's url is set then), a is the bytes received and b the
+ * length announced (-1 or 0 when none); before, a counts calls. */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	(void)b;
 	struct query *q = lib.get_user_data(c);
+	struct stat st;
+
 	if (!q)
 		return 0;
-	if (lib.get_url(c) && (!q->committed || a != q->bytes)) {
-		q->committed = 1;
-		q->bytes = a;
-		clock_gettime(CLOCK_MONOTONIC, &q->mark);
+	if (lib.get_url(c)) {
+		if (!q->sending)
+			q->tmp = find_tmp(q->hex);
+		q->sending = 1;
+		if (b > 0 && (uint64_t)b > q->d->maxsize)
+			q->stop = Q_ANNOUNCED;
+		else if ((a > 0 && (uint64_t)a > q->d->maxsize) ||
+			 (q->tmp >= 0 && fstat(q->tmp, &st) == 0 &&
+			  (uint64_t)st.st_size > q->d->maxsize))
+			q->stop = Q_LARGE;
 	}
-	if (since(&q->mark) < (double)q->timeout)
-		return 0;
-	q->timed_out = 1;
-	return 1;
+	if (q->stop == Q_ON && since(&q->start) >= (double)q->d->timeout)
+		q->stop = Q_LATE;
+	return q->stop != Q_ON;
 }
 
 /* What one server did in a query, read from libdebuginfod's transcript
  * (its verbose output, elfutils 0.188: "init server I URL/buildid",
- * "query N urls in parallel", then per finished transfer "server response
- * CURL-MESSAGE" and, when curl said more, "url I ERROR-BUFFER"). The
+ * "query N urls in parallel", "committed to url I" once server I sends
+ * the file, then per finished transfer "server response CURL-MESSAGE"
+ * and, when curl said more, "url I ERROR-BUFFER"). The
  * transcript is the only place libdebuginfod tells its servers apart: it
  * asks them all at once and returns one verdict. */
 enum { SV_NONE, SV_ANSWERED, SV_FAILED };
@@ -172,6 +214,7 @@ struct verdict {
 struct transcript {
 	struct verdict v[FK_MAX_DEBUGINFOD_SERVERS];
 	int nservers;                  /* servers asked, or 0 when unknown */
+	int sender;                    /* the server sending the file, or -1 */
 	int unattributed;              /* a failure no server was named for */
 };
 
@@ -216,6 +259,7 @@ static void read_transcript(char *text, struct transcript *t)
 	char pending[160] = "";
 	int have = 0;
 	memset(t, 0, sizeof *t);
+	t->sender = -1;
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -233,6 +277,9 @@ static void read_transcript(char *text, struct transcript *t)
 			have = 0;
 		} else if (sscanf(line, "query %d urls in parallel", &i) == 1) {
 			t->nservers = i > 0 && i <= FK_MAX_DEBUGINFOD_SERVERS ? i : 0;
+			t->sender = -1;
+		} else if (sscanf(line, "committed to url %d", &i) == 1) {
+			t->sender = i >= 0 && i < FK_MAX_DEBUGINFOD_SERVERS ? i : -1;
 		} else if (strncmp(line, "server response ", 16) == 0) {
 			if (have && strcmp(pending, "No error") != 0)
 				t->unattributed = 1;
@@ -320,30 +367,43 @@ static void note_server(struct fk_dinfod *d, const char *url, const char *why)
 	printable(s->why);
 }
 
-/* Takes in what one query showed: servers that failed are noted, and the
- * run stops asking when a server kept the query waiting its whole timeout
- * (every query would wait again), when every server failed, or when a
- * failure cannot be put down to a server (t NULL: no transcript). rc is
+/* Takes in what one query q showed: servers that failed are noted, and
+ * the run stops asking when a query was cut at the deadline or the size
+ * bound (every query would be again), when every server failed, or when
+ * a failure cannot be put down to a server (t NULL: no transcript). rc is
  * libdebuginfod's result. */
-static void settle(struct fk_dinfod *d, const struct transcript *t, int rc, int timed_out)
+static void settle(struct fk_dinfod *d, const struct transcript *t, int rc,
+		   const struct query *q)
 {
 	/* Not found on any server is an answer, and so is a file larger
-	 * than DEBUGINFOD_MAXSIZE (a 406). */
-	int failed = timed_out || (rc < 0 && rc != -ENOENT && rc != -EFBIG);
+	 * than DEBUGINFOD_MAXSIZE or the bound (a 406, or the length the
+	 * server announced). */
+	int cut = q->stop == Q_LATE || q->stop == Q_LARGE;
+	int failed = cut || q->stop == Q_OTHER ||
+		     (q->stop == Q_ON && rc < 0 && rc != -ENOENT && rc != -EFBIG);
 	char why[160];
 	int named = 0;
 
-	if (timed_out)
+	if (q->stop == Q_LATE)
 		snprintf(why, sizeof why, "no answer within %ld s", d->timeout);
+	else if (q->stop == Q_LARGE)
+		snprintf(why, sizeof why, "sent more than %" PRIu64 " bytes", d->maxsize);
+	else if (q->stop == Q_OTHER)
+		snprintf(why, sizeof why, "sent a file that is not the debug file of "
+			 "build-id %.64s (removed from the cache)", q->hex);
 	else
 		snprintf(why, sizeof why, "%s", strerror(rc < 0 ? -rc : EIO));
 	lower(why);
 	pthread_mutex_lock(&d->lock);
 	for (int i = 0; t && i < FK_MAX_DEBUGINFOD_SERVERS; i++) {
 		const struct verdict *v = &t->v[i];
-		if (!v->url[0] || (v->state == SV_NONE && !timed_out) || v->state == SV_ANSWERED)
+		/* What was cut or refused is the sending server's doing; a
+		 * query cut before any sent, every silent server's. */
+		int blamed = q->stop != Q_ON && q->stop != Q_ANNOUNCED &&
+			     (t->sender >= 0 ? i == t->sender : cut && v->state == SV_NONE);
+		if (!v->url[0] || !(blamed || v->state == SV_FAILED))
 			continue;
-		note_server(d, v->url, v->state == SV_FAILED ? v->why : why);
+		note_server(d, v->url, blamed ? why : v->why);
 		/* Named now or before: the failure is that server's. */
 		size_t n;
 		named |= named_server(d, v->url, &n) != NULL;
@@ -354,31 +414,34 @@ static void settle(struct fk_dinfod *d, const struct transcript *t, int rc, int 
 		named = 0;
 	if (failed && !named && !d->why[0])
 		snprintf(d->why, sizeof d->why, "%s", why);
-	if (timed_out || (failed && !named) ||
+	if (cut || (failed && !named) ||
 	    (t && t->nservers > 0 && d->nfailed >= (size_t)t->nservers))
 		d->stop = 1;
 	pthread_mutex_unlock(&d->lock);
 }
 
-char *fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len)
+int fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len,
+		   fk_dinfod_check_fn *check, void *ctx)
 {
 	if (!d || len == 0 || len > 64)
-		return NULL;
+		return -1;
 	pthread_mutex_lock(&d->lock);
 	int stop = d->stop;
 	d->skipped += stop ? 1 : 0;
 	pthread_mutex_unlock(&d->lock);
 	if (stop)
-		return NULL;
+		return -1;
+	struct query q = { .d = d, .tmp = -1, .stop = Q_ON };
+	for (size_t i = 0; i < len; i++)
+		snprintf(q.hex + 2 * i, 3, "%02x", bid[i]);
+	clock_gettime(CLOCK_MONOTONIC, &q.start);
 	/* A client per query: one is not to be shared between threads, and
 	 * making one costs a curl multi handle. */
 	debuginfod_client *c = lib.begin();
 	if (!c) {
-		settle(d, NULL, -ENOMEM, 0);
-		return NULL;
+		settle(d, NULL, -ENOMEM, &q);
+		return -1;
 	}
-	struct query q = { .timeout = d->timeout };
-	clock_gettime(CLOCK_MONOTONIC, &q.mark);
 	lib.set_user_data(c, &q);
 	lib.set_progressfn(c, progress);
 	/* The transcript, in memory (on the hook's threads, in its own
@@ -387,20 +450,26 @@ char *fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len)
 	if (vfd >= 0)
 		lib.set_verbose_fd(c, vfd);
 	char *path = NULL;
-	int fd = lib.find_debuginfo(c, bid, (int)len, &path);
+	int fd = lib.find_debuginfo(c, bid, (int)len, &path), got = -1;
 	lib.end(c);
+	if (fd >= 0) {
+		/* Opened again, and checked, by the caller. A file that is
+		 * not the one asked for would be given again by the cache
+		 * instead of asked for. */
+		close(fd);
+		got = check(ctx, path);
+		if (got == FK_DINFOD_OTHER) {
+			unlink(path);
+			q.stop = Q_OTHER;
+		}
+	}
 	struct transcript t;
 	int have = vfd >= 0 && take_transcript(vfd, &t) == 0;
 	if (vfd >= 0)
 		close(vfd);
-	settle(d, have ? &t : NULL, fd, q.timed_out);
-	if (fd >= 0) {
-		/* Opened again, and checked, by the caller. */
-		close(fd);
-		return path;
-	}
+	settle(d, have ? &t : NULL, fd, &q);
 	free(path);
-	return NULL;
+	return got >= 0 ? got : -1;
 }
 
 size_t fk_dinfod_failures(const struct fk_dinfod *d)

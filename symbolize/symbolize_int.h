@@ -243,20 +243,34 @@ size_t fk_debugfind_build_id(Elf *e, unsigned char *buf, size_t max);
 /* ---- debuginfod.c: debug files from debuginfod servers ---- */
 struct fk_dinfod;
 
-/* A run's access to the servers DEBUGINFOD_URLS names (read now, as is
- * DEBUGINFOD_TIMEOUT), with libdebuginfod loaded the first time; NULL
- * when the variable is unset or empty (nothing loaded) or out of memory.
- * A library that cannot be loaded is the run's failure. */
+/* A run's access to the servers DEBUGINFOD_URLS names (read now, as are
+ * DEBUGINFOD_TIMEOUT and DEBUGINFOD_MAXSIZE), with libdebuginfod loaded
+ * the first time; NULL when the variable is unset or empty (nothing
+ * loaded) or out of memory. A library that cannot be loaded is the run's
+ * failure. */
 struct fk_dinfod *fk_dinfod_new(void);
 
+/* Checks a file a server gave, at path (valid during the call): returns
+ * a descriptor when it is the file asked for, FK_DINFOD_OTHER when it is
+ * not (not ELF, another build-id), another negative value when it is but
+ * cannot be used. */
+typedef int fk_dinfod_check_fn(void *ctx, const char *path);
+#define FK_DINFOD_OTHER (-3)
+
 /* Asks the servers for the debug file of build-id bid[0..len), through
- * libdebuginfod's cache; safe on several threads at once. Returns the
- * malloc'd path of the file in the cache, or NULL: not found, or d NULL,
- * or a failure (an error from a server, or no answer within the timeout).
- * Failures are noted per server (from libdebuginfod's transcript) for
- * fk_dinfod_failure; d asks no more after a timeout, once every server
- * failed, or after a failure of no one server. */
-char *fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len);
+ * libdebuginfod's cache; safe on several threads at once. A query ends
+ * within DEBUGINFOD_TIMEOUT (else FK_DEBUGINFOD_TIMEOUT) seconds, and a
+ * file stops at DEBUGINFOD_MAXSIZE (else FK_MAX_DEBUGINFOD_FILE) bytes;
+ * libdebuginfod removes what it wrote of a file cut. The file it gives
+ * is passed to check (with ctx), and returned as check returns it; one
+ * check calls FK_DINFOD_OTHER is removed from the cache and is its
+ * server's failure. Returns -1 otherwise: not found, or d NULL, or a
+ * failure (an error from a server, a query cut, a file not the one asked
+ * for). Failures are noted per server (from libdebuginfod's transcript)
+ * for fk_dinfod_failure; d asks no more after a query cut, once every
+ * server failed, or after a failure of no one server. */
+int fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len,
+		   fk_dinfod_check_fn *check, void *ctx);
 
 /* How many failures d has to report (0 for NULL): one per server that
  * failed, and one for a failure put down to no one server. Call when no

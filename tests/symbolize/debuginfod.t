@@ -30,31 +30,10 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else fails=$((fail
 unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
 export DEBUGINFOD_CACHE_PATH="$tmp/cache"
 
-# The program: two functions of its own on the allocating path, then
-# stripped of everything but .dynsym; its debug file goes to dbg/ only.
-cat >"$tmp/prog.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-__attribute__((noinline)) static void *fkdi_leaf(size_t n)
-{ void *p = malloc(n); __asm__ volatile("" ::: "memory"); return p; }
-__attribute__((noinline)) static void *fkdi_middle(size_t n)
-{ void *p = fkdi_leaf(n); __asm__ volatile("" ::: "memory"); return p; }
-int main(int argc, char **argv)
-{
-	static void *keep[512];
-	(void)argv;
-	for (int i = 0; i < 512; i++)
-		keep[i] = fkdi_middle(4096);
-	printf("%p\n", keep[7]);
-	fflush(stdout);
-	if (argc > 1)
-		sleep(300);
-	return 0;
-}
-EOF
+# The program (debuginfod-prog.c), stripped of everything but .dynsym;
+# its debug file goes to dbg/ only.
 mkdir "$tmp/dbg"
-gcc -g -O1 -Wl,--build-id -o "$tmp/prog" "$tmp/prog.c" -ljemalloc &&
+gcc -g -O1 -Wl,--build-id -o "$tmp/prog" tests/symbolize/debuginfod-prog.c -ljemalloc &&
 	objcopy --only-keep-debug "$tmp/prog" "$tmp/dbg/prog.debug" &&
 	objcopy --strip-all "$tmp/prog" &&
 	MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:0,prof_final:true,prof_prefix:$tmp/heap" \
