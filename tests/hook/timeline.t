@@ -41,8 +41,8 @@ is "settings: the default budget, 64 MiB" "$(jfield "$s" snapshot_budget)" 67108
 is "settings: no snapshot while sampling is off" "$(jfield "$s" snapshots)" 0
 cu "$U/internal/heap/timeline" >/dev/null
 is "timeline before any snapshot is 409" "$(code)" 409
-cu -X POST "$U/internal/heap/snapshot" >/dev/null
-is "POST snapshot without the header is refused" "$(code)" 403
+cu -X POST -H 'Sec-Fetch-Site: cross-site' "$U/internal/heap/snapshot" >/dev/null
+is "a browser's cross-site POST snapshot is refused" "$(code)" 403
 cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/settings?enabled=true" >/dev/null
 is "sampling on" "$(code)" 200
 
