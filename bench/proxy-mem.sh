@@ -7,11 +7,13 @@
 # VmHWM (kB) before, after GET /internal/heap/processes (the worker's
 # settings answer) and after GET /internal/heap?pid=FAKE&format=raw (its
 # "profile", fetched whole by curl), with each request's time, then
-# whether curl got every byte.
-# Usage: B=DIR bench/proxy-mem.sh [SIZE]   (default 536870912: 512 MiB)
+# how many bytes curl got. WHAT is list, proxy or both (the default, in
+# that order; a peak hides the next one, so measure each alone as well).
+# Usage: B=DIR bench/proxy-mem.sh [SIZE [WHAT]]   (SIZE 536870912: 512 MiB)
 set -eu
 B=${B:-build}
 size=${1:-536870912}
+what=${2:-both}
 JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
 d=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -35,7 +37,11 @@ done
 f=$(awk '{ print $2 }' "$d/fake")
 echo "size $size bytes; listener $pid, fake worker $f"
 echo "VmHWM before: $(hwm) kB"
-t=$(curl -s -o /dev/null -w '%{time_total}' --max-time 120 "$U/internal/heap/processes")
-echo "VmHWM after the list: $(hwm) kB ($t s)"
-t=$(curl -s -o "$d/body" -w '%{time_total}' --max-time 300 "$U/internal/heap?pid=$f&format=raw")
-echo "VmHWM after the proxied answer: $(hwm) kB ($t s, $(stat -c %s "$d/body") bytes received)"
+if [ "$what" != proxy ]; then
+	t=$(curl -s -o /dev/null -w '%{time_total}' --max-time 120 "$U/internal/heap/processes")
+	echo "VmHWM after the list: $(hwm) kB ($t s)"
+fi
+if [ "$what" != list ]; then
+	t=$(curl -s -o "$d/body" -w '%{time_total}' --max-time 300 "$U/internal/heap?pid=$f&format=raw")
+	echo "VmHWM after the proxied answer: $(hwm) kB ($t s, $(stat -c %s "$d/body") bytes received)"
+fi
