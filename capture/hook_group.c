@@ -340,12 +340,13 @@ int fk_group_pollfds(struct pollfd *pf, int max)
 	return n;
 }
 
-/* Reads what worker k said on its registry connection: its lines name
- * its socket (a malformed one is ignored). 1 when the connection ended
- * (the worker exited), else 0. */
+/* Reads what worker w said on its registry connection: its lines name
+ * its socket (a malformed one is ignored). A few reads an event, so that
+ * a worker that floods its connection cannot hold the loop. 1 when the
+ * connection ended (the worker exited), else 0. */
 static int worker_input(struct worker *w)
 {
-	for (;;) {
+	for (int round = 0; round < 4; round++) {
 		struct fk_answer_reg reg;
 		size_t used;
 		ssize_t got = recv(w->fd, w->line + w->nline, sizeof w->line - w->nline, MSG_DONTWAIT);
@@ -369,6 +370,7 @@ static int worker_input(struct worker *w)
 			w->nline -= used;
 		}
 	}
+	return 0;
 }
 
 static void accept_workers(void)
@@ -525,7 +527,8 @@ void fk_group_takeover_failed(const struct fk_addr *addr)
 	 * the address and is about to open the registry. */
 	if (block_said || ++block_tries < 3)
 		return;
-	other_addr = addr_owner(addr, &uid) == 0 && uid != geteuid() && uid != first_uid;
+	other_addr = addr_owner(addr, &uid) == 0 && uid != geteuid() && uid != first_uid &&
+		     uid != 0;
 	if (!other_addr && squat_uid < 0)
 		return;
 	if (other_addr)

@@ -807,6 +807,7 @@ void fk_http_free(struct MHD_Daemon *d)
 			close(di->listen_fd);
 		pending = NULL;
 		conns = NULL;
+		fk_stream_forget();
 		broken = 0;
 		return;
 	}

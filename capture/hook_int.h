@@ -1023,6 +1023,10 @@ int fk_stream_timeout(void);
  * resumed to be cut; their count. */
 int fk_stream_stop(void);
 
+/* The daemon was abandoned (libmicrohttpd panicked): forgets its waiting
+ * streams without resuming them, closing their sources. */
+void fk_stream_forget(void);
+
 /* Frees src when it was never handed to a response (NULL read: no-op). */
 void fk_stream_drop(struct fk_body_src *src);
 

@@ -171,6 +171,19 @@ int fk_stream_stop(void)
 	return n;
 }
 
+void fk_stream_forget(void)
+{
+	/* The daemon's state cannot be trusted: its connections are never
+	 * resumed, their sources are closed, the rest goes with it. */
+	while (waiting) {
+		struct stream *s = waiting;
+
+		unwait(s);
+		s->cut = 1;
+		fk_stream_drop(&s->src);
+	}
+}
+
 void fk_stream_drop(struct fk_body_src *src)
 {
 	if (src->read && src->free)
