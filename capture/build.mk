@@ -8,9 +8,10 @@
 # pipeline linked in.
 HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_state.c \
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
-            hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c
+            hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c hook_params.c hook_reply.c \
-             serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c
+             serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c \
+             hook_stream.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
 SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
@@ -190,6 +191,9 @@ $(B)/fuzz_params: $(B)/fuzz_params.o $(B)/hook_params.o $(B)/libfkcore.a ; $(FUZ
 # libFuzzer: what the peer lookup reads (hook_peer.c).
 FUZZ     += fuzz_peer
 $(B)/fuzz_peer: $(B)/fuzz_peer.o $(B)/hook_peer.o $(B)/libfkcore.a ; $(FUZZ_LINK)
+# libFuzzer: what the listener reads from a worker (hook_answer.c).
+FUZZ     += fuzz_answer
+$(B)/fuzz_answer: $(B)/fuzz_answer.o $(B)/hook_answer.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 
 # The serving half sees every library (it serves their formats), the
 # resident half core/ alone, neither cli/; jeprof-raw and its fetcher see

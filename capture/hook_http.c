@@ -100,13 +100,28 @@ static void release_mapped(void *cls)
 	free(m);
 }
 
+/* Queues resp (destroyed here) with the headers every answer has. */
+static int queue_resp(struct MHD_Connection *c, unsigned status, const char *ctype,
+		      const char *disp, struct MHD_Response *resp)
+{
+	enum MHD_Result rc;
+
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (disp)
+		MHD_add_response_header(resp, "Content-Disposition", disp);
+	rc = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
 /* Queues body (malloc'd, or a mapping of maplen bytes), taking it. */
 static int queue_buf(struct MHD_Connection *c, unsigned status, const char *ctype,
 		     const char *disp, char *body, size_t len, size_t maplen)
 {
 	struct MHD_Response *resp = NULL;
 	struct mapped *m;
-	enum MHD_Result rc;
 
 	if (maplen == 0) {
 		resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
@@ -122,14 +137,7 @@ static int queue_buf(struct MHD_Connection *c, unsigned status, const char *ctyp
 		fk_hook_buf_release(body, maplen);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (disp)
-		MHD_add_response_header(resp, "Content-Disposition", disp);
-	rc = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
-	return rc;
+	return queue_resp(c, status, ctype, disp, resp);
 }
 
 /* Queues r (taking its body) on c. Returns MHD_YES/MHD_NO. */
@@ -137,7 +145,14 @@ static int queue_reply(struct MHD_Connection *c, struct fk_reply *r)
 {
 	char *b = r->body;
 	size_t maplen = r->maplen;
+	const char *ctype = r->ctype ? r->ctype : "text/plain; charset=utf-8";
 
+	if (r->src.read) {
+		/* A body streamed as it is read (hook_stream.c). */
+		struct MHD_Response *resp = fk_stream_response(c, &r->src);
+
+		return resp ? queue_resp(c, r->status, ctype, r->disposition, resp) : MHD_NO;
+	}
 	r->body = NULL;
 	r->maplen = 0;
 	if (!b) {
@@ -147,8 +162,7 @@ static int queue_reply(struct MHD_Connection *c, struct fk_reply *r)
 		r->len = 0;
 		maplen = 0;
 	}
-	return queue_buf(c, r->status, r->ctype ? r->ctype : "text/plain; charset=utf-8",
-			 r->disposition, b, r->len, maplen);
+	return queue_buf(c, r->status, ctype, r->disposition, b, r->len, maplen);
 }
 
 /* A 503 that also closes the connection, so the client's slot is freed. */
@@ -482,6 +496,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	if (rq->counted)
 		ndeferred--;
 	fk_hook_buf_release(rq->reply.body, rq->reply.maplen);
+	fk_stream_drop(&rq->reply.src);
 	free(rq->uri);
 	free(rq);
 	*req_cls = NULL;
@@ -596,6 +611,7 @@ struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, int worker, struct fk_e
 	MHD_set_panic_func(on_panic, NULL);
 	if (work_pipe[0] < 0 && pipe2(work_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		work_pipe[0] = work_pipe[1] = -1;
+	fk_stream_init(work_pipe[0]);
 	worker_daemon = worker;
 	broken = 0;
 	atomic_store(&quitting, 0);
@@ -683,11 +699,15 @@ void fk_http_atfork_child(void)
 	/* The pipe was made in the parent's hook thread's table, which the
 	 * child has not: its numbers are another file's there, if any. */
 	work_pipe[0] = work_pipe[1] = -1;
+	fk_stream_atfork_child();
 }
 
 int fk_http_work_fd(void)
 {
-	return work_pipe[0];
+	/* The pipe within the streams' set, when there is one. */
+	int ep = fk_stream_init(work_pipe[0]);
+
+	return ep >= 0 ? ep : work_pipe[0];
 }
 
 int fk_http_broken(void)
@@ -726,6 +746,7 @@ void fk_http_run(struct MHD_Daemon *d)
 	now = fk_now();
 	cut_slow(now);
 	drop_gone();
+	resumed = fk_stream_run() > 0;
 	for (struct fk_req **pp = &pending; *pp;) {
 		struct fk_req *rq = *pp;
 
@@ -774,6 +795,8 @@ int fk_http_timeout(struct MHD_Daemon *d)
 		return 0;
 	if (MHD_get_timeout(d, &t) == MHD_YES)
 		ms = t > 60000 ? 60000 : (long long)t;
+	if (fk_stream_timeout() >= 0 && (ms < 0 || fk_stream_timeout() < ms))
+		ms = fk_stream_timeout();
 	/* While connections are open, slow ones are cut and deferred clients
 	 * that left are noticed from the loop, at least this often. */
 	if ((conns || pending) && (ms < 0 || ms > FK_HOOK_POLL_MS))
@@ -815,6 +838,7 @@ void fk_http_free(struct MHD_Daemon *d)
 			close(di->listen_fd);
 		pending = NULL;
 		conns = NULL;
+		fk_stream_forget();
 		broken = 0;
 		return;
 	}
@@ -826,7 +850,8 @@ void fk_http_free(struct MHD_Daemon *d)
 		rq->fn = drop_reply;
 		rq->deadline = 0;
 	}
-	if (pending) {
+	/* Nor with streams waiting: they are cut. */
+	if (fk_stream_stop() > 0 || pending) {
 		fk_http_run(d);
 		run_mhd(d);
 	}

@@ -152,6 +152,7 @@ double fk_now(void);
 
 struct fk_proc {
 	pid_t pid, ppid;
+	char state;                /* R, S, D, T (stopped), t (traced), Z, ... */
 	uint64_t start;            /* start time, clock ticks after boot */
 };
 
@@ -615,6 +616,21 @@ static inline const char *fk_req_arg(const struct fk_request *rq, const char *na
  * seconds) defers it: the transport holds the request and at that time
  * calls finish(ctx, r) on a fresh reply, or drop(ctx) when the request or
  * the server ends first. */
+/* A body sent as it is read (a worker's answer proxied), in place of a
+ * buffer (hook_stream.c). read(cls, buf, max) copies up to max bytes into
+ * buf and returns their count; 0 when none is there yet (the transport
+ * then waits until fd is readable, at most FK_HOOK_STREAM_IDLE_SECONDS);
+ * -1 at the body's end; -2 when it broke (the client's connection is
+ * cut, so it cannot take a short body for a whole one). It runs on the
+ * loop and never blocks. free(cls) once, when the transport is done. */
+struct fk_body_src {
+	ssize_t (*read)(void *cls, char *buf, size_t max);
+	void (*free)(void *cls);
+	void *cls;
+	int fd;
+	uint64_t size;             /* the body's length; FK_ANSWER_NO_LENGTH: unknown */
+};
+
 struct fk_reply {
 	unsigned status;
 	const char *ctype;         /* static string; NULL: text/plain */
@@ -622,6 +638,7 @@ struct fk_reply {
 	char *body;
 	size_t len;
 	size_t maplen;
+	struct fk_body_src src;    /* read set: the body is streamed from it */
 	double deadline;
 	void (*finish)(void *ctx, struct fk_reply *r);
 	void (*drop)(void *ctx);
@@ -867,9 +884,53 @@ struct fk_loop *fk_loop_take(void);
  * conversion in progress). */
 int fk_loop_end(struct fk_loop *lp, double wait);
 
+/* ---- hook_answer.c: what a worker says, read as untrusted bytes ---- */
+
+/* A worker's registration line on the registry's connection, sent when it
+ * joins (and again when its socket changes): "NAME\n" when it serves on
+ * @flamekit-hook/GROUP/NAME with NAME its pid, "NAME UID PID\n" when that
+ * name was taken by process PID of user UID ("-": unknown) and it serves
+ * on NAME, another one, instead. */
+#define FK_ANSWER_MAX_REG 96
+struct fk_answer_reg {
+	char name[48];             /* 1 to 47 of [0-9a-f-] */
+	int taken;                 /* its pid's name was taken */
+	long long uid, pid;        /* by whom; -1 unknown */
+};
+
+/* Reads one line from buf[0..n) into r: 1 with *used its bytes, 0 when no
+ * whole line is there yet (n below FK_ANSWER_MAX_REG), -1 malformed. */
+int fk_answer_reg(const char *buf, size_t n, struct fk_answer_reg *r, size_t *used);
+
+/* The head of a worker's HTTP answer: at most FK_ANSWER_MAX_HEAD bytes. */
+#define FK_ANSWER_MAX_HEAD 8192
+#define FK_ANSWER_NO_LENGTH UINT64_MAX
+struct fk_answer_head {
+	unsigned status;           /* 100 to 599 */
+	const char *ctype;         /* one the hook sends (static), else
+				      application/octet-stream */
+	const char *disposition;   /* one the hook sends (static), or NULL */
+	uint64_t length;           /* Content-Length, or FK_ANSWER_NO_LENGTH */
+	size_t head_len;           /* bytes of the head, blank line included */
+};
+
+/* Reads the head at the start of buf[0..n) into h: 1; 0 when it is not
+ * whole yet (n below FK_ANSWER_MAX_HEAD); -1 with *why a static sentence
+ * when it is not an HTTP/1.x answer's head or is too long. */
+int fk_answer_head(const char *buf, size_t n, struct fk_answer_head *h, const char **why);
+
+/* The scalar member key of the JSON object json[0..n) (a settings
+ * answer): a string's text (escapes undone, control characters and
+ * non-ASCII escapes as '?') or a literal's (true, 12), NUL-terminated in
+ * out, cut at size - 1 bytes. 0, or -1 (out "") when the object is
+ * malformed before the member, lacks it, or its value is an object or an
+ * array. Never reads json[n]. */
+int fk_answer_field(const char *json, size_t n, const char *key, char *out, size_t size);
+
 /* ---- hook_group.c: the program's processes ---- */
 
 struct pollfd;
+struct fk_addr;
 
 /* Names a new group after the calling process (the first listener). */
 void fk_group_init(void);
@@ -878,13 +939,22 @@ const char *fk_group_name(void);
 /* Listener: listens on the group's registry. 0 or -1 with err. */
 int fk_group_listen(struct fk_err *err);
 
-/* Worker: listens on its private socket; the fd, or -1 with err. */
+/* Worker: listens on its private socket, @flamekit-hook/GROUP/PID, or on
+ * @flamekit-hook/GROUP/PID-RANDOM when another process holds that name
+ * (abstract names are public: another user can take the next pids' in
+ * advance); the fd, or -1 with err. Tells the listener when joined. */
 int fk_group_worker_socket(struct fk_err *err);
 
-/* Worker: connects to the listener's registry. 0, or -1 when none
- * answers. */
+/* Worker: connects to the listener's registry and says its socket's name.
+ * 0, or -1 when none answers or the name is held by a process that is not
+ * of the program. */
 int fk_group_join(void);
 void fk_group_leave(void);
+
+/* The takeover of addr failed (the listener is gone, its address is
+ * held): from the third try on, says so once on stderr when a process of
+ * another user holds the address or the registry's name. */
+void fk_group_takeover_failed(const struct fk_addr *addr);
 
 /* Closes every group socket of this process. */
 void fk_group_close(void);
@@ -907,30 +977,68 @@ int fk_group_peer_ok(int fd);
  * itself when it listens, the registry's peer for a worker; 0 unknown. */
 pid_t fk_group_listener(void);
 
-/* Listener: the registered workers. */
-int fk_group_is_worker(pid_t pid);
-size_t fk_group_workers(pid_t *out, size_t max);
+/* A registered worker, as the listener knows it. */
+struct fk_member {
+	pid_t pid;
+	char name[48];             /* its socket: @flamekit-hook/GROUP/NAME */
+	int taken;                 /* NAME is not its pid: that one was taken */
+	long long taken_uid, taken_pid;  /* by whom; -1 unknown */
+};
 
-/* Sends METHOD TARGET to worker pid's socket and reads the answer into r
- * (a malloc'd body), within timeout seconds. 0, or -1 with err. Blocking:
- * call it from off-loop work (struct fk_reply's work). */
-int fk_group_request(pid_t pid, const char *method, const char *target, double timeout,
-		     struct fk_reply *r, struct fk_err *err);
+/* Listener (on the loop): whether pid is a registered worker, and its
+ * entry into *m (m may be NULL); the registered workers into out. */
+int fk_group_is_worker(pid_t pid);
+int fk_group_member(pid_t pid, struct fk_member *m);
+size_t fk_group_workers(struct fk_member *out, size_t max);
+
+/* One question to a worker for fk_group_ask, and its answer. */
+struct fk_ask {
+	struct fk_member m;        /* in: whom to ask */
+	unsigned status;           /* out: the answer's status; 0 none */
+	char *body;                /* its body, malloc'd, NUL after len */
+	size_t len;
+	char err[256];             /* with status 0: why, a sentence */
+};
+
+/* Sends METHOD TARGET to every worker of asks[0..n) and reads each
+ * answer, a head and a body of at most max bytes, asking at most
+ * FK_HOOK_ASK_PARALLEL at once, all within seconds: one that does not
+ * answer costs the others nothing. Blocking: call it from off-loop work
+ * (struct fk_reply's work). */
+void fk_group_ask(struct fk_ask *asks, size_t n, const char *method, const char *target,
+		  double seconds, size_t max);
+
+/* Sends METHOD TARGET to worker m and reads the head of its answer into h
+ * within seconds: the body is then read by the source *src (its size
+ * h->length), on the loop (hook_stream.c). 0, or -1 with err. Blocking:
+ * call it from off-loop work. */
+int fk_group_open(const struct fk_member *m, const char *method, const char *target,
+		  double seconds, struct fk_answer_head *h, struct fk_body_src *src,
+		  struct fk_err *err);
 
 /* Workers a listener keeps at most (a pre-fork pool). */
 #define FK_HOOK_MAX_WORKERS 1024
 /* Milliseconds a forked child waits before it makes its socket: a child
  * that execs or exits at once (a shell-out) costs nothing more. */
 #define FK_HOOK_WORKER_DELAY_MS 100
-/* Seconds a proxied request may take. */
+/* Seconds a proxied request may take until its answer's head. */
 #define FK_HOOK_PROXY_SECONDS 60
-/* Seconds each worker has to answer the list or pid=all (its settings
- * answer at once unless its hook thread is busy with a conversion): a
- * worker stopped (SIGSTOP, a debugger) costs the others that long, not
- * the whole request's time. */
+/* Seconds every worker together has to answer pid=all (a settings change
+ * answers at once unless its hook thread is busy with a conversion): a
+ * worker stopped (SIGSTOP, a debugger) costs the request that long, not
+ * each time. */
 #define FK_HOOK_ASK_SECONDS 10
-/* Largest answer a worker may send through the listener. */
-#define FK_HOOK_MAX_PROXY (1 << 30)
+/* Seconds every worker together has to answer for the processes list,
+ * which answers within 2 s whatever its workers do. */
+#define FK_HOOK_LIST_SECONDS 1.5
+/* Workers asked at once by the list or pid=all. */
+#define FK_HOOK_ASK_PARALLEL 64
+/* Largest answer of a worker to the list or pid=all (a settings object,
+ * about 2 KiB): read into memory, so small. */
+#define FK_HOOK_MAX_ASK_ANSWER (64 << 10)
+/* Largest body a worker may send through the listener: streamed, never
+ * held; past it the client's connection is cut. */
+#define FK_HOOK_MAX_PROXY (1ULL << 30)
 
 /* ---- hook_procs.c: routes over the program's processes ---- */
 
@@ -941,8 +1049,49 @@ void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r);
 void fk_procs_list(const struct fk_request *rq, struct fk_reply *r);
 
 /* POST /internal/heap/settings?pid=all: self is this process's own
- * answer (taken), the workers are asked in turn. */
+ * answer (taken), the workers are asked at once. */
 void fk_procs_all(const struct fk_request *rq, struct fk_reply *self, struct fk_reply *r);
+
+/* ---- hook_stream.c: a streamed body on the transport ---- */
+
+/* Seconds a streamed body may wait for its source's next bytes. */
+#define FK_HOOK_STREAM_IDLE_SECONDS 30
+
+struct MHD_Response;
+struct MHD_Connection;
+
+/* Makes the set the loop polls for the transport's work (fk_http_work_fd):
+ * wake_fd (the work pipe's reading end) and the sockets of streamed
+ * bodies that wait. The set's fd, or -1 (streams then cannot wait: a
+ * source with nothing is ended). */
+int fk_stream_init(int wake_fd);
+
+/* A response on connection c whose body is read
+ * from src (taken, freed with the response): while src has nothing, the
+ * connection is suspended and src->fd watched. NULL when out of memory
+ * (src is then freed). */
+struct MHD_Response *fk_stream_response(struct MHD_Connection *c, struct fk_body_src *src);
+
+/* Resumes the connections whose source became readable or whose wait is
+ * over; their count (the caller runs the daemon again when any). */
+int fk_stream_run(void);
+
+/* Milliseconds until a wait is over (-1: none waits). */
+int fk_stream_timeout(void);
+
+/* Ends every stream (the daemon stops): each waiting connection is
+ * resumed to be cut; their count. */
+int fk_stream_stop(void);
+
+/* The daemon was abandoned (libmicrohttpd panicked): forgets its waiting
+ * streams without resuming them, closing their sources. */
+void fk_stream_forget(void);
+
+/* Frees src when it was never handed to a response (NULL read: no-op). */
+void fk_stream_drop(struct fk_body_src *src);
+
+/* In a forked child: forgets the parent's set. */
+void fk_stream_atfork_child(void);
 
 /* ---- hook_state.c: the sampling state, carried across exec ---- */
 

@@ -274,8 +274,9 @@ static void take_over(struct fk_loop *lp)
 		lp->retry_step = 0;
 		return;
 	}
-	/* Someone else holds it and has not said so yet, or another program:
-	 * try again, less and less often. */
+	/* Someone else holds it and has not said so yet, or another program
+	 * (another user's is said once): try again, less and less often. */
+	fk_group_takeover_failed(&lp->cfg.addr);
 	lp->retry_step = lp->retry_step <= 0 ? 0.1 : lp->retry_step * 2 > 1 ? 1 : lp->retry_step * 2;
 	lp->retry_at = fk_now() + lp->retry_step;
 }

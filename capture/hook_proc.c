@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Facts about a process read from /proc (proc(5): /proc/PID/stat fields 4
- * and 22, /proc/PID/cmdline): what tells two processes with one pid apart
+/* Facts about a process read from /proc (proc(5): /proc/PID/stat fields 3,
+ * 4 and 22, /proc/PID/cmdline): what tells two processes with one pid apart
  * (the start time), and what the process list shows. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,6 +59,7 @@ int fk_proc_info(pid_t pid, struct fk_proc *p)
 	if (!t || tail_field(t, 4, &ppid) < 0 || tail_field(t, 22, &start) < 0)
 		return -1;
 	p->pid = pid;
+	p->state = t[0];
 	p->ppid = (pid_t)ppid;
 	p->start = start;
 	return 0;

@@ -3,7 +3,9 @@
  * PROCESSES): the list, a request for one worker proxied to its private
  * socket, and a settings change sent to every process. The blocking part,
  * talking to the workers, runs off the loop (struct fk_reply's work); the
- * list of workers is read on the loop, where the registry lives. */
+ * registry is read on the loop, where it lives. What a worker answers is
+ * read as untrusted bytes (hook_answer.c): the list and pid=all keep at
+ * most FK_HOOK_MAX_ASK_ANSWER of each answer, a proxied body is streamed. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,16 +16,13 @@
 #include "hook_int.h"
 #include "num.h"
 
-/* One request to the workers of pids[0..n), made by the work. */
+/* One request to every worker of asks[0..n), made by the work. */
 struct procs_ctx {
 	char method[8];
 	char target[FK_HOOK_MAX_URL + 8];
-	double timeout;            /* seconds each process has to answer */
-	double total;              /* seconds all of them have */
-	pid_t *pids;
+	double seconds;            /* all of them have, together */
+	struct fk_ask *asks;       /* one per worker, by pid */
 	size_t n;
-	struct fk_reply *res;      /* one answer per pid */
-	char (*errs)[300];         /* why there is none */
 	struct fk_reply self;      /* fk_procs_all: this process's own */
 	char self_desc[900];       /* fk_procs_list: this process's entry */
 };
@@ -34,32 +33,39 @@ static void ctx_free(void *arg)
 
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n && c->res; i++)
-		fk_hook_buf_release(c->res[i].body, c->res[i].maplen);
+	for (size_t i = 0; i < c->n && c->asks; i++)
+		free(c->asks[i].body);
 	fk_hook_buf_release(c->self.body, c->self.maplen);
-	free(c->pids);
-	free(c->res);
-	free(c->errs);
+	free(c->asks);
 	free(c);
 }
 
-static struct procs_ctx *ctx_new(const char *method, size_t n)
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct fk_ask *)a)->m.pid, y = ((const struct fk_ask *)b)->m.pid;
+
+	return (x > y) - (x < y);
+}
+
+/* A request to every registered worker (read here, on the loop, where
+ * the registry lives), sorted by pid. */
+static struct procs_ctx *ctx_new(const char *method, double seconds)
 {
 	struct procs_ctx *c = calloc(1, sizeof *c);
+	struct fk_member *m = calloc(FK_HOOK_MAX_WORKERS, sizeof *m);
 
-	if (!c)
-		return NULL;
-	snprintf(c->method, sizeof c->method, "%s", method);
-	c->timeout = FK_HOOK_ASK_SECONDS;
-	c->total = FK_HOOK_PROXY_SECONDS - 5;
-	c->n = n;
-	c->pids = calloc(n ? n : 1, sizeof *c->pids);
-	c->res = calloc(n ? n : 1, sizeof *c->res);
-	c->errs = calloc(n ? n : 1, sizeof *c->errs);
-	if (!c->pids || !c->res || !c->errs) {
+	if (!c || !m || !(c->asks = calloc(FK_HOOK_MAX_WORKERS, sizeof *c->asks))) {
+		free(m);
 		ctx_free(c);
 		return NULL;
 	}
+	snprintf(c->method, sizeof c->method, "%s", method);
+	c->seconds = seconds;
+	c->n = fk_group_workers(m, FK_HOOK_MAX_WORKERS);
+	for (size_t i = 0; i < c->n; i++)
+		c->asks[i].m = m[i];
+	free(m);
+	qsort(c->asks, c->n, sizeof c->asks[0], by_pid);
 	return c;
 }
 
@@ -84,106 +90,104 @@ static void strip_pid(const char *uri, char *out, size_t size)
 	}
 }
 
-/* Asks each process in turn, each within c->timeout and all within
- * c->total, so that one that does not answer delays the others by its
- * timeout and the request still ends before its deadline. */
-static void ask_each(void *arg)
+/* Asks every worker at once: one that does not answer delays nobody,
+ * and the request ends within c->seconds whatever they do. */
+static void ask_all(void *arg)
 {
 	struct procs_ctx *c = arg;
-	double end = fk_now() + c->total;
 
-	for (size_t i = 0; i < c->n; i++) {
-		double left = end - fk_now();
-		struct fk_err err;
-
-		fk_err_init(&err, NULL);
-		memset(&c->res[i], 0, sizeof c->res[i]);
-		if (left <= 0) {
-			snprintf(c->errs[i], sizeof c->errs[i], "not asked: the %g s for every "
-				 "process's answer went to those that did not answer", c->total);
-			continue;
-		}
-		if (fk_group_request(c->pids[i], c->method, c->target,
-				     c->timeout < left ? c->timeout : left, &c->res[i], &err) < 0) {
-			c->res[i].status = 0;
-			snprintf(c->errs[i], sizeof c->errs[i], "%s", err.msg);
-		}
-	}
+	fk_group_ask(c->asks, c->n, c->method, c->target, c->seconds, FK_HOOK_MAX_ASK_ANSWER);
 }
 
 /* ---- one worker ---- */
 
+/* A request proxied to one worker: the head of its answer is read off
+ * the loop, its body streamed to the client as it comes. */
+struct proxy_ctx {
+	struct fk_member m;
+	char method[8];
+	char target[FK_HOOK_MAX_URL + 8];
+	double seconds;
+	int ok;
+	struct fk_answer_head h;
+	struct fk_body_src src;
+	struct fk_err err;
+};
+
+static void proxy_work(void *arg)
+{
+	struct proxy_ctx *c = arg;
+
+	c->ok = fk_group_open(&c->m, c->method, c->target, c->seconds, &c->h, &c->src,
+			      &c->err) == 0;
+}
+
+static void proxy_free(void *arg)
+{
+	struct proxy_ctx *c = arg;
+
+	if (!c)
+		return;
+	fk_stream_drop(&c->src);
+	free(c);
+}
+
 static void proxy_finish(void *arg, struct fk_reply *r)
 {
-	struct procs_ctx *c = arg;
+	struct proxy_ctx *c = arg;
 
-	if (c->res[0].status == 0) {
-		fk_reply_error(r, 502, "%s", c->errs[0]);
+	if (!c->ok) {
+		fk_reply_error(r, 502, "%s", c->err.msg);
 	} else {
-		*r = c->res[0];
-		r->deadline = 0;
-		r->finish = NULL;
-		r->drop = NULL;
-		r->work = NULL;
-		memset(&c->res[0], 0, sizeof c->res[0]);
+		r->status = c->h.status;
+		r->ctype = c->h.ctype;
+		r->disposition = c->h.disposition;
+		r->src = c->src;
+		memset(&c->src, 0, sizeof c->src);
 	}
-	ctx_free(c);
+	proxy_free(c);
 }
 
 void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r)
 {
-	struct procs_ctx *c = ctx_new(strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method, 1);
+	struct proxy_ctx *c = calloc(1, sizeof *c);
+	const char *s = fk_req_arg(rq, "seconds");
+	uint64_t secs;
 
 	if (!c) {
 		fk_reply_error(r, 500, "out of memory");
 		return;
 	}
-	c->pids[0] = pid;
+	if (!fk_group_member(pid, &c->m)) {
+		free(c);
+		fk_reply_error(r, 404, "no process %ld in this program: GET "
+			       "/internal/heap/processes lists them", (long)pid);
+		return;
+	}
+	snprintf(c->method, sizeof c->method, "%s",
+		 strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method);
 	strip_pid(rq->uri, c->target, sizeof c->target);
-	c->timeout = c->total;
+	fk_err_init(&c->err, NULL);
+	c->seconds = FK_HOOK_PROXY_SECONDS - 5;
 	/* A window (?seconds=N, already checked against its route's bound)
 	 * answers N seconds after it opens: the worker has those on top. */
-	const char *s = fk_req_arg(rq, "seconds");
-	uint64_t secs;
 	if (s && fk_parse_u64(s, strlen(s), &secs) == 0 && secs <= FK_HOOK_MAX_SECONDS) {
-		c->timeout = c->total += (double)secs;
+		c->seconds += (double)secs;
 		r->deadline = fk_now() + FK_HOOK_PROXY_SECONDS + (double)secs;
 	}
-	r->work = ask_each;
+	r->work = proxy_work;
 	r->finish = proxy_finish;
-	r->drop = ctx_free;
+	r->drop = proxy_free;
 	r->ctx = c;
 }
 
 /* ---- the list ---- */
 
-/* The string value of "key":"..." in a JSON object of ours, into out. */
-static int json_field(const char *json, size_t len, const char *key, char *out, size_t size)
-{
-	char pat[80];
-	const char *p, *e;
-
-	snprintf(pat, sizeof pat, "\"%s\":", key);
-	p = memmem(json, len, pat, strlen(pat));
-	if (!p)
-		return -1;
-	p += strlen(pat);
-	if (*p != '"') {
-		e = p + strcspn(p, ",}");
-	} else {
-		p++;
-		for (e = p; e < json + len && *e != '"'; e++)
-			if (*e == '\\' && e + 1 < json + len)
-				e++;
-	}
-	snprintf(out, size, "%.*s", (int)(e - p), p);
-	return 0;
-}
-
 /* One entry of the list: what /proc says of pid, with what its settings
- * (set: JSON of len bytes, or NULL for this process) say, or why it gave
- * none (error, for a worker that is alive but did not answer). */
-static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener,
+ * (set: a JSON object of len bytes, or NULL for this process) say, or why
+ * it gave none (error, for a worker that is alive but did not answer);
+ * m: the worker's registration, NULL for this process. */
+static void entry(FILE *f, pid_t pid, const char *set, size_t len, const struct fk_member *m,
 		  const char *error)
 {
 	struct fk_proc p;
@@ -194,25 +198,18 @@ static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener,
 	if (fk_proc_info(pid, &p) == 0)
 		st = fk_proc_start_epoch(p.start);
 	fk_proc_cmdline(pid, cmd, sizeof cmd);
-	if (error) {
-		snprintf(en, sizeof en, "null");
-		ver[0] = sym[0] = mod[0] = 0;
-	} else if (set) {
-		if (json_field(set, len, "enabled", en, sizeof en) < 0)
-			snprintf(en, sizeof en, "null");
-		if (json_field(set, len, "jemalloc_version", ver, sizeof ver) < 0)
-			ver[0] = 0;
-		if (json_field(set, len, "mallctl", sym, sizeof sym) < 0)
-			sym[0] = 0;
-		if (json_field(set, len, "mallctl_module", mod, sizeof mod) < 0)
-			mod[0] = 0;
-	} else {
+	ver[0] = sym[0] = mod[0] = en[0] = 0;
+	if (set) {
+		fk_answer_field(set, len, "enabled", en, sizeof en);
+		fk_answer_field(set, len, "jemalloc_version", ver, sizeof ver);
+		fk_answer_field(set, len, "mallctl", sym, sizeof sym);
+		fk_answer_field(set, len, "mallctl_module", mod, sizeof mod);
+	} else if (!m) {
 		struct fk_je_copy cp;
 		size_t nc;
 		const char *note;
 		int active = 0;
 
-		ver[0] = sym[0] = mod[0] = 0;
 		if (fk_je_chosen(&cp, &nc, &note) == 0) {
 			snprintf(ver, sizeof ver, "%s", cp.version);
 			snprintf(sym, sizeof sym, "%s", cp.symbol);
@@ -238,19 +235,34 @@ static void entry(FILE *f, pid_t pid, const char *set, size_t len, int listener,
 	} else {
 		fputs("null", f);
 	}
-	fprintf(f, ",\"listener\":%s", listener ? "true" : "false");
+	fprintf(f, ",\"listener\":%s", m ? "false" : "true");
+	if (m) {
+		char sock[160];
+
+		snprintf(sock, sizeof sock, "@flamekit-hook/%s/%s", fk_group_name(), m->name);
+		fputs(",\"socket\":", f);
+		fk_reply_json_str(f, sock);
+	}
+	if (m && m->taken) {
+		char why[300], by[80] = "another process";
+
+		if (m->taken_pid >= 0 && m->taken_uid >= 0)
+			snprintf(by, sizeof by, "process %lld of uid %lld", m->taken_pid, m->taken_uid);
+		snprintf(why, sizeof why, "its own socket name @flamekit-hook/%s/%ld was taken by "
+			 "%s: it serves on %s instead", fk_group_name(), (long)pid, by, m->name);
+		fputs(",\"problem\":", f);
+		fk_reply_json_str(f, why);
+	}
 	if (error) {
+		char e[400];
+
+		/* A process stopped (SIGSTOP, a debugger) is the usual silent one. */
+		snprintf(e, sizeof e, "%s%s", error, p.state == 'T' || p.state == 't' ?
+			 " (it is stopped)" : "");
 		fputs(",\"error\":", f);
-		fk_reply_json_str(f, error);
+		fk_reply_json_str(f, e);
 	}
 	putc('}', f);
-}
-
-static int by_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void list_finish(void *arg, struct fk_reply *r)
@@ -262,24 +274,25 @@ static void list_finish(void *arg, struct fk_reply *r)
 	if (f) {
 		fprintf(f, "{\"listener\":%ld,\"processes\":[", (long)getpid());
 		for (size_t i = 0; i <= c->n; i++) {
+			const struct fk_ask *a = &c->asks[i];
+
 			/* This process in its place by pid. */
-			if (!self_done && (i == c->n || c->pids[i] > getpid())) {
+			if (!self_done && (i == c->n || a->m.pid > getpid())) {
 				fprintf(f, "%s%s", any++ ? "," : "", c->self_desc);
 				self_done = 1;
 			}
 			/* A worker that exited meanwhile is left out; one alive
 			 * that did not answer is listed with why. */
-			if (i == c->n || (c->res[i].status != 200 && kill(c->pids[i], 0) < 0 &&
-					  errno == ESRCH))
+			if (i == c->n || (a->status != 200 && kill(a->m.pid, 0) < 0 && errno == ESRCH))
 				continue;
 			if (any++)
 				putc(',', f);
-			if (c->res[i].status == 0)
-				entry(f, c->pids[i], NULL, 0, 0, c->errs[i]);
-			else if (c->res[i].status != 200)
-				entry(f, c->pids[i], NULL, 0, 0, "its settings did not answer 200");
+			if (a->status == 0)
+				entry(f, a->m.pid, NULL, 0, &a->m, a->err);
+			else if (a->status != 200)
+				entry(f, a->m.pid, NULL, 0, &a->m, "its settings did not answer 200");
 			else
-				entry(f, c->pids[i], c->res[i].body, c->res[i].len, 0, NULL);
+				entry(f, a->m.pid, a->body, a->len, &a->m, NULL);
 		}
 		fputs("]}\n", f);
 		fk_reply_close(r, f);
@@ -289,9 +302,7 @@ static void list_finish(void *arg, struct fk_reply *r)
 
 void fk_procs_list(const struct fk_request *rq, struct fk_reply *r)
 {
-	pid_t tmp[FK_HOOK_MAX_WORKERS];
-	size_t n = fk_group_workers(tmp, FK_HOOK_MAX_WORKERS);
-	struct procs_ctx *c = ctx_new("GET", n);
+	struct procs_ctx *c = ctx_new("GET", FK_HOOK_LIST_SECONDS);
 	char *buf = NULL;
 	size_t blen = 0;
 	FILE *f;
@@ -302,14 +313,12 @@ void fk_procs_list(const struct fk_request *rq, struct fk_reply *r)
 		fk_reply_error(r, 500, "out of memory");
 		return;
 	}
-	entry(f, getpid(), NULL, 0, 1, NULL);
+	entry(f, getpid(), NULL, 0, NULL, NULL);
 	fclose(f);
 	snprintf(c->self_desc, sizeof c->self_desc, "%s", buf ? buf : "");
 	free(buf);
-	memcpy(c->pids, tmp, n * sizeof tmp[0]);
-	qsort(c->pids, n, sizeof c->pids[0], by_pid);
 	snprintf(c->target, sizeof c->target, "/internal/heap/settings");
-	r->work = ask_each;
+	r->work = ask_all;
 	r->finish = list_finish;
 	r->drop = ctx_free;
 	r->ctx = c;
@@ -326,10 +335,11 @@ static void all_finish(void *arg, struct fk_reply *r)
 		fprintf(f, "{\"processes\":[{\"pid\":%ld,\"status\":%u}", (long)getpid(),
 			c->self.status ? c->self.status : 200);
 		for (size_t i = 0; i < c->n; i++) {
-			fprintf(f, ",{\"pid\":%ld,\"status\":%u", (long)c->pids[i], c->res[i].status);
-			if (c->res[i].status == 0) {
+			fprintf(f, ",{\"pid\":%ld,\"status\":%u", (long)c->asks[i].m.pid,
+				c->asks[i].status);
+			if (c->asks[i].status == 0) {
 				fputs(",\"error\":", f);
-				fk_reply_json_str(f, c->errs[i]);
+				fk_reply_json_str(f, c->asks[i].err);
 			}
 			putc('}', f);
 		}
@@ -341,9 +351,7 @@ static void all_finish(void *arg, struct fk_reply *r)
 
 void fk_procs_all(const struct fk_request *rq, struct fk_reply *self, struct fk_reply *r)
 {
-	pid_t tmp[FK_HOOK_MAX_WORKERS];
-	size_t n = fk_group_workers(tmp, FK_HOOK_MAX_WORKERS);
-	struct procs_ctx *c = ctx_new("POST", n);
+	struct procs_ctx *c = ctx_new("POST", FK_HOOK_ASK_SECONDS);
 
 	if (!c) {
 		fk_hook_buf_release(self->body, self->maplen);
@@ -352,10 +360,8 @@ void fk_procs_all(const struct fk_request *rq, struct fk_reply *self, struct fk_
 	}
 	c->self = *self;
 	memset(self, 0, sizeof *self);
-	memcpy(c->pids, tmp, n * sizeof tmp[0]);
-	qsort(c->pids, n, sizeof c->pids[0], by_pid);
 	strip_pid(rq->uri, c->target, sizeof c->target);
-	r->work = ask_each;
+	r->work = ask_all;
 	r->finish = all_finish;
 	r->drop = ctx_free;
 	r->ctx = c;

@@ -373,14 +373,14 @@ static void nothing_in_use(struct fk_reply *r)
 	char more[300] = "";
 	struct fk_err err;
 	long self = (long)getpid();
-	pid_t w[1];
+	struct fk_member w[1];
 	int on = 1;
 
 	if (fk_group_workers(w, 1) > 0)
 		snprintf(more, sizeof more, "; the program's other processes are profiled "
 			 "apart (/internal/heap/processes): ask one with ?pid=%ld; POST "
 			 "/internal/heap/settings?enabled=true&pid=all turns sampling on in "
-			 "every one", (long)w[0]);
+			 "every one", (long)w[0].pid);
 	fk_err_init(&err, NULL);
 	if (fk_je_get_active(&on, &err) == 0 && !on)
 		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld, and "

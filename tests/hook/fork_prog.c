@@ -22,7 +22,9 @@
  *           parent exit(3)s, setsid, fork again (daemon), or daemon(3)
  *           (daemon1: one fork, the parent _exits); the daemon prints
  *           "daemon PID" and allocates in daemon_churn until SIGTERM
- *           (at most 300 s)
+ *           (at most 300 s); with "stop" after the mode, the daemon stops
+ *           itself (SIGSTOP) right after that line, before its hook
+ *           thread starts (100 ms after the fork), until continued
  *   closefds DIR  commands: close range|loop (close every descriptor from
  *           3 up with close_range(2), or one by one from /proc/self/fd,
  *           then reuse the numbers for files in DIR, a pipe and a
@@ -378,7 +380,7 @@ static int run_prefork(long n)
 
 /* ---- daemon ---- */
 
-static int run_daemon(int glibc)
+static int run_daemon(int glibc, int stop)
 {
 	void *ring[RING] = { 0 };
 	unsigned i = 0;
@@ -413,6 +415,8 @@ static int run_daemon(int glibc)
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	printf("daemon %ld\n", (long)getpid());
+	if (stop)
+		raise(SIGSTOP);
 	for (end = now() + 300; !got_term && now() < end; nap_ms(10))
 		daemon_churn(ring, &i);
 	printf("daemon ends\n");
@@ -727,14 +731,14 @@ int main(int argc, char **argv)
 	if (strcmp(m, "prefork") == 0 && argc == 3)
 		return run_prefork(atol(argv[2]));
 	if (strcmp(m, "daemon") == 0 || strcmp(m, "daemon1") == 0)
-		return run_daemon(m[6] == '1');
+		return run_daemon(m[6] == '1', argc > 2 && strcmp(argv[2], "stop") == 0);
 	if (strcmp(m, "closefds") == 0 && argc == 3)
 		return run_closefds(argv[2]);
 	if (strcmp(m, "reexec") == 0)
 		return run_reexec(argc > 2 ? atol(argv[2]) : 1);
 	if (strcmp(m, "fdcheck") == 0)
 		return run_fdcheck();
-	fprintf(stderr, "usage: hook-fork-prog storm SECONDS RATE | prefork N | daemon | daemon1 | "
+	fprintf(stderr, "usage: hook-fork-prog storm SECONDS RATE | prefork N | daemon|daemon1 [stop] | "
 			"closefds DIR | reexec [GEN] | fdcheck\n");
 	return 2;
 }

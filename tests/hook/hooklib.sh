@@ -131,20 +131,26 @@ stop_host() {
 
 enable() { cu -X POST -H 'X-Flamekit: 1' "$1/internal/heap/settings?enabled=true${2:-}" >/dev/null; }
 
-# A second, unprivileged local user for the tests of who may ask (issue
-# 32): other_user makes it once (a system user with no home and no
-# shell) and fails when it cannot (not root); as_other runs a command as
-# it, in / (it cannot enter $T); cu_other is cu as that user.
+# other_user: makes the system user fk-other once (any test may call it;
+# two at once are fine), a second local user for the tests of what another
+# user can do, and sets OTHER_UID and OTHER_GID. Needs root: returns 1
+# when the user is not there and cannot be made.
 OTHER=fk-other
 other_user() {
-	id -u "$OTHER" >/dev/null 2>&1 && return 0
-	[ "$(id -u)" = 0 ] || return 1
-	useradd --system --no-create-home --shell /usr/sbin/nologin "$OTHER" >/dev/null 2>&1 ||
-		id -u "$OTHER" >/dev/null 2>&1
+	if ! id -u "$OTHER" >/dev/null 2>&1; then
+		# Another test may have made it meanwhile: then useradd fails.
+		useradd --system --no-create-home --shell /usr/sbin/nologin "$OTHER" \
+			>/dev/null 2>&1 || id -u "$OTHER" >/dev/null 2>&1 || return 1
+	fi
+	OTHER_UID=$(id -u "$OTHER") && OTHER_GID=$(id -g "$OTHER")
 }
+# as_other CMD...: runs CMD as that user, with no supplementary group
+# (other_user first). Its files are the caller's to redirect: $T is not
+# that user's to read, nor root's pyenv shims: run /usr/bin/python3.
+as_other() { setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups "$@"; }
+# AS_OTHER: the same as a command prefix (svclib.sh's RUN_AS); cu_other:
+# cu as that user.
 AS_OTHER="setpriv --reuid=$OTHER --regid=$OTHER --clear-groups"
-# shellcheck disable=SC2086
-as_other() { (cd / && $AS_OTHER "$@"); }
 cu_other() {
 	as_other curl -s -o - -w '%{stderr}%{http_code}' --max-time 30 "$@" >"$T/body" 2>"$T/status"
 	cat "$T/body"
