@@ -22,6 +22,7 @@ G=$(awk -v m="$M" '$8 ~ "^@flamekit-hook/" m "-.*/listener$" { split($8, a, "/")
 like "the group's name is in /proc/net/unix, for every user" "$G" "^$M-"
 
 # The squatter: fk-other binds and listens on the next 2000 pids' names.
+: >"$T/squat.out"
 as_other /usr/bin/python3 -c '
 import os, socket, sys, time
 g, first = sys.argv[1], int(sys.argv[2])
