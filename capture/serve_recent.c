@@ -287,12 +287,14 @@ static const char *view_title(const struct fk_life_query *q, char *buf, size_t s
 
 /* The lifetimes page: every record by allocation stack, a column per
  * lifetime (fk_life_columns_write), drawn by render-flame's page, which
- * shows the selected frame's lifetime histogram. */
+ * shows the selected frame's lifetime histogram and, from origin's lines,
+ * what the record covers and the tick of its clock. */
 static int lifetimes_page(struct fk_profile *p, const struct fk_life_info *info,
-			  const struct fk_serve_opts *o, char **out, size_t *len, struct fk_err *err)
+			  const struct fk_serve_opts *o, const struct fk_origin *origin,
+			  char **out, size_t *len, struct fk_err *err)
 {
 	struct fk_flame_opts fo;
-	char *text = NULL;
+	char *text = NULL, lines[FK_ORIGIN_SIZE];
 	size_t tlen = 0;
 	FILE *f;
 	int rc;
@@ -306,6 +308,7 @@ static int lifetimes_page(struct fk_profile *p, const struct fk_life_info *info,
 		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	fk_flame_opts_init(&fo);
 	fo.title = "Allocation lifetimes";
+	fo.info = fk_origin_text(origin, lines);
 	if (o && o->title && *o->title)
 		fo.title = o->title;
 	if (o && o->colors && *o->colors)
@@ -330,6 +333,8 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 {
 	struct fk_life_info info;
 	struct fk_serve_opts vo = { .minwidth = -1, .inverted = -1 };
+	/* Every page of the record says what it covers. */
+	struct fk_origin origin = { .life = &info };
 	struct fk_profile *p;
 	char *raw, title[120];
 	size_t rlen, rmap;
@@ -358,6 +363,7 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 	rc = fk_life_parse(p, raw, rlen, q, &info, err);
 	if (rc == 0)
 		remember(info.records, info.records ? info.span_s : -1);
+	origin.period = info.period;
 	/* An empty view is a 409 (but JSON can say "no site" itself, once
 	 * there are records at all). */
 	if (rc == 0 && (info.records == 0 || (p->nstacks == 0 && fmt != FK_RECENT_JSON))) {
@@ -376,13 +382,13 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 			*out = NULL;
 		}
 	} else if (rc == 0 && fmt == FK_OUT_FLAME && q->view == FK_LIFE_SITES) {
-		rc = lifetimes_page(p, &info, o, out, len, err);
+		rc = lifetimes_page(p, &info, o, &origin, out, len, err);
 	} else if (rc == 0) {
 		if (o)
 			vo = *o;
 		if (!vo.title || !*vo.title)
 			vo.title = view_title(q, title, sizeof title);
-		rc = fk_serve_emit(p, fmt, &vo, out, len, maplen, err);
+		rc = fk_serve_emit(p, fmt, &vo, &origin, out, len, maplen, err);
 	}
 	fk_life_info_release(&info);
 	fk_profile_free(p);
