@@ -154,7 +154,8 @@ static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o
 	char info[FK_ORIGIN_SIZE];
 	int rc = 0;
 
-	flame_opts(&fo, o, "Heap in use");
+	/* A page of every sample type shows allocated memory too. */
+	flame_opts(&fo, o, fold.columns ? "Heap profile" : "Heap in use");
 	if (origin)
 		fo.info = fk_origin_text(origin, info);
 	if (!(f = fk_flame_new(&fo, err)))

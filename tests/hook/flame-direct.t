@@ -49,11 +49,11 @@ pages() {
 	cu "$U/internal/heap?format=folded" >"$T/hook.folded"
 	check "$1: the hook's folded text is the tools' (the same heap)" cmp -s "$T/hook.folded" "$T/folded"
 	"$B/symbolize" "$T/raw" | "$B/to-folded" --columns >"$T/folded"
-	same "$1: default page" "" --title "Heap in use"
+	same "$1: default page" "" --title "Heap profile"
 	origin "$1" "$2" "$3"
 	same "$1: options" "&inverted=0&minwidth=0.5%25&colors=hot&title=a%3Cb%3E%26c" \
 		--upward --minwidth 0.5% --colors hot --title 'a<b>&c'
-	same "$1: every frame drawn" "&minwidth=0&inverted=1" --minwidth 0 --title "Heap in use"
+	same "$1: every frame drawn" "&minwidth=0&inverted=1" --minwidth 0 --title "Heap profile"
 }
 
 T0=$(date +%s)
