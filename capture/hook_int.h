@@ -361,8 +361,10 @@ struct fk_origin {
 	const char *sample_type;   /* a one-column page's values ("inuse_space");
 				      NULL: left out (a page of columns
 				      names the one shown in its total) */
-	const struct fk_life_info *life;   /* a lifetimes record's figures
-					      (records, span_s, clock_ms), or NULL */
+	const struct fk_life_info *life;   /* a lifetimes record's records and
+					      span_s, or NULL */
+	double clock_ms;           /* the tick of the clock that timed the
+				      record's allocations; 0: left out */
 	int columns;               /* every heap sample type, a column each
 				      (fk_folded_columns), where the values
 				      are a heap's (never negative) */

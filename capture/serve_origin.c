@@ -55,18 +55,6 @@ static void put_num(char *buf, size_t *n, const char *key, double x, int decimal
 	put_text(buf, n, key, v, (size_t)len);
 }
 
-/* The tick of the clock jemalloc stamps its records with (serve_recent.c,
- * recent_now): the wall clock's with prof_time_resolution:high, else the
- * coarse monotonic clock's (4 ms where the kernel ticks at 250 Hz). */
-static double clock_tick_ms(int realtime)
-{
-	struct timespec res;
-
-	if (clock_getres(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE, &res) != 0)
-		return 0;
-	return (double)res.tv_sec * 1e3 + (double)res.tv_nsec / 1e6;
-}
-
 const char *fk_origin_text(const struct fk_origin *o, char *buf)
 {
 	char path[FK_MAX_INFO_VALUE + 1], host[256], v[32];
@@ -93,8 +81,9 @@ const char *fk_origin_text(const struct fk_origin *o, char *buf)
 		snprintf(v, sizeof v, "%llu", (unsigned long long)o->life->records);
 		put_text(buf, &n, "records", v, strlen(v));
 		put_num(buf, &n, "span_s", o->life->span_s, 3);
-		put_num(buf, &n, "clock_ms", clock_tick_ms(o->life->realtime), 6);
 	}
+	if (o->clock_ms > 0)
+		put_num(buf, &n, "clock_ms", o->clock_ms, 6);
 	buf[n] = '\0';
 	return buf;
 }

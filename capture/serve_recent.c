@@ -32,12 +32,28 @@ static int recent_realtime(void)
 	       strcmp(res, "high") == 0;
 }
 
+static clockid_t recent_clock(int realtime)
+{
+	return realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE;
+}
+
 static uint64_t recent_now(int realtime)
 {
 	struct timespec ts;
 
-	clock_gettime(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE, &ts);
+	clock_gettime(recent_clock(realtime), &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The tick of that clock in milliseconds (4 where the kernel ticks at
+ * 250 Hz), 0 when unknown: lifetimes shorter than it read as 0. */
+static double recent_tick_ms(int realtime)
+{
+	struct timespec res;
+
+	if (clock_getres(recent_clock(realtime), &res) != 0)
+		return 0;
+	return (double)res.tv_sec * 1e3 + (double)res.tv_nsec / 1e6;
 }
 
 
@@ -361,9 +377,11 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	}
 	rc = fk_life_parse(p, raw, rlen, q, &info, err);
-	if (rc == 0)
+	if (rc == 0) {
 		remember(info.records, info.records ? info.span_s : -1);
-	origin.period = info.period;
+		origin.period = info.period;
+		origin.clock_ms = recent_tick_ms(info.realtime);
+	}
 	/* An empty view is a 409 (but JSON can say "no site" itself, once
 	 * there are records at all). */
 	if (rc == 0 && (info.records == 0 || (p->nstacks == 0 && fmt != FK_RECENT_JSON))) {
@@ -382,7 +400,10 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 			*out = NULL;
 		}
 	} else if (rc == 0 && fmt == FK_OUT_FLAME && q->view == FK_LIFE_SITES) {
-		rc = lifetimes_page(p, &info, o, &origin, out, len, err);
+		/* The record's figures are the text's own "# info:" lines. */
+		struct fk_origin page = { .clock_ms = origin.clock_ms };
+
+		rc = lifetimes_page(p, &info, o, &page, out, len, err);
 	} else if (rc == 0) {
 		if (o)
 			vo = *o;
