@@ -357,6 +357,41 @@ int fk_addr_listen(const struct fk_addr *a, int backlog, struct fk_err *err);
  * ("localhost", "127.0.0.1", "[::1]", each with an optional ":port"). */
 int fk_host_is_loopback(const char *h, size_t n);
 
+/* ---- serve_origin.c: what a flame page says of its profile ---- */
+
+struct fk_life_info;
+
+/* What a flame page of the hook says of its profile: its origin's lines
+ * (fk_flame_opts.info; man/render-flame.1, "Origin") and its columns. */
+struct fk_origin {
+	double time;               /* Unix seconds the profile was taken; 0: now */
+	uint64_t period;           /* bytes between samples; 0: left out */
+	const char *sample_type;   /* a one-column page's values ("inuse_space");
+				      NULL: left out (a page of columns
+				      names the one shown in its total) */
+	const struct fk_life_info *life;   /* a lifetimes record's records and
+					      span_s, or NULL */
+	double clock_ms;           /* the tick of the clock that timed the
+				      record's allocations; 0: left out */
+	int columns;               /* every heap sample type, a column each
+				      (fk_folded_columns), where the values
+				      are a heap's (never negative) */
+};
+
+/* Room for fk_origin_text's lines: a program's path at most
+ * FK_MAX_INFO_VALUE bytes, and a few short lines. */
+#define FK_ORIGIN_SIZE (FK_MAX_INFO_VALUE + 512)
+
+/* o's lines into buf[0..FK_ORIGIN_SIZE): the time first (fk_origin_stamp
+ * finds it there), the program (this process's executable), pid, host,
+ * then o's figures. Returns buf. */
+const char *fk_origin_text(const struct fk_origin *o, char *buf);
+
+/* A page kept from an earlier request (serve_memo.c), page[0..len), made
+ * with fk_origin_text's lines: its time made the time now, as a kept
+ * pprof is stamped. */
+void fk_origin_stamp(char *page, size_t len);
+
 /* ---- serve_profile.c: a dump in the requested format ---- */
 
 enum fk_fmt {
@@ -437,23 +472,26 @@ void fk_serve_drop_own_maps(char *dump, size_t *len);
 int fk_serve_symbolize(struct fk_profile *p, struct fk_err *err);
 
 /* Symbolizes p (a profile made by the hook) and writes it in fmt (not
- * raw), as fk_serve_produce does: 0 with *out, *len (malloc'd: *maplen 0),
- * or -1 with err. */
+ * raw), as fk_serve_produce does, a flame page saying what origin says
+ * (NULL: nothing): 0 with *out, *len (malloc'd: *maplen 0), or -1 with
+ * err. */
 int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
-		  char **out, size_t *len, size_t *maplen, struct fk_err *err);
+		  const struct fk_origin *origin, char **out, size_t *len, size_t *maplen,
+		  struct fk_err *err);
 
 /* A series of ncols snapshots from parts[0..nparts): the stacks of the
  * snapshots that share one set of maps are one part, symbolized once with
  * those maps; for each part and column k, set() fills that part's counts
  * for snapshot k (none when k is not of the part) and the snapshot's
  * metadata. Written as folded text (FK_OUT_FOLDED) or the timeline page
- * (FK_OUT_FLAME) into a malloc'd *out. 0, or -1 with err. */
+ * (FK_OUT_FLAME, saying what origin says) into a malloc'd *out. 0, or -1
+ * with err. */
 struct fk_snapmeta;
 int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t ncols,
 		    void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
 				struct fk_snapmeta *m),
-		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
-		    size_t *len, struct fk_err *err);
+		    void *ctx, int fmt, const struct fk_serve_opts *o,
+		    const struct fk_origin *origin, char **out, size_t *len, struct fk_err *err);
 
 /* ---- serve_snap.c: snapshots over time ---- */
 

@@ -3,7 +3,7 @@
  * flame graph, folded stacks or a symbolized profile by the same library
  * code the tools run (DESIGN.md: "Everything a binary does is a library
  * call first"): fk_profile_parse, fk_symbolize, fk_pprof_encode,
- * fk_folded_write, fk_folded_each_stack into fk_flame_add_stack,
+ * fk_folded_write, fk_folded_each_stack into fk_flame_add_stack_cols,
  * fk_flame_render, fk_symprof_write, fk_profile_diff.
  * The one place that knows those libraries' entry points. */
 #include <stdatomic.h>
@@ -131,28 +131,39 @@ static void flame_opts(struct fk_flame_opts *fo, const struct fk_serve_opts *o,
 		fo->inverted = o->inverted != 0;
 }
 
-/* One stack of the profile into the flame graph ctx. */
+/* One stack of the profile into the flame graph ctx, a value a column. */
 static int flame_stack(void *ctx, const char *const *names, const size_t *lens, size_t n,
-		       int64_t v, struct fk_err *err)
+		       const int64_t *v, struct fk_err *err)
 {
-	return fk_flame_add_stack(ctx, names, lens, n, v, 0, err);
+	return fk_flame_add_stack_cols(ctx, names, lens, n, v, err);
 }
 
-/* The page of p: its stacks straight into the graph's tree, as
- * render-flame draws to-folded's text of p (the same bytes: tests/hook/
- * flame.t), without writing that text and parsing it back. */
+/* The page of p saying what origin says (may be NULL): its stacks
+ * straight into the graph's tree, as render-flame draws to-folded's text
+ * of p (with origin->columns, to-folded --columns's) after the origin's
+ * "# info:" lines (the same bytes: tests/hook/flame-direct.t), without
+ * writing that text and parsing it back. */
 static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o,
-		       char **out, size_t *outlen, struct fk_err *err)
+		       const struct fk_origin *origin, char **out, size_t *outlen,
+		       struct fk_err *err)
 {
+	struct fk_folded_opts fold = { .columns = origin && origin->columns };
 	struct fk_flame_opts fo;
 	struct fk_flame *f;
 	struct membuf svg;
-	int rc;
+	char info[FK_ORIGIN_SIZE];
+	int rc = 0;
 
-	flame_opts(&fo, o, "Heap in use");
+	/* A page of every sample type shows allocated memory too. */
+	flame_opts(&fo, o, fold.columns ? "Heap profile" : "Heap in use");
+	if (origin)
+		fo.info = fk_origin_text(origin, info);
 	if (!(f = fk_flame_new(&fo, err)))
 		return -1;
-	rc = fk_folded_each_stack(p, NULL, flame_stack, f, err);
+	if (fold.columns)
+		rc = fk_flame_set_columns(f, fk_folded_columns(p), err);
+	if (rc == 0)
+		rc = fk_folded_each_stack(p, &fold, flame_stack, f, err);
 	if (rc == 0 && (rc = mb_open(&svg, err)) == 0) {
 		rc = fk_flame_write(f, svg.f, err);
 		rc = mb_close(&svg, rc, out, outlen, err);
@@ -331,11 +342,12 @@ static int write_pprof(const struct fk_profile *p, const struct fk_pprof_opts *p
 }
 
 /* Symbolizes p with the files its maps name (the live process's own) and
- * writes it in fmt; a pprof covers window seconds (0: a snapshot). A
- * pprof's body goes to *keep when keep is not NULL. */
+ * writes it in fmt; a pprof covers window seconds (0: a snapshot), a
+ * flame page says what origin says. A pprof's body goes to *keep when
+ * keep is not NULL. */
 static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
-		double window, const char *note, char **out, size_t *outlen,
-		struct fk_pprof_body **keep, struct fk_err *err)
+		const struct fk_origin *origin, double window, const char *note, char **out,
+		size_t *outlen, struct fk_pprof_body **keep, struct fk_err *err)
 {
 	struct fk_pprof_opts po;
 	struct membuf m;
@@ -353,7 +365,7 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 			po.note = note;
 		return write_pprof(p, &po, out, outlen, keep, err);
 	case FK_OUT_FLAME:
-		return write_flame(p, o, out, outlen, err);
+		return write_flame(p, o, origin, out, outlen, err);
 	case FK_OUT_FOLDED:
 	case FK_OUT_SYMBOLIZED:
 		if (mb_open(&m, err) < 0)
@@ -375,12 +387,13 @@ int fk_serve_symbolize(struct fk_profile *p, struct fk_err *err)
 }
 
 int fk_serve_emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
-		  char **out, size_t *len, size_t *maplen, struct fk_err *err)
+		  const struct fk_origin *origin, char **out, size_t *len, size_t *maplen,
+		  struct fk_err *err)
 {
 	*maplen = 0;
 	if (fmt == FK_OUT_RAW)
 		return fk_err_set(err, FK_EUNSUPP, 0, "format raw is only the live heap");
-	return emit(p, fmt, o, 0, NULL, out, len, NULL, err);
+	return emit(p, fmt, o, origin, 0, NULL, out, len, NULL, err);
 }
 
 struct part_ctx {
@@ -400,8 +413,8 @@ static void part_set(void *ctx, uint32_t k, struct fk_profile *p, struct fk_snap
 int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t ncols,
 		    void (*set)(void *ctx, size_t part, uint32_t k, struct fk_profile *p,
 				struct fk_snapmeta *m),
-		    void *ctx, int fmt, const struct fk_serve_opts *o, char **out,
-		    size_t *len, struct fk_err *err)
+		    void *ctx, int fmt, const struct fk_serve_opts *o,
+		    const struct fk_origin *origin, char **out, size_t *len, struct fk_err *err)
 {
 	struct fk_symbolize_opts so = { .thread_start = unsampled_thread, .own_process = 1,
 					.cache = serve_cache(), .warn_server = warn_server };
@@ -434,8 +447,11 @@ int fk_serve_series(struct fk_profile *const *parts, size_t nparts, uint32_t nco
 	char *text = *out;
 	size_t tlen = *len;
 	struct fk_flame_opts fo;
+	char info[FK_ORIGIN_SIZE];
 
 	flame_opts(&fo, o, "Heap over time");
+	if (origin)
+		fo.info = fk_origin_text(origin, info);
 	if ((rc = mb_open(&m, err)) == 0) {
 		rc = fk_flame_render(text, tlen, NULL, 0, &fo, m.f, err);
 		rc = mb_close(&m, rc, out, len, err);
@@ -471,8 +487,14 @@ static int kept_answer(uint64_t key, size_t dlen, int fmt, const struct fk_serve
 	const struct fk_pprof_body *b;
 	struct fk_pprof_opts po;
 
-	if (fmt != FK_OUT_PPROF)
-		return fk_memo_bytes(key, dlen, fmt, out, outlen);
+	if (fmt != FK_OUT_PPROF) {
+		if (!fk_memo_bytes(key, dlen, fmt, out, outlen))
+			return 0;
+		/* A page says when its heap was taken: now, as a pprof's stamp. */
+		if (fmt == FK_OUT_FLAME)
+			fk_origin_stamp(*out, *outlen);
+		return 1;
+	}
 	if (!(b = fk_memo_body(key, dlen)))
 		return 0;
 	pprof_opts(&po, o, 0);
@@ -503,8 +525,13 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 		return 0;
 	}
 	p = parse(dump, dlen, "heap", fk_memo_stacks(), err);
-	if (p)
-		rc = emit(p, fmt, o, 0, NULL, out, outlen, &body, err);
+	if (p) {
+		/* The live heap's page: every sample type, as the offline one
+		 * (its total names the one shown: no sample_type line). */
+		struct fk_origin live = { .period = p->period, .columns = 1 };
+
+		rc = emit(p, fmt, o, &live, 0, NULL, out, outlen, &body, err);
+	}
 	fk_profile_free(p);
 	fk_hook_buf_release(dump, dmaplen);
 	if (rc == 0 && body)
@@ -551,7 +578,7 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 			fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 		else if (fk_profile_diff(g, b, c, FK_DIFF_WINDOW, err) == 0) {
 			if (!was_reset(b, c, g))
-				rc = emit(g, FK_OUT_PPROF, o, window, NULL, out, outlen, NULL, err);
+				rc = emit(g, FK_OUT_PPROF, o, NULL, window, NULL, out, outlen, NULL, err);
 			else if (reset_at > start && reset_at <= now) {
 				/* The counts since the reset are cur's own: the
 				 * honest part of the window, said so. */
@@ -559,7 +586,8 @@ static int fk_serve_delta(char *base, size_t blen, size_t bmaplen, char *cur,
 					 "(a lg_sample change) %.1f s after it opened: these are the "
 					 "%.1f s after the reset, of the %.1f s asked for",
 					 reset_at - start, now - reset_at, window);
-				rc = emit(c, FK_OUT_PPROF, o, now - reset_at, note, out, outlen, NULL, err);
+				rc = emit(c, FK_OUT_PPROF, o, NULL, now - reset_at, note, out, outlen, NULL,
+					  err);
 			} else {
 				fk_err_set(err, FK_EUNSUPP, 0, "the profile was reset during this "
 					   "%.0f s window (prof.reset, a lg_sample change), so its "

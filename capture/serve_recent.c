@@ -32,12 +32,28 @@ static int recent_realtime(void)
 	       strcmp(res, "high") == 0;
 }
 
+static clockid_t recent_clock(int realtime)
+{
+	return realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE;
+}
+
 static uint64_t recent_now(int realtime)
 {
 	struct timespec ts;
 
-	clock_gettime(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE, &ts);
+	clock_gettime(recent_clock(realtime), &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The tick of that clock in milliseconds (4 where the kernel ticks at
+ * 250 Hz), 0 when unknown: lifetimes shorter than it read as 0. */
+static double recent_tick_ms(int realtime)
+{
+	struct timespec res;
+
+	if (clock_getres(recent_clock(realtime), &res) != 0)
+		return 0;
+	return (double)res.tv_sec * 1e3 + (double)res.tv_nsec / 1e6;
 }
 
 
@@ -287,12 +303,14 @@ static const char *view_title(const struct fk_life_query *q, char *buf, size_t s
 
 /* The lifetimes page: every record by allocation stack, a column per
  * lifetime (fk_life_columns_write), drawn by render-flame's page, which
- * shows the selected frame's lifetime histogram. */
+ * shows the selected frame's lifetime histogram and, from origin's lines,
+ * what the record covers and the tick of its clock. */
 static int lifetimes_page(struct fk_profile *p, const struct fk_life_info *info,
-			  const struct fk_serve_opts *o, char **out, size_t *len, struct fk_err *err)
+			  const struct fk_serve_opts *o, const struct fk_origin *origin,
+			  char **out, size_t *len, struct fk_err *err)
 {
 	struct fk_flame_opts fo;
-	char *text = NULL;
+	char *text = NULL, lines[FK_ORIGIN_SIZE];
 	size_t tlen = 0;
 	FILE *f;
 	int rc;
@@ -306,6 +324,7 @@ static int lifetimes_page(struct fk_profile *p, const struct fk_life_info *info,
 		rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	fk_flame_opts_init(&fo);
 	fo.title = "Allocation lifetimes";
+	fo.info = fk_origin_text(origin, lines);
 	if (o && o->title && *o->title)
 		fo.title = o->title;
 	if (o && o->colors && *o->colors)
@@ -330,6 +349,8 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 {
 	struct fk_life_info info;
 	struct fk_serve_opts vo = { .minwidth = -1, .inverted = -1 };
+	/* Every page of the record says what it covers. */
+	struct fk_origin origin = { .life = &info };
 	struct fk_profile *p;
 	char *raw, title[120];
 	size_t rlen, rmap;
@@ -356,8 +377,11 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	}
 	rc = fk_life_parse(p, raw, rlen, q, &info, err);
-	if (rc == 0)
+	if (rc == 0) {
 		remember(info.records, info.records ? info.span_s : -1);
+		origin.period = info.period;
+		origin.clock_ms = recent_tick_ms(info.realtime);
+	}
 	/* An empty view is a 409 (but JSON can say "no site" itself, once
 	 * there are records at all). */
 	if (rc == 0 && (info.records == 0 || (p->nstacks == 0 && fmt != FK_RECENT_JSON))) {
@@ -376,13 +400,16 @@ int fk_recent_serve(const struct fk_life_query *q, int fmt, const struct fk_serv
 			*out = NULL;
 		}
 	} else if (rc == 0 && fmt == FK_OUT_FLAME && q->view == FK_LIFE_SITES) {
-		rc = lifetimes_page(p, &info, o, out, len, err);
+		/* The record's figures are the text's own "# info:" lines. */
+		struct fk_origin page = { .clock_ms = origin.clock_ms };
+
+		rc = lifetimes_page(p, &info, o, &page, out, len, err);
 	} else if (rc == 0) {
 		if (o)
 			vo = *o;
 		if (!vo.title || !*vo.title)
 			vo.title = view_title(q, title, sizeof title);
-		rc = fk_serve_emit(p, fmt, &vo, out, len, maplen, err);
+		rc = fk_serve_emit(p, fmt, &vo, &origin, out, len, maplen, err);
 	}
 	fk_life_info_release(&info);
 	fk_profile_free(p);

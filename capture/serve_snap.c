@@ -652,8 +652,14 @@ static int serve_locked(uint32_t id, uint32_t base, const struct fk_profile *liv
 			const struct fk_serve_opts *o, char **out, size_t *len,
 			size_t *maplen, struct fk_err *err)
 {
-	const struct snap *b = base ? find(base) : NULL;
+	const struct snap *b = base ? find(base) : NULL, *s = id ? find(id) : NULL;
 	struct fk_profile *cur = NULL, *p;
+	/* A snapshot's page has every column a snapshot keeps (in-use space
+	 * and objects); a growth's, the growth of in-use space (its objects
+	 * may shrink). Each at the time of the heap it ends at. */
+	struct fk_origin origin = { .time = s ? (double)s->time_ns / 1e9 : 0,
+				    .period = s ? s->period : live ? live->period : 0,
+				    .sample_type = base ? "inuse_space" : NULL, .columns = !base };
 	int rc;
 
 	if (base && !b)
@@ -664,7 +670,7 @@ static int serve_locked(uint32_t id, uint32_t base, const struct fk_profile *liv
 		p = cur;
 	else
 		p = growth(b, cur ? cur : live, err);
-	rc = p ? fk_serve_emit(p, fmt, o, out, len, maplen, err) : -1;
+	rc = p ? fk_serve_emit(p, fmt, o, &origin, out, len, maplen, err) : -1;
 	if (p != cur)
 		fk_profile_free(p);
 	fk_profile_free(cur);
@@ -776,9 +782,16 @@ static int series_locked(int fmt, const struct fk_serve_opts *o, char **out, siz
 		else
 			nparts++;
 	}
-	if (rc == 0)
-		rc = fk_serve_series(parts, nparts, (uint32_t)n, series_set, &c, fmt, o, out,
-				     len, err);
+	if (rc == 0) {
+		/* The snapshots' sampling period when they share one. */
+		struct fk_origin origin = { .period = sel[0]->period, .sample_type = "inuse_space" };
+
+		for (size_t k = 1; k < n; k++)
+			if (sel[k]->period != origin.period)
+				origin.period = 0;
+		rc = fk_serve_series(parts, nparts, (uint32_t)n, series_set, &c, fmt, o, &origin,
+				     out, len, err);
+	}
 out:
 	for (size_t i = 0; parts && c.slot && i < nparts; i++) {
 		fk_profile_free(parts[i]);

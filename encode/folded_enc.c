@@ -174,7 +174,7 @@ static int push_name(struct sink *k, size_t *nn, const char *s, size_t n, struct
  * cached text split at its ';' as the reader splits the line (a name has
  * none, escaping made them ':'; an address text is taken as it is), the
  * blanks at the line's end dropped, within the same line limit. */
-static int give(struct sink *k, int64_t v, struct fk_err *err)
+static int give(struct sink *k, const int64_t *v, struct fk_err *err)
 {
 	size_t nn = 0, total = 0, i;
 
@@ -213,7 +213,7 @@ static int give(struct sink *k, int64_t v, struct fk_err *err)
 static int sink_end(struct sink *k, const int64_t *vals, struct fk_err *err)
 {
 	if (!k->acc)
-		return give(k, vals[0], err);
+		return give(k, vals, err);
 	return k->columns ? fk_foldacc_endv(k->acc, vals, err) : fk_foldacc_end(k->acc, vals[0], err);
 }
 
@@ -278,6 +278,12 @@ static int walk(const struct fk_profile *p, const struct fk_folded_opts *o, stru
 	return rc;
 }
 
+const char *fk_folded_columns(const struct fk_profile *p)
+{
+	return p->has_accum ? "inuse_space/bytes inuse_objects/count alloc_space/bytes alloc_objects/count"
+	    : "inuse_space/bytes inuse_objects/count";
+}
+
 int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 		    FILE *out, struct fk_err *err)
 {
@@ -296,8 +302,7 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	fk_namecache_init(&k.cache);
 	rc = walk(p, o, &k, err);
 	if (rc == 0 && o->columns)
-		fprintf(out, "# columns: inuse_space/bytes inuse_objects/count%s\n",
-			p->has_accum ? " alloc_space/bytes alloc_objects/count" : "");
+		fprintf(out, "# columns: %s\n", fk_folded_columns(p));
 	if (rc == 0)
 		rc = fk_foldacc_write(k.acc, out, err);
 	fk_foldacc_free(k.acc);
@@ -314,8 +319,6 @@ int fk_folded_each_stack(const struct fk_profile *p, const struct fk_folded_opts
 
 	if (!o)
 		o = &defaults;
-	if (o->columns)
-		return fk_err_set(err, FK_EUNSUPP, 0, "columns are folded text's");
 	fk_namecache_init(&k.cache);
 	rc = walk(p, o, &k, err);
 	fk_namecache_release(&k.cache);

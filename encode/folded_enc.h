@@ -35,11 +35,18 @@ struct fk_folded_opts {
 int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 		    FILE *out, struct fk_err *err);
 
+/* The names of the value columns fk_folded_write writes with o->columns
+ * for p, as on its "# columns:" line: in-use space and objects, then, when
+ * p has accumulated counts, allocated space and objects. Static text. */
+const char *fk_folded_columns(const struct fk_profile *p);
+
 /* Told one stack of fk_folded_each_stack: its n frames, root first
  * (names[i] of lens[i] bytes, not NUL-terminated, valid during the call),
- * and its value (not 0). Returns 0, or -1 with err to stop the walk. */
+ * and its values v: v[0] (not 0), or with o->columns one a column of
+ * fk_folded_columns(p) (not all 0). Returns 0, or -1 with err to stop the
+ * walk. */
 typedef int (*fk_folded_stack_fn)(void *ctx, const char *const *names, const size_t *lens,
-				  size_t n, int64_t value, struct fk_err *err);
+				  size_t n, const int64_t *v, struct fk_err *err);
 
 /* Gives fn, stack by stack, what fk_folded_write would write with o (NULL
  * for the defaults), as a reader of that text finds it: the same frames
@@ -48,8 +55,9 @@ typedef int (*fk_folded_stack_fn)(void *ctx, const char *const *names, const siz
  * (values adding up in a flame graph's tree do the same) and in p's order,
  * not sorted (a tree's page does not depend on it). So a flame graph is
  * built from a profile without writing its text and parsing it back (the
- * hook's ?format=flame). o->columns is the text's alone: refused. Returns
- * 0, or -1 with err (fn's, or fk_folded_write's). */
+ * hook's ?format=flame, every column of o->columns through
+ * fk_flame_add_stack_cols). Returns 0, or -1 with err (fn's, or
+ * fk_folded_write's). */
 int fk_folded_each_stack(const struct fk_profile *p, const struct fk_folded_opts *o,
 			 fk_folded_stack_fn fn, void *ctx, struct fk_err *err);
 

@@ -170,6 +170,12 @@ int fk_life_columns_write(struct fk_profile *p, const struct fk_life_info *info,
 		for (size_t i = 0; i < p->nstacks; i++)
 			p->stacks[i].c = all[i];
 		if (rc == 0) {
+			/* What the record covers (man/render-flame.1, "Origin"). */
+			fprintf(out, "# info: records=%llu\n# info: span_s=%.3f\n",
+				(unsigned long long)info->records, info->span_s);
+			if (info->period)
+				fprintf(out, "# info: sample_period=%llu\n",
+					(unsigned long long)info->period);
 			fputs("# columns: all/bytes", out);
 			for (int b = 0; b < FK_LIFE_NBUCKETS; b++)
 				fprintf(out, " %s/bytes", fk_life_bucket_name(b));

@@ -23,8 +23,9 @@ int fk_life_json_write(const struct fk_profile *p, const struct fk_life_info *in
 		       const struct fk_life_query *q, FILE *out, struct fk_err *err);
 
 /* Writes p's stacks (a view made by fk_life_parse with info) as
- * multi-column folded stacks (man/render-flame.1, "Value columns"): a
- * column "all" of every record's bytes, then one per lifetime bucket
+ * multi-column folded stacks (man/render-flame.1, "Value columns") after
+ * the record's origin ("# info:" lines: records, span_s, sample_period):
+ * a column "all" of every record's bytes, then one per lifetime bucket
  * (fk_life_bucket_name), each unbiased as fk_folded_write's; the page
  * render-flame draws of it shows a lifetime histogram of the selected
  * frame. p's counts are left as they were. 0, or -1 with err. */

@@ -7,7 +7,11 @@
 // spike (top function spike_alloc), a drag from the first to the last
 // snapshot shows the growth with grow_cache on top and spike_alloc not
 // among the sites that grew, and "Where is my RSS" adds up to the RSS the
-// hook recorded, through jemalloc's figures.
+// hook recorded, through jemalloc's figures. Both the timeline and the
+// live heap's page (?format=flame) say where they come from on the first
+// screen (the program, its pid, the sample period); the live page has the
+// four heap sample types, allocated space holding the freed spike that
+// in-use space does not, and turns over (callers first) in any of them.
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -80,7 +84,50 @@ const sel = tlSelection, drag = tlDrag;
 		const grew = await page.evaluate(() => Array.from(document.querySelectorAll("#tlgrowth tbody tr td.fn")).map((t) => t.textContent));
 		ok(grew[0] === "grow_cache", "grew most: grow_cache on top", grew.join());
 		ok(!grew.includes("spike_alloc"), "and not spike_alloc, freed", grew.join());
+		const pid = fs.readFileSync(path.join(dir, "pid"), "utf8").trim(), prog = path.join(B, "series-prog");
+		const tlo = await page.evaluate(() => { const o = document.getElementById("origin"); return o ? o.textContent : ""; });
+		ok(tlo.includes(prog) && tlo.includes("pid " + pid) && tlo.includes("sample type inuse_space") &&
+		   tlo.includes("one sample every 4 KiB allocated"),
+		   "the timeline says its program, pid, sample type and period", tlo);
 		await page.close();
+
+		// The live heap's page.
+		const hp2 = await ctx.newPage();
+		const herr = [];
+		hp2.on("pageerror", (e) => herr.push(String(e)));
+		await hp2.goto("file://" + path.join(dir, "heap.svg"));
+		await hp2.waitForFunction(() => window.fk, null, { timeout: 60000 });
+		ok(herr.length === 0, "the live heap's page loads without script errors", herr.join("; "));
+		const first = await hp2.evaluate(() => {
+			const o = document.getElementById("origin"), r = o && o.getBoundingClientRect();
+			return { text: o ? o.textContent : "", shown: !!r && r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight,
+				 cols: Array.from(document.querySelectorAll("#col option")).map((x) => x.textContent) };
+		});
+		ok(first.shown && first.text.startsWith(prog + " \u00b7 pid " + pid + " \u00b7 on ") &&
+		   first.text.includes("one sample every 4 KiB allocated"),
+		   "its first screen says the program, pid, host, time and sample period", first.text);
+		ok(first.cols.join() === "inuse_space,inuse_objects,alloc_space,alloc_objects",
+		   "its columns are the four heap sample types", first.cols.join());
+		const last = snaps[nc - 1].sampled_bytes, col = async (k) => {
+			await hp2.selectOption("#col", String(k));
+			return hp2.evaluate(() => ({ root: window.fk.value(0), total: document.getElementById("total").textContent,
+				spike: window.fk.find("spike_alloc") >= 0 ? window.fk.value(window.fk.find("spike_alloc")) : 0 }));
+		};
+		const iu = await col(0), io = await col(1), as = await col(2), ao = await col(3);
+		ok(Math.abs(iu.root - last) <= 2 && iu.spike === 0, "in-use space: the last snapshot's heap, no spike",
+		   JSON.stringify(iu) + " vs " + last);
+		ok(io.root > 0 && io.root < iu.root && /inuse_objects/.test(io.total), "in-use objects: a count, the total names it", JSON.stringify(io));
+		ok(as.root >= iu.root + 5e6 && as.spike >= 5e6 && /alloc_space/.test(as.total),
+		   "allocated space: the freed 6 MiB spike too", JSON.stringify(as));
+		ok(ao.root >= io.root && ao.spike > 0, "allocated objects: the spike's too", JSON.stringify(ao));
+		await hp2.selectOption("#col", "2");
+		await hp2.click("#invert");
+		const inv = await hp2.evaluate(() => { const j = window.fk.find("spike_alloc");
+			return { pressed: document.getElementById("invert").getAttribute("aria-pressed"), parent: j >= 0 ? window.fk.parent(j) : -2,
+				 v: j >= 0 ? window.fk.value(j) : 0 }; });
+		ok(inv.pressed === "true" && inv.parent === 0 && inv.v === as.spike,
+		   "callers first in allocated space: spike_alloc at the root with its bytes", JSON.stringify(inv) + " vs " + as.spike);
+		await hp2.close();
 	} catch (e) {
 		ok(false, "the browser test ran to the end", String(e && e.stack || e));
 	} finally {

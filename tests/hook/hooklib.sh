@@ -155,3 +155,15 @@ cu_other() {
 	as_other curl -s -o - -w '%{stderr}%{http_code}' --max-time 30 "$@" >"$T/body" 2>"$T/status"
 	cat "$T/body"
 }
+
+# page_meta ID FILE: the text of the flame page FILE's <metadata id="ID">
+# (its origin: fkinfo, its columns: fkcols), unescaped, without blank
+# lines.
+page_meta() {
+	python3 -c 'import html, re, sys
+m = re.search("<metadata id=\"%s\">(.*?)</metadata>" % sys.argv[1], open(sys.argv[2]).read(), re.S)
+print("\n".join(l for l in html.unescape(m.group(1) if m else "").split("\n") if l))' "$1" "$2"
+}
+
+# page_info KEY FILE: the value of KEY in the flame page FILE's origin.
+page_info() { page_meta fkinfo "$2" | sed -n "s/^$1=//p"; }

@@ -77,6 +77,20 @@ check "flame: names life_forever" grep -q life_forever "$T/o.svg"
 cu "$H/internal/heap/lifetimes?format=flame" >"$T/page.svg"
 check "the lifetimes page: valid XML" xmllint --noout "$T/page.svg"
 check "the lifetimes page: a column per lifetime" grep -q 'all/bytes under-1ms/bytes .* live/bytes' "$T/page.svg"
+# Each page says what the record covers and the tick of its clock: the
+# coarse monotonic clock (jemalloc's without prof_time_resolution:high;
+# Linux's clock id 6, which python's time module does not name).
+tick=$(python3 -c 'import time; print("%g" % (time.clock_getres(6) * 1000))')
+for f in page o; do
+	is "$f.svg: the program" "$(page_info program "$T/$f.svg")" "$(readlink "/proc/$HOST_PID/exe")"
+	is "$f.svg: the pid" "$(page_info pid "$T/$f.svg")" "$HOST_PID"
+	is "$f.svg: the sample period (lg 10)" "$(page_info sample_period "$T/$f.svg")" 1024
+	check "$f.svg: the records, 1000 or more ($(page_info records "$T/$f.svg"))" \
+		[ "$(page_info records "$T/$f.svg")" -ge 1000 ]
+	check "$f.svg: the span, over 2 s ($(page_info span_s "$T/$f.svg"))" \
+		awk -v s="$(page_info span_s "$T/$f.svg")" 'BEGIN { exit !(s > 2 && s < 600) }'
+	is "$f.svg: the clock's tick" "$(page_info clock_ms "$T/$f.svg")" "$tick"
+done
 cu "$H/internal/heap/lifetimes?format=raw" >"$T/rec.life"
 is "raw: the record's first line" "$(head -1 "$T/rec.life")" flamekit-lifetimes/1
 is "raw: heap-lifetimes reads it to the same top" \

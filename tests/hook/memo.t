@@ -4,7 +4,8 @@
 # the same heap asked the same way gets the answer made last time, a pprof
 # stamped with the new request's time; a changed heap gets a new answer
 # with its new figures (its stacks' addresses taken from the stack memo);
-# the flame page and folded text kept the same way; everything given back
+# the flame page and folded text kept the same way, a page stamped with
+# the new request's time as a pprof is; everything given back
 # when sampling goes off; nothing kept with FLAMEKIT_CACHE_MB=0, and the
 # answers the same.
 . "$(dirname "$0")/hooklib.sh"
@@ -64,8 +65,17 @@ check "with the new blocks ($before -> $after bytes in use)" [ "$after" -gt "$be
 check "go tool pprof reads it" sh -c "go tool pprof -top '$T/h.c' >'$T/h.c.top' 2>&1 && grep -q hog_grow_cache '$T/h.c.top'"
 
 check "an unchanged heap's flame page is given back" hit_pair f '/internal/heap?format=flame'
-check "byte for byte" cmp -s "$T/f.a" "$T/f.b"
+sed '/^time=[0-9]*$/d' "$T/f.a" >"$T/f.a.less"; sed '/^time=[0-9]*$/d' "$T/f.b" >"$T/f.b.less"
+check "byte for byte but its time" cmp -s "$T/f.a.less" "$T/f.b.less"
 check "and well-formed" xmllint --noout "$T/f.b"
+# A second later, the page given back says when it was asked for.
+sleep 1
+h0=$(memo hits); get f.c '/internal/heap?format=flame'
+is "a second later, given back again" "$(memo hits)" $((h0 + 1))
+tb=$(sed -n 's/^time=//p' "$T/f.b"); tc=$(sed -n 's/^time=//p' "$T/f.c")
+check "with the time of its request ($tb, then $tc)" [ "$tc" -gt "$tb" ]
+sed '/^time=[0-9]*$/d' "$T/f.c" >"$T/f.c.less"
+check "and nothing else changed" cmp -s "$T/f.b.less" "$T/f.c.less"
 check "folded text too" hit_pair t '/internal/heap?format=folded'
 check "byte for byte (folded)" cmp -s "$T/t.a" "$T/t.b"
 get t.o '/internal/heap?format=folded&max_samples=1'

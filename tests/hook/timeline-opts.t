@@ -3,7 +3,7 @@
 # The timeline's page takes the flame graph's options (issue 22 item 9: it
 # ignored minwidth and colors without a word): the hook's page with
 # colors, minwidth and inverted is render-flame's with the same options on
-# the same series; a bad value is 400, and folded or json refuse them.
+# the same series after the page's origin; a bad value is 400, and folded or json refuse them.
 . "$(dirname "$0")/hooklib.sh"
 port=$(free_port)
 U=http://127.0.0.1:$port
@@ -29,7 +29,10 @@ while [ $k -lt 5 ]; do
 done
 check "the series held still around a page" [ $same = 0 ]
 is "the page with options: 200" "$st" 200
-"$B/render-flame" --title "Heap over time" --colors mem --minwidth 2% --inverted "$T/tl.folded" >"$T/rf.svg"
+# The page's origin (the program, pid, host, time, sampling) as render-flame
+# reads it: '# info:' lines before the series.
+page_meta fkinfo "$T/opts.svg" | sed 's/^/# info: /' | cat - "$T/tl.folded" >"$T/tl.input"
+"$B/render-flame" --title "Heap over time" --colors mem --minwidth 2% --inverted "$T/tl.input" >"$T/rf.svg"
 check "it is render-flame's page with the same options" cmp -s "$T/opts.svg" "$T/rf.svg"
 cu "$U/internal/heap/timeline" >"$T/plain.svg"
 check "and not the page without them" sh -c "! cmp -s '$T/plain.svg' '$T/opts.svg'"

@@ -4,7 +4,8 @@
 # 1 MiB a step, a 6 MiB spike comes and goes, the cache grows again, with
 # a snapshot requested after each step (each command is answered, so
 # nothing here waits on time). Writes DIR/timeline.svg (the page),
-# DIR/timeline.folded (the series) and DIR/timeline.json.
+# DIR/timeline.folded (the series), DIR/timeline.json, DIR/heap.svg (the
+# live heap's page at the end) and DIR/pid (the program's).
 # Usage: tests/hook/timeline-run.sh B DIR
 set -eu
 B=$1 dir=$2
@@ -17,6 +18,7 @@ env LD_PRELOAD="$B/libflamekit-hook.so $JE" FLAMEKIT_HTTP="unix:$S" FLAMEKIT_SNA
 	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:12 \
 	"$B/series-prog" <"$dir/in" >"$dir/answers" 2>"$dir/err" &
 pid=$!
+echo "$pid" >"$dir/pid"
 trap 'kill -9 $pid 2>/dev/null' EXIT
 exec 3>"$dir/in"
 c() { curl -s --max-time 60 --unix-socket "$S" "$@"; }
@@ -33,6 +35,7 @@ c -X POST -H 'X-Flamekit: 1' "http://localhost/internal/heap/settings?enabled=fa
 c -o "$dir/timeline.svg" http://localhost/internal/heap/timeline
 c -o "$dir/timeline.folded" "http://localhost/internal/heap/timeline?format=folded"
 c -o "$dir/timeline.json" "http://localhost/internal/heap/timeline?format=json"
+c -o "$dir/heap.svg" "http://localhost/internal/heap?format=flame"
 echo quit >&3
 exec 3>&-
 wait $pid

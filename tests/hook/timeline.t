@@ -93,6 +93,20 @@ cu "$U/internal/heap?base=$first&format=folded" >"$T/now.folded"
 is "?base=FIRST (to now) is 200, grow_cache on top" "$(code) $(top "$T/now.folded")" "200 grow_cache"
 cu "$U/internal/heap?snapshot=$peak&format=flame" >"$T/peak.svg"
 check "a snapshot as a flame graph is valid XML" xmllint --noout "$T/peak.svg"
+# A snapshot's page says whose heap it was and when: the snapshot's time;
+# its columns are the in-use space and objects a snapshot keeps.
+is "the snapshot's page: its pid, its program" \
+	"$(page_info pid "$T/peak.svg") $(page_info program "$T/peak.svg")" "$HOST_PID $(readlink "/proc/$HOST_PID/exe")"
+is "the snapshot's page: the snapshot's time" "$(page_info time "$T/peak.svg")" \
+	"$(jq_py 'int([x for x in s if x["id"] == d["peak"]][0]["time"])')"
+is "the snapshot's page: the sample period (lg 12)" "$(page_info sample_period "$T/peak.svg")" 4096
+is "the snapshot's page: in-use space and objects" "$(page_meta fkcols "$T/peak.svg")" \
+	"inuse_space/bytes inuse_objects/count"
+cu "$U/internal/heap?base=$first&snapshot=$last&format=flame" >"$T/growth.svg"
+is "the growth's page: 200" "$(code)" 200
+is "the growth's page: in-use space at the last snapshot's time, one column" \
+	"$(page_info sample_type "$T/growth.svg") $(page_info time "$T/growth.svg") $(page_meta fkcols "$T/growth.svg")" \
+	"inuse_space $(jq_py 'int(s[-1]["time"])') "
 cu "$U/internal/heap?snapshot=$peak&format=raw" >/dev/null
 is "a snapshot as raw is 400" "$(code)" 400
 cu "$U/internal/heap?snapshot=99999" >/dev/null
@@ -110,6 +124,9 @@ cu "$U/internal/heap/timeline" >"$T/timeline.svg"
 is "timeline page: 200" "$(code)" 200
 check "timeline page is valid XML" xmllint --noout "$T/timeline.svg"
 check "timeline page holds the series" grep -q 'spike_alloc' "$T/timeline.svg"
+is "timeline page: its pid, its sample type and period" \
+	"$(page_info pid "$T/timeline.svg") $(page_info sample_type "$T/timeline.svg") $(page_info sample_period "$T/timeline.svg")" \
+	"$HOST_PID inuse_space 4096"
 "$B/render-flame" "$T/series.folded" >"$T/offline.svg" 2>"$T/rf.err"
 check "render-flame draws the same series" [ -s "$T/offline.svg" ]
 cp "$T/timeline.svg" "${FK_TIMELINE_SVG:-/dev/null}" 2>/dev/null || true

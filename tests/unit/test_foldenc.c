@@ -15,6 +15,7 @@
 #include "symprof.h"
 #include "t.h"
 #include "input.h"
+#include "num.h"
 
 static const char sym_text[] =
 	"--- symbol\n"
@@ -226,9 +227,10 @@ static const char odd_text[] =
 	"MAPPED_LIBRARIES:\n"
 	"00001000-00002000 r-xp 00001000 08:01 12 /opt/t/prog\n";
 
-/* fk_folded_each_stack's stacks, each joined by ';', into acc. */
+/* fk_folded_each_stack's stacks, each joined by ';', into acc (its
+ * columns' values when it has columns). */
 static int join_stack(void *ctx, const char *const *names, const size_t *lens, size_t n,
-		      int64_t v, struct fk_err *err)
+		      const int64_t *v, struct fk_err *err)
 {
 	struct fk_foldacc *acc = ctx;
 	char line[4096];
@@ -243,7 +245,7 @@ static int join_stack(void *ctx, const char *const *names, const size_t *lens, s
 	fk_foldacc_begin(acc);
 	if (fk_foldacc_frames(acc, line, len, err) < 0)
 		return -1;
-	return fk_foldacc_end(acc, v, err);
+	return fk_foldacc_endv(acc, v, err);
 }
 
 /* A line of fk_folded_write's text as a reader finds it, into acc. */
@@ -273,21 +275,63 @@ static char *acc_text(struct fk_foldacc *acc)
 	return buf;
 }
 
+/* The lines of multi-column text[0..) after its header into acc as
+ * render-flame reads them: the last ncols blank-separated numbers, then
+ * the stack without the blanks at its end. */
+static void read_columns(struct fk_foldacc *acc, const char *text, size_t ncols)
+{
+	const char *l = strchr(text, '\n') + 1, *nl;
+	struct fk_err err;
+	int64_t v[8];
+
+	fk_err_init(&err, "t");
+	for (; (nl = strchr(l, '\n')); l = nl + 1) {
+		const char *e = nl;
+
+		for (size_t c = ncols; c-- > 0;) {
+			const char *sp = e;
+
+			while (sp[-1] != ' ')
+				sp--;
+			fk_parse_i64(sp, (size_t)(e - sp), &v[c]);
+			e = sp - 1;
+		}
+		while (e > l && e[-1] == ' ')
+			e--;
+		fk_foldacc_begin(acc);
+		fk_foldacc_frames(acc, l, (size_t)(e - l), &err);
+		fk_foldacc_endv(acc, v, &err);
+	}
+}
+
 /* fk_folded_each_stack gives the stacks a reader finds in fk_folded_write's
- * text of p with o: the same lines once merged. */
+ * text of p with o: the same lines once merged; with o->columns a value a
+ * column of fk_folded_columns(p), which the text's "# columns:" line
+ * names. */
 static void same_as_text(const struct fk_profile *p, const struct fk_folded_opts *o,
 			 const char *what)
 {
 	struct fk_foldacc *direct = fk_foldacc_new(), *read = fk_foldacc_new();
 	struct fk_err err;
-	char *text = folded_of(p, o), *a, *b;
+	char *text = folded_of(p, o), *a, *b, head[160];
+	size_t ncols = o && o->columns ? (p->has_accum ? 4 : 2) : 1;
 	int rc;
 
 	fk_err_init(&err, "t");
+	if (ncols > 1) {
+		snprintf(head, sizeof head, "# columns: %s\n", fk_folded_columns(p));
+		T_OK(fk_foldacc_columns(direct, ncols) == 0 && fk_foldacc_columns(read, ncols) == 0,
+		     "%s: %zu columns", what, ncols);
+		T_OK(strncmp(text, head, strlen(head)) == 0, "%s: the text's columns line is %s",
+		     what, head);
+	}
 	rc = fk_folded_each_stack(p, o, join_stack, direct, &err);
 	T_OK(rc == 0, "%s: each stack given (%s)", what, rc ? err.msg : "");
-	T_OK(fk_folded_each(text, strlen(text), 0, read_line, NULL, read, &err) == 0,
-	     "%s: the text reads back", what);
+	if (ncols > 1)
+		read_columns(read, text, ncols);
+	else
+		T_OK(fk_folded_each(text, strlen(text), 0, read_line, NULL, read, &err) == 0,
+		     "%s: the text reads back", what);
 	a = acc_text(direct);
 	b = acc_text(read);
 	T_OK(b[0] && strcmp(a, b) == 0, "%s: the text's stacks and values", what);
@@ -295,6 +339,25 @@ static void same_as_text(const struct fk_profile *p, const struct fk_folded_opts
 		printf("# given:\n%s# read:\n%s", a, b);
 	free(a);
 	free(b);
+	free(text);
+}
+
+/* The same with accumulated counts: four columns. */
+static void same_columns_accum(const struct fk_folded_opts *o)
+{
+	struct fk_profile *p = fk_profile_new("t");
+	char *text = strdup(sym_text), *s;
+	struct fk_err err;
+
+	fk_err_init(&err, "t");
+	/* Every stack (and thread) allocated 7 objects, 9 bytes in all. */
+	for (s = text; (s = strstr(s, "[0: 0]")); s++)
+		memcpy(s, "[7: 9]", 6);
+	if (fk_profile_parse(p, text, strlen(text), &err) < 0 || !p->has_accum)
+		T_OK(0, "a profile with accumulated counts parses: %s", err.msg);
+	else
+		same_as_text(p, o, "accumulated, every column");
+	fk_profile_free(p);
 	free(text);
 }
 
@@ -316,8 +379,9 @@ static void test_each_stack(void)
 	same_as_text(q, NULL, "odd names");
 	same_as_text(q, &thr, "odd names per thread");
 	same_as_text(q, &objs, "odd names, objects");
-	T_OK(fk_folded_each_stack(q, &cols, join_stack, NULL, &err) < 0 && err.code == FK_EUNSUPP,
-	     "columns refused");
+	same_as_text(p, &cols, "every column");
+	same_as_text(q, &cols, "odd names, every column");
+	same_columns_accum(&cols);
 	fk_profile_free(p);
 	fk_profile_free(q);
 }
