@@ -46,6 +46,14 @@
 #define FK_LIFE_MAX_RECORDS (16 * 1024 * 1024)
 #define FK_LIFE_MAX_NEST    32
 
+/* jemalloc's statistics (jestats.h): size classes of one kind, small or
+ * large (5.3 has 36 small and 196 large with 4 KiB pages, more with
+ * larger pages or quanta; its size-class table stops near 232); and how
+ * deep malloc_stats_print's JSON nests (five levels in 5.3: a bin's
+ * mutex figures). */
+#define FK_JESTATS_MAX_CLASSES 512
+#define FK_JESTATS_MAX_NEST    32
+
 /* Threads with their own tN: lines in one dump. */
 #define FK_MAX_THREADS      (1000 * 1000)
 
