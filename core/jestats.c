@@ -80,6 +80,7 @@ struct rd {
 	uint64_t bin_shape[FK_JESTATS_MAX_CLASSES][3];
 	uint64_t lext_size[FK_JESTATS_MAX_CLASSES];
 	int arena_bins;                /* some arena gave bins */
+	int str;                       /* the scalar being read is a string */
 };
 
 static int at(const struct rd *r, int depth, int i, const char *key)
@@ -114,17 +115,18 @@ static int bad_field(struct rd *r, int depth, const char *v, size_t n, const cha
 
 static int want_u64(struct rd *r, int depth, const char *v, size_t n, uint64_t *out)
 {
-	return fk_parse_u64(v, n, out) < 0 ? bad_field(r, depth, v, n, "an unsigned integer") : 0;
+	return r->str || fk_parse_u64(v, n, out) < 0 ?
+	       bad_field(r, depth, v, n, "an unsigned integer") : 0;
 }
 
 static int want_i64(struct rd *r, int depth, const char *v, size_t n, int64_t *out)
 {
-	return fk_parse_i64(v, n, out) < 0 ? bad_field(r, depth, v, n, "an integer") : 0;
+	return r->str || fk_parse_i64(v, n, out) < 0 ? bad_field(r, depth, v, n, "an integer") : 0;
 }
 
 static int want_bool(struct rd *r, int depth, const char *v, size_t n, int64_t *out)
 {
-	if (fk_json_key_is(v, n, "true") || fk_json_key_is(v, n, "false")) {
+	if (!r->str && (fk_json_key_is(v, n, "true") || fk_json_key_is(v, n, "false"))) {
 		*out = v[0] == 't';
 		return 0;
 	}
@@ -204,8 +206,7 @@ static int scalar(struct rd *r, int depth, const char *v, size_t n, int str)
 		snprintf(st->version, sizeof st->version, "%.*s", (int)(n < 79 ? n : 79), v);
 		return 0;
 	}
-	if (str)
-		return 0;
+	r->str = str;
 	if (depth == 3 && at(r, depth, 1, "config") && at(r, depth, 2, "stats")) {
 		int64_t b;
 
@@ -341,12 +342,13 @@ static int tables_agree(struct rd *r)
 				  (unsigned long long)r->nlext, r->lext_seen);
 	for (size_t c = 0; c < r->bins_seen; c++)
 		if (r->bin_shape[c][0] == 0 || r->bin_shape[c][1] == 0 ||
-		    r->bin_shape[c][0] > UINT64_MAX / r->bin_shape[c][1] ||
-		    r->bin_shape[c][0] * r->bin_shape[c][1] > r->bin_shape[c][2] ||
+		    r->bin_shape[c][2] > FK_JESTATS_MAX_SLAB ||
+		    r->bin_shape[c][1] > r->bin_shape[c][2] / r->bin_shape[c][0] ||
 		    (c > 0 && r->bin_shape[c][0] <= r->bin_shape[c - 1][0]))
 			return fk_err_set(r->j.err, FK_ESYNTAX, 0, "jemalloc.arenas.bin[%zu]: want "
 					  "a size above the class before it and nregs regions "
-					  "of it within slab_size", c);
+					  "of it within slab_size (at most %llu bytes)", c,
+					  (unsigned long long)FK_JESTATS_MAX_SLAB);
 	return 0;
 }
 
@@ -397,6 +399,11 @@ int fk_jestats_parse(struct fk_jestats *st, const char *data, size_t len, struct
 			b->curregs = a->bin[c][B_CURREGS];
 			b->curslabs = a->bin[c][B_CURSLABS];
 			b->nonfull_slabs = a->bin[c][B_NONFULL];
+			if (b->curslabs > FK_JESTATS_MAX_SLABS) {
+				rc = fk_err_set(err, FK_ELIMIT, 0, "class %zu: more than %llu slabs",
+						c, (unsigned long long)FK_JESTATS_MAX_SLABS);
+				break;
+			}
 			if (b->curregs > b->curslabs * b->nregs) {
 				rc = fk_err_set(err, FK_ESYNTAX, 0, "class %zu (%llu bytes): %llu "
 						"regions in use in %llu slabs of %llu", c,

@@ -53,6 +53,11 @@
  * mutex figures). */
 #define FK_JESTATS_MAX_CLASSES 512
 #define FK_JESTATS_MAX_NEST    32
+/* One slab's bytes (jemalloc 5.3's largest is a few pages; 4 GiB bounds
+ * every nregs * size) and one class's slabs (2^31 slabs of 4 GiB are far
+ * past any address space), so that slabs * slab_size fits in 64 bits. */
+#define FK_JESTATS_MAX_SLAB    (1ULL << 32)
+#define FK_JESTATS_MAX_SLABS   (1ULL << 31)
 
 /* Threads with their own tN: lines in one dump. */
 #define FK_MAX_THREADS      (1000 * 1000)

@@ -207,10 +207,12 @@ int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
 		fk_waste_release(w);
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	}
-	qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
-	attribute(w, st, est);
+	if (w->nsites) {
+		qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
+		attribute(w, st, est);
+		qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
+	}
 	free(est);
-	qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
 	if (st->have_bins && !(w->classes = calloc(st->nbins ? st->nbins : 1, sizeof *w->classes))) {
 		fk_waste_release(w);
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
@@ -237,7 +239,8 @@ int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
 		w->attributed += (uint64_t)llround(k->attributed);
 		w->nclasses++;
 	}
-	qsort(w->classes, w->nclasses, sizeof *w->classes, by_waste);
+	if (w->nclasses)
+		qsort(w->classes, w->nclasses, sizeof *w->classes, by_waste);
 	parts_of(w, st, pr);
 	return 0;
 }
