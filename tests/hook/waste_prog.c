@@ -7,6 +7,8 @@
  *              allocates N and frees nine in ten of them, at random; prints
  *              "frag W": jemalloc's own slab waste of that class over every
  *              arena, (curslabs * nregs - curregs) * size
+ *   arenas N   N more arenas (arenas.create), each holding one object
+ *              ("arenas N"), for the cost of many arenas (bench/waste.sh)
  *   dump PATH  prof.dump to PATH ("dumped")
  *   stats PATH malloc_stats_print's JSON (opts J) to PATH ("stats")
  *   quit       exit 0 (also at end of input) */
@@ -93,6 +95,25 @@ static void frag(size_t n, size_t d)
 	printf("frag %llu\n", class_waste());
 }
 
+static void arenas(size_t n)
+{
+	unsigned ind, old = 0;
+	size_t sz = sizeof ind, osz = sizeof old, made = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sz = sizeof ind;
+		if (ctl("arenas.create", &ind, &sz, NULL, 0) != 0)
+			break;
+		osz = sizeof old;
+		if (ctl("thread.arena", &old, &osz, &ind, sizeof ind) != 0)
+			break;
+		memset(waste_dense(), 3, SIZE);
+		ctl("thread.arena", NULL, NULL, &old, sizeof old);
+		made++;
+	}
+	printf("arenas %zu\n", made);
+}
+
 static void write_cb(void *opaque, const char *s)
 {
 	fputs(s, opaque);
@@ -115,6 +136,8 @@ int main(void)
 	while (fgets(line, sizeof line, stdin)) {
 		if (sscanf(line, "frag %zu %zu", &n, &d) == 2) {
 			frag(n, d);
+		} else if (sscanf(line, "arenas %zu", &n) == 1) {
+			arenas(n);
 		} else if (sscanf(line, "dump %4095s", path) == 1) {
 			const char *p = path;
 
