@@ -68,7 +68,8 @@ int main(int argc, char **argv)
 		fk_die_err(&err);
 	p = fk_cli_load(path);
 	fk_err_init(&err, path);
-	if (fk_symbolize(p, &so, &err) < 0 || fk_waste_compute(&w, &st, p, NULL, &err) < 0)
+	if ((!p->symbolized && fk_symbolize(p, &so, &err) < 0) ||
+	    fk_waste_compute(&w, &st, p, NULL, &err) < 0)
 		fk_die_err(&err);
 	fk_cli_open_out(&out, outpath);
 	fk_cli_commit_out(&out, fk_waste_write(p, &w, &st, fmt, out.fp, &err), &err);
