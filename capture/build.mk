@@ -11,7 +11,7 @@ HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_
             hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c hook_params.c hook_reply.c \
              serve_origin.c serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c \
-             hook_stream.c
+             hook_stream.c serve_waste.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
 SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
@@ -90,6 +90,9 @@ HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)
 #   dl-prog          loads, uses and unloads libfk-dl-alpha.so and
 #                    libfk-dl-beta.so (one source, two function names)
 HOOK_TPROGS += $(B)/life-prog $(B)/forkdump-prog
+#   waste-prog       fragments the 64-byte class beside a site that fills
+#                    its slabs (tests/hook/waste.t, fixtures/waste/)
+HOOK_TPROGS += $(B)/waste-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/forkdump_prog.o $(B)/test_hook_addr.o \
@@ -150,6 +153,14 @@ $(B)/life_prog.o: tests/hook/life_prog.c | $(B)
 $(B)/life-prog: $(B)/life_prog.o
 	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -lpthread
 OBJS += $(B)/life_prog.o
+
+# waste-prog runs preloaded too: a fixture, built without a sanitizer.
+$(B)/waste_prog.o: tests/hook/waste_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(call NOSAN,$(ALL_CFLAGS)) -O1 -fno-inline -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls -c -o $@ $<
+$(B)/waste-prog: $(B)/waste_prog.o
+	$(CC) $(call NOSAN,$(LDFLAGS)) -o $@ $^ -ldl
+OBJS += $(B)/waste_prog.o
 
 $(B)/hook-alloc-prog: $(B)/hook_alloc_prog.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread

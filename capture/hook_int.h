@@ -745,6 +745,17 @@ int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
  * one (400); a smaller one that is no process of the program is 404. */
 #define FK_HOOK_PID_MAX 2147483647
 
+/* ---- serve_waste.c: where the program's memory goes ---- */
+
+/* GET /internal/heap/waste[?format=json|folded|flame]: jemalloc's
+ * statistics less the hook's arena, each class's slab waste laid to the
+ * sites of the live heap dump (core/waste.h). */
+void fk_waste_route(const struct fk_request *rq, struct fk_reply *r);
+
+/* The route's formats, for its format parameter: json, folded, flame;
+ * NULL past the last. */
+const char *fk_waste_format_name(int i);
+
 /* ---- hook_routes.c: the endpoints, a table ---- */
 
 /* Answers rq by the route table (404 for no such path, 405 for a method

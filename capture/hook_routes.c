@@ -765,6 +765,10 @@ static const struct fk_param lifetimes_params[] = {
 	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
 	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
 	P(NULL, 0) };
+static const struct fk_param waste_params[] = {
+	{ .name = "format", .kind = FK_PARAM_WORD, .word = fk_waste_format_name },
+	P("title", FK_PARAM_TEXT),
+	P(NULL, 0) };
 static const struct fk_param pprof_params[] = {
 	{ .name = "seconds", .kind = FK_PARAM_UINT, .max = FK_HOOK_MAX_SECONDS },
 	MAX_SAMPLES,
@@ -787,6 +791,8 @@ static const struct route {
 	{ "GET", "/internal/heap/lifetimes", get_lifetimes,
 	  "[?view=temporary&max_ms=N|oldest&min_s=N|freed][&format=json|pprof|flame|folded|raw]",
 	  lifetimes_params },
+	{ "GET", "/internal/heap/waste", fk_waste_route, "[?format=json|folded|flame]",
+	  waste_params },
 	{ "GET", "/internal/heap/processes", fk_procs_list,
 	  "  (the program's processes; ?pid=N on any route asks one)", no_params },
 	{ "GET", "/debug/pprof/heap", get_heap_pprof, "[?seconds=N][&max_samples=N]", pprof_params },

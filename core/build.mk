@@ -30,6 +30,13 @@ FUZZ += fuzz_series
 $(B)/fuzz_series: $(B)/fuzz_series.o $(B)/libfkcore.a
 	$(FUZZ_LINK) $(CORE_LDLIBS)
 
+FUZZ += fuzz_jestats fuzz_waste
+OBJS += $(B)/fuzz_jestats.o $(B)/fuzz_waste.o
+$(B)/fuzz_jestats: $(B)/fuzz_jestats.o $(B)/libfkcore.a
+	$(FUZZ_LINK) $(CORE_LDLIBS)
+$(B)/fuzz_waste: $(B)/fuzz_waste.o $(B)/libfkcore.a
+	$(FUZZ_LINK) $(CORE_LDLIBS)
+
 FUZZ += fuzz_life
 OBJS += $(B)/fuzz_life.o
 $(B)/fuzz_life: $(B)/fuzz_life.o $(B)/libfkcore.a

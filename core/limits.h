@@ -46,6 +46,19 @@
 #define FK_LIFE_MAX_RECORDS (16 * 1024 * 1024)
 #define FK_LIFE_MAX_NEST    32
 
+/* jemalloc's statistics (jestats.h): size classes of one kind, small or
+ * large (5.3 has 36 small and 196 large with 4 KiB pages, more with
+ * larger pages or quanta; its size-class table stops near 232); and how
+ * deep malloc_stats_print's JSON nests (five levels in 5.3: a bin's
+ * mutex figures). */
+#define FK_JESTATS_MAX_CLASSES 512
+#define FK_JESTATS_MAX_NEST    32
+/* One slab's bytes (jemalloc 5.3's largest is a few pages; 4 GiB bounds
+ * every nregs * size) and one class's slabs (2^31 slabs of 4 GiB are far
+ * past any address space), so that slabs * slab_size fits in 64 bits. */
+#define FK_JESTATS_MAX_SLAB    (1ULL << 32)
+#define FK_JESTATS_MAX_SLABS   (1ULL << 31)
+
 /* Threads with their own tN: lines in one dump. */
 #define FK_MAX_THREADS      (1000 * 1000)
 

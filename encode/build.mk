@@ -6,14 +6,16 @@
 # time; every object of this folder includes the generated header.
 ENC_SRC := profile.pb-c.c gzbuf.c foldacc.c addrname.c round.c \
            pprof_dec.c pprof_folded.c pprof_enc.c pprof_limit.c folded_enc.c series_enc.c \
-           life_enc.c \
+           life_enc.c json_enc.c waste_enc.c \
            legacy.c legacy_build.c legacy_text.c legacy_heap.c legacy_cpu.c \
            legacy_contention.c legacy_thread.c legacy_count.c legacy_java.c
 ENC_OBJ := $(ENC_SRC:%.c=$(B)/%.o)
-ENC_MAINS := to_pprof_main from_pprof_main to_folded_main heap_series_main heap_lifetimes_main
+ENC_MAINS := to_pprof_main from_pprof_main to_folded_main heap_series_main heap_lifetimes_main \
+             heap_waste_main
 OBJS    += $(ENC_OBJ) $(ENC_MAINS:%=$(B)/%.o) $(B)/test_pprof.o $(B)/test_foldenc.o
 LIBS    += $(B)/libfkenc.a
-PROGS   += $(B)/to-pprof $(B)/from-pprof $(B)/to-folded $(B)/heap-series $(B)/heap-lifetimes
+PROGS   += $(B)/to-pprof $(B)/from-pprof $(B)/to-folded $(B)/heap-series $(B)/heap-lifetimes \
+           $(B)/heap-waste
 UNIT    += $(B)/test_pprof $(B)/test_foldenc
 FUZZ    += fuzz_pprof fuzz_legacy
 
@@ -49,6 +51,12 @@ $(B)/heap-lifetimes: $(B)/heap_lifetimes_main.o $(B)/libfkenc.a $(B)/libfksym.a 
 		$(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS) $(SYM_LDLIBS) $(CORE_LDLIBS)
 
+# heap-waste symbolizes the dump: symbolize/'s library too.
+$(B)/heap_waste_main.o: CPPFLAGS += $(SYM_CFLAGS)
+$(B)/heap-waste: $(B)/heap_waste_main.o $(B)/libfkenc.a $(B)/libfksym.a $(B)/libfkcli.a \
+		$(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS) $(SYM_LDLIBS) $(CORE_LDLIBS)
+
 $(B)/test_pprof: $(B)/test_pprof.o $(B)/libfkenc.a $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENC_LIBS)
 $(B)/test_foldenc: $(B)/test_foldenc.o $(B)/libfkenc.a $(B)/libfkcore.a
@@ -65,3 +73,4 @@ $(call layer,$(B)/to_pprof_main.o $(B)/from_pprof_main.o $(B)/to_folded_main.o,e
 # heap-series is a tool over two libraries: it sees symbolize/ as well.
 $(call layer,$(B)/heap_series_main.o,encode symbolize cli core)
 $(call layer,$(B)/heap_lifetimes_main.o,encode symbolize cli core)
+$(call layer,$(B)/heap_waste_main.o,encode symbolize cli core)

@@ -419,4 +419,16 @@ int fk_legacy_java_names(struct fk_lb *b, const char *data, size_t len, uint64_t
 int fk_legacy_read(const void *data, size_t len, uint8_t **out, size_t *outlen,
 		    struct fk_err *err);
 
+/* ---- json_enc.c: pieces of the JSON views ---- */
+
+/* Writes s as a JSON string (names are UTF-8 or placeholders): quotes,
+ * backslashes and control bytes escaped. */
+void fk_enc_json_str(FILE *f, const char *s);
+
+/* Writes the frames of s, root first, as a JSON array of names (inline
+ * frames expanded; an unresolved address as "module+0xOFFSET"); the
+ * leaf's name into *leaf (valid until the next call). */
+void fk_enc_json_stack(FILE *f, const struct fk_profile *p, const struct fk_stack *s,
+		       const char **leaf);
+
 #endif

@@ -14,24 +14,6 @@
 #include "folded_enc.h"
 #include "pprof_enc.h"
 
-/* A JSON string of the bytes of s (names are UTF-8 or placeholders):
- * quotes, backslashes and control bytes escaped. */
-static void put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* A lifetime in milliseconds, "live", or null. */
 static void put_ms(FILE *f, const char *key, double v, int first)
 {
@@ -44,46 +26,11 @@ static void put_ms(FILE *f, const char *key, double v, int first)
 		fprintf(f, "%.3f", v);
 }
 
-/* The frames of stack s, root first, as strings; the leaf's name into
- * *leaf (a static buffer's or a symbol's: valid until the next call). */
-static void put_stack(FILE *f, const struct fk_profile *p, const struct fk_stack *s,
-		      const char **leaf)
-{
-	static char last[256];
-	char buf[256];
-	int first = 1;
-
-	*leaf = FK_ENC_NO_STACK;
-	fputc('[', f);
-	for (uint32_t i = s->depth; i-- > 0;) {
-		const struct fk_sym *sym = fk_profile_sym(p, fk_stack_key(s, i));
-
-		if (sym && sym->nframes > 0) {
-			for (uint32_t k = sym->nframes; k-- > 0;) {
-				fputs(first ? "" : ",", f);
-				put_str(f, sym->frames[k].name);
-				first = 0;
-				*leaf = sym->frames[k].name;
-			}
-			continue;
-		}
-		fk_enc_profile_addr_name(buf, sizeof buf, p, s->addrs[i]);
-		fputs(first ? "" : ",", f);
-		put_str(f, buf);
-		first = 0;
-		snprintf(last, sizeof last, "%s", buf);
-		*leaf = last;
-	}
-	if (first)
-		put_str(f, FK_ENC_NO_STACK);
-	fputc(']', f);
-}
-
 int fk_life_json_write(const struct fk_profile *p, const struct fk_life_info *info,
 		       const struct fk_life_query *q, FILE *out, struct fk_err *err)
 {
 	fputs("{\"view\":", out);
-	put_str(out, fk_life_view_name((int)q->view));
+	fk_enc_json_str(out, fk_life_view_name((int)q->view));
 	if (q->view == FK_LIFE_TEMPORARY)
 		fprintf(out, ",\"max_ms\":%g", q->max_ms);
 	if (q->view == FK_LIFE_OLDEST)
@@ -100,9 +47,9 @@ int fk_life_json_write(const struct fk_profile *p, const struct fk_life_info *in
 		const char *leaf;
 
 		fputs(i ? ",{\"stack\":" : "{\"stack\":", out);
-		put_stack(out, p, s, &leaf);
+		fk_enc_json_stack(out, p, s, &leaf);
 		fputs(",\"function\":", out);
-		put_str(out, leaf);
+		fk_enc_json_str(out, leaf);
 		fprintf(out, ",\"count\":%.0f,\"bytes\":%.0f,\"records\":%" PRIu64 ",\"live\":%"
 			PRIu64 ",\"freed\":%" PRIu64 ",\"lifetime_ms\":{", v.objs, v.bytes,
 			st->records, st->live, st->freed);

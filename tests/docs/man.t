@@ -13,7 +13,7 @@ nok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
 lint() {
 	mandoc -T lint "$1" 2>&1 | grep -v -e 'referenced manual not found' -e 'mandoc.db'
 }
-for prog in jeprof-raw symbolize to-pprof to-folded from-pprof render-flame heap-series heap-check heap-lifetimes; do
+for prog in jeprof-raw symbolize to-pprof to-folded from-pprof render-flame heap-series heap-check heap-lifetimes heap-waste; do
 	page=man/$prog.1
 	if [ ! -f "$page" ]; then nok "$page exists"; continue; fi
 	out=$(lint "$page")

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What GET /internal/heap/waste costs the host (bench/README.md, "Waste"):
+# waste-prog under the hook with 200 000 fragmenting and 100 000 dense
+# 64-byte objects sampled at lg 14, then 0 or ARENAS more arenas; for
+# each format, RUNS requests: the process's CPU (utime + stime from
+# /proc/PID/stat over RUNS requests, after one to warm up: their mean),
+# the median request's wall time, and the host's RSS after them against
+# before.
+# Usage (from the top of the tree, after make): B=build bench/waste.sh [RUNS] [ARENAS]
+set -eu
+B=${B:-build}
+RUNS=${1:-7}
+ARENAS=${2:-256}
+JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
+HOOK=$B/libflamekit-hook.so
+PROG=$B/waste-prog
+T=$(mktemp -d /tmp/fk-wastebench.XXXXXX)
+HPID=""
+cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+for f in "$HOOK" "$PROG" "$JE"; do
+	[ -e "$f" ] || { echo "bench/waste.sh: missing $f (run make B=$B)" >&2; exit 1; }
+done
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+S=$T/s
+cu() { curl -s --max-time 120 --unix-socket "$S" "$@"; }
+ticks() { awk '{ print $14 + $15 }' "/proc/$HPID/stat"; }
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$HPID/status"; }
+HZ=$(getconf CLK_TCK)
+
+for extra in 0 "$ARENAS"; do
+	rm -f "$T/in" "$S"; mkfifo "$T/in"
+	env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP="unix:$S" FLAMEKIT_SNAPSHOT_S=0 \
+		MALLOC_CONF=prof:true,prof_active:false,prof_accum:true,lg_prof_sample:14 \
+		"$PROG" <"$T/in" >"$T/out" 2>"$T/err" &
+	HPID=$!
+	exec 3>"$T/in"
+	until grep -q '^ready' "$T/out"; do sleep 0.1; done
+	cu -X POST 'http://localhost/internal/heap/settings?enabled=true' >/dev/null
+	echo "frag 200000 100000" >&3
+	until grep -q '^frag' "$T/out"; do sleep 0.1; done
+	echo "arenas $extra" >&3
+	until grep -q '^arenas' "$T/out"; do sleep 0.1; done
+	narenas=$(cu 'http://localhost/internal/heap/settings' >/dev/null; \
+		awk '/^arenas/ { print $2 }' "$T/out")
+	for fmt in json folded flame; do
+		cu -o /dev/null "http://localhost/internal/heap/waste?format=$fmt"   # warm-up
+		before=$(rss)
+		: >"$T/wall"; : >"$T/codes"
+		t0=$(ticks)
+		for i in $(seq "$RUNS"); do
+			w0=$(date +%s%N)
+			cu -o "$T/body" -w "%{http_code}\n" \
+				"http://localhost/internal/heap/waste?format=$fmt" >>"$T/codes"
+			w1=$(date +%s%N)
+			echo $(( (w1 - w0) / 1000000 )) >>"$T/wall"
+		done
+		t1=$(ticks)
+		after=$(rss)
+		if grep -qv '^200$' "$T/codes"; then
+			echo "bench/waste.sh: format=$fmt answered $(sort -u "$T/codes" | tr '\n' ' ')" >&2
+			exit 1
+		fi
+		echo "arenas +$narenas format=$fmt: cpu $(awk "BEGIN { printf \"%.1f\", ($t1 - $t0) * 1000 / $HZ / $RUNS }") ms a request" \
+			"(mean of $RUNS), wall $(median <"$T/wall") ms (median); RSS $before -> $after kB"
+	done
+	echo quit >&3
+	exec 3>&-
+	wait "$HPID" || true
+	HPID=""
+done

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/* The waste estimate (waste.h): jemalloc's figures split into RSS's
+ * parts, each small class's slab waste, and that waste laid to the sites
+ * of a heap profile by the holes their frees would leave. */
+#include "waste.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const parts[FK_WASTE_NPARTS] = {
+	"live", "tcache", "slab_holes", "slab_tails", "large_pad", "dirty", "muzzy",
+	"metadata", "hook", "files", "other" };
+
+const char *fk_waste_part_name(int i)
+{
+	return i >= 0 && i < FK_WASTE_NPARTS ? parts[i] : NULL;
+}
+
+void fk_waste_release(struct fk_waste *w)
+{
+	free(w->sites);
+	free(w->classes);
+	w->sites = NULL;
+	w->classes = NULL;
+	w->nsites = w->nclasses = 0;
+}
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* The smallest small class holding size bytes, or FK_WASTE_LARGE. */
+static int class_of(const struct fk_jestats *st, double size)
+{
+	size_t lo = 0, hi = st->nbins;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((double)st->bins[mid].size < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nbins ? (int)lo : FK_WASTE_LARGE;
+}
+
+/* The holes (regions) a site with l in use and f freed leaves in slabs of
+ * n regions (waste.h). */
+static double holes(double l, double f, double n)
+{
+	double q, h;
+
+	if (l <= 0 || f <= 0 || n < 2)
+		return 0;
+	q = l / (l + f);
+	h = (l + f) * (1 - pow(1 - q, n)) - l;
+	if (h > f)
+		h = f;
+	if (h > l * (n - 1))
+		h = l * (n - 1);
+	return h > 0 ? h : 0;
+}
+
+/* Sites by class (small by index, large last), then waste, then bytes in
+ * use, then stack. */
+static int by_class(const void *a, const void *b)
+{
+	const struct fk_waste_site *x = a, *y = b;
+	unsigned cx = (unsigned)x->bin, cy = (unsigned)y->bin;  /* large (-1) last */
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (x->waste != y->waste)
+		return x->waste > y->waste ? -1 : 1;
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes > y->live_bytes ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int by_waste(const void *a, const void *b)
+{
+	const struct fk_waste_class *x = a, *y = b;
+
+	if (x->waste != y->waste)
+		return x->waste > y->waste ? -1 : 1;
+	return x->bin < y->bin ? -1 : x->bin > y->bin;
+}
+
+/* The profile's sites and their class; sites[] by class. */
+static int sites_of(struct fk_waste *w, const struct fk_jestats *st,
+		    const struct fk_profile *p, struct fk_err *err)
+{
+	if (!p || p->nstacks == 0)
+		return 0;
+	if (!(w->sites = calloc(p->nstacks, sizeof *w->sites)))
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct fk_counts *c = &p->stacks[i].c;
+		struct fk_values v = fk_unbias(p, c);
+		struct fk_waste_site *s = &w->sites[w->nsites];
+		double size;
+
+		if (c->objs > 0)
+			size = (double)c->bytes / (double)c->objs;
+		else if (c->acc_objs > 0)
+			size = (double)c->acc_bytes / (double)c->acc_objs;
+		else
+			continue;
+		s->stack = i;
+		s->bin = class_of(st, size);
+		s->live_objs = v.objs > 0 ? v.objs : 0;
+		s->live_bytes = v.bytes > 0 ? v.bytes : 0;
+		s->freed_objs = p->has_accum && v.acc_objs > s->live_objs ? v.acc_objs - s->live_objs : 0;
+		w->nsites++;
+	}
+	return 0;
+}
+
+/* Lays each class's waste to its sites. */
+static void attribute(struct fk_waste *w, const struct fk_jestats *st, double *est)
+{
+	size_t i = 0;
+
+	while (i < w->nsites && w->sites[i].bin != FK_WASTE_LARGE) {
+		int bin = w->sites[i].bin;
+		const struct fk_jestats_bin *b = &st->bins[bin];
+		double sum = 0, have = (double)less(b->curslabs * b->nregs, b->curregs) * (double)b->size;
+		size_t k, end;
+
+		for (end = i; end < w->nsites && w->sites[end].bin == bin; end++) {
+			struct fk_waste_site *s = &w->sites[end];
+
+			est[end] = holes(s->live_objs, s->freed_objs, (double)b->nregs) * (double)b->size;
+			sum += est[end];
+		}
+		for (k = i; k < end; k++)
+			w->sites[k].waste = sum > have ? est[k] * have / sum : est[k];
+		i = end;
+	}
+	for (; i < w->nsites; i++) {
+		/* A large extent's pad: one page with cache_oblivious. */
+		if (st->cache_oblivious == 1)
+			w->sites[i].waste = w->sites[i].live_objs * (double)st->page;
+	}
+}
+
+/* RSS's parts from st and the process's figures. */
+static void parts_of(struct fk_waste *w, const struct fk_jestats *st,
+		     const struct fk_waste_proc *pr)
+{
+	uint64_t slabs = 0, sum = 0;
+
+	for (size_t c = 0; c < st->nbins; c++)
+		slabs += st->bins[c].curslabs * st->bins[c].slab_size;
+	for (size_t c = 0; c < st->nlext; c++)
+		w->large_extents += st->lext[c].curlextents;
+	w->large_pad = less(less(st->active, slabs), st->large_allocated);
+	w->part[FK_PART_LIVE] = (int64_t)less(st->allocated, st->tcache_bytes);
+	w->part[FK_PART_TCACHE] = (int64_t)st->tcache_bytes;
+	w->part[FK_PART_HOLES] = st->have_bins ? (int64_t)w->holes : -1;
+	w->part[FK_PART_TAILS] = st->have_bins ? (int64_t)w->tails : -1;
+	w->part[FK_PART_LARGE_PAD] = st->have_bins ? (int64_t)w->large_pad : -1;
+	if (!st->have_bins)          /* then what is active and not allocated, whole */
+		w->part[FK_PART_HOLES] = (int64_t)less(st->active, st->allocated);
+	w->part[FK_PART_DIRTY] = (int64_t)(st->pdirty * st->page);
+	w->part[FK_PART_MUZZY] = (int64_t)(st->pmuzzy * st->page);
+	w->part[FK_PART_METADATA] = (int64_t)less(st->resident, st->active + st->pdirty * st->page);
+	w->part[FK_PART_HOOK] = pr ? pr->hook_resident : -1;
+	w->part[FK_PART_FILES] = pr ? pr->file_rss : -1;
+	w->part[FK_PART_OTHER] = -1;
+	for (int i = 0; i < FK_PART_OTHER; i++)
+		if (w->part[i] > 0)
+			sum += (uint64_t)w->part[i];
+	if (pr && pr->rss >= 0 && pr->file_rss >= 0)
+		w->part[FK_PART_OTHER] = (int64_t)pr->rss - (int64_t)sum;
+}
+
+int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
+		     const struct fk_profile *p, const struct fk_waste_proc *pr,
+		     struct fk_err *err)
+{
+	double *est = NULL;
+
+	memset(w, 0, sizeof *w);
+	if (!st->stats)
+		snprintf(w->note[0], sizeof w->note[0], "jemalloc was built without statistics "
+			 "(config.stats false): no figure per class or page, only the sites' "
+			 "bytes in use");
+	else if (!st->have_bins)
+		snprintf(w->note[0], sizeof w->note[0], "the statistics hold no per-class figures "
+			 "(printed without bins): what is active and not allocated is shown as one "
+			 "figure, and no site is blamed");
+	if (!st->have_bins)
+		p = NULL;
+	if (sites_of(w, st, p, err) < 0)
+		return -1;
+	if (p && !p->has_accum)
+		snprintf(w->note[1], sizeof w->note[1], "the profile has no accumulated counts "
+			 "(prof_accum:false): no site is blamed for a class's waste, which is shown "
+			 "unattributed beside the sites allocating in it");
+	w->from_accum = p && p->has_accum;
+	if (w->nsites && !(est = calloc(w->nsites, sizeof *est))) {
+		fk_waste_release(w);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	if (w->nsites) {
+		qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
+		attribute(w, st, est);
+		qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
+	}
+	free(est);
+	if (st->have_bins && !(w->classes = calloc(st->nbins ? st->nbins : 1, sizeof *w->classes))) {
+		fk_waste_release(w);
+		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	for (size_t c = 0, i = 0; st->have_bins && c < st->nbins; c++) {
+		const struct fk_jestats_bin *b = &st->bins[c];
+		struct fk_waste_class *k = &w->classes[w->nclasses];
+
+		while (i < w->nsites && w->sites[i].bin != FK_WASTE_LARGE && w->sites[i].bin < (int)c)
+			i++;
+		if (b->curslabs == 0)
+			continue;
+		k->bin = c;
+		k->waste = less(b->curslabs * b->nregs, b->curregs) * b->size;
+		k->tail = b->curslabs * less(b->slab_size, b->nregs * b->size);
+		k->first = i;
+		for (; i < w->nsites && w->sites[i].bin == (int)c; i++)
+			if (w->sites[i].waste > 0) {
+				k->nsites++;
+				k->attributed += w->sites[i].waste;
+			}
+		w->holes += k->waste;
+		w->tails += k->tail;
+		w->attributed += (uint64_t)llround(k->attributed);
+		w->nclasses++;
+	}
+	if (w->nclasses)
+		qsort(w->classes, w->nclasses, sizeof *w->classes, by_waste);
+	parts_of(w, st, pr);
+	return 0;
+}
+
+void fk_waste_apply(struct fk_profile *p, const struct fk_waste *w)
+{
+	for (size_t i = 0; i < p->nstacks; i++) {
+		p->stacks[i].c = (struct fk_counts){ 0, 0, 0, 0 };
+		p->stacks[i].nthr = 0;
+	}
+	for (size_t i = 0; i < w->nsites; i++) {
+		int64_t b = (int64_t)llround(w->sites[i].waste);
+
+		if (b > 0)
+			p->stacks[w->sites[i].stack].c = (struct fk_counts){ 1, b, 0, 0 };
+	}
+	p->period = 0;
+	p->has_accum = 0;
+	p->header = (struct fk_counts){ 0, 0, 0, 0 };
+	p->nhthr = 0;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* Where the memory jemalloc holds goes (man/heap-waste.1, "How it is
+ * estimated"): each small size class's slab waste from jemalloc's own
+ * statistics (jestats.h), laid to the sampled allocation sites of a heap
+ * profile that allocate in the class and, by their accumulated counts,
+ * freed objects there; large classes' padding; and the pages (dirty,
+ * muzzy, retained, metadata, thread caches) beside the process's RSS. */
+#ifndef FK_WASTE_H
+#define FK_WASTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "jestats.h"
+#include "profile.h"
+
+/* One allocation site (a stack of the profile). */
+struct fk_waste_site {
+	size_t stack;                  /* index into p->stacks */
+	int bin;                       /* its small class, or FK_WASTE_LARGE */
+	double live_objs, live_bytes;  /* unbiased, in use */
+	double freed_objs;             /* unbiased, allocated less in use; 0 without
+					  accumulated counts */
+	double waste;                  /* bytes laid to it */
+};
+#define FK_WASTE_LARGE (-1)
+
+/* One small class with slabs. */
+struct fk_waste_class {
+	size_t bin;                    /* index into the statistics' bins */
+	uint64_t waste;                /* (curslabs * nregs - curregs) * size */
+	uint64_t tail;                 /* curslabs * (slab_size - nregs * size) */
+	double attributed;             /* laid to sites, at most waste */
+	size_t nsites;                 /* sites in it with waste, the first of them
+					  at sites[first] (sites are by class, then waste) */
+	size_t first;
+};
+
+/* RSS's parts, in order; FK_WASTE_NPARTS of them. */
+enum fk_waste_part {
+	FK_PART_LIVE,                  /* allocated less the thread caches */
+	FK_PART_TCACHE,                /* regions cached in threads' tcaches */
+	FK_PART_HOLES,                 /* small classes' slab waste */
+	FK_PART_TAILS,                 /* slab bytes no region fits in */
+	FK_PART_LARGE_PAD,             /* active large pages past what is allocated */
+	FK_PART_DIRTY,                 /* freed pages not yet purged */
+	FK_PART_MUZZY,                 /* purged lazily: resident until reclaimed */
+	FK_PART_METADATA,              /* jemalloc's own, resident */
+	FK_PART_HOOK,                  /* the hook's own arena, resident */
+	FK_PART_FILES,                 /* file-backed and shared pages */
+	FK_PART_OTHER,                 /* the rest of RSS: stacks, other allocators */
+	FK_WASTE_NPARTS
+};
+
+/* The name of part i ("live", "tcache", ...), NULL past the last. */
+const char *fk_waste_part_name(int i);
+
+/* The process's own figures, where known (the hook), else -1. */
+struct fk_waste_proc {
+	int64_t rss, file_rss, hook_resident;
+};
+
+struct fk_waste {
+	struct fk_waste_site *sites;   /* by class (small by size, then large), each by
+					  waste, heaviest first */
+	size_t nsites;
+	struct fk_waste_class *classes;  /* with slabs, by waste, heaviest first */
+	size_t nclasses;
+	int from_accum;                /* sites were blamed from accumulated counts */
+	uint64_t holes, tails, attributed, large_pad, large_extents;
+	int64_t part[FK_WASTE_NPARTS]; /* bytes; -1 unknown */
+	char note[2][240];             /* what is missing and what is shown instead, or "" */
+};
+
+/* Estimates w (zeroed by the call) from st and, when p is not NULL, its
+ * stacks (unbiased; bytes over objects give each site's size and class).
+ * A class's waste goes to its sites in proportion to the holes each would
+ * leave if its objects had filled slabs of their own and its frees had
+ * fallen at random among them, (L+F)(1-(1-q)^nregs) - L regions for L in
+ * use, F freed, q = L/(L+F), at most F and L(nregs-1); never more than
+ * the class's waste in all, the rest unattributed. A site that freed
+ * nothing in its class is never blamed. pr may be NULL. 0, or -1 with
+ * err (out of memory). */
+int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
+		     const struct fk_profile *p, const struct fk_waste_proc *pr,
+		     struct fk_err *err);
+
+void fk_waste_release(struct fk_waste *w);
+
+/* Makes p's stacks hold their waste as exact in-use bytes (period 0, one
+ * object each stack with waste, no per-thread lines, no accumulated
+ * counts), so that any profile writer writes the waste by site. */
+void fk_waste_apply(struct fk_profile *p, const struct fk_waste *w);
+
+#endif

@@ -1,0 +1,1 @@
+heap-waste --stats fixtures/bad/waste-curregs.json fixtures/waste/frag.sym

@@ -1,0 +1,1 @@
+heap-waste --stats fixtures/waste/frag.stats.json fixtures/bad/dump-bad-magic.prof

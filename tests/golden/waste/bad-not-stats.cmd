@@ -1,0 +1,1 @@
+heap-waste --stats fixtures/bad/waste-not-stats.json fixtures/waste/frag.sym

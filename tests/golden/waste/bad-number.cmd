@@ -1,0 +1,1 @@
+heap-waste --stats fixtures/bad/waste-number.json fixtures/waste/frag.sym

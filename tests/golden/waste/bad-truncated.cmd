@@ -1,0 +1,1 @@
+heap-waste --stats fixtures/bad/waste-truncated.json fixtures/waste/frag.sym

@@ -1,0 +1,1 @@
+heap-waste fixtures/waste/frag.sym

@@ -1,0 +1,1 @@
+heap-waste -S - - < fixtures/waste/frag.sym
