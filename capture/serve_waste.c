@@ -222,8 +222,10 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 			if (!vo.title || !*vo.title)
 				vo.title = "Heap waste by allocation site";
 			fk_waste_apply(p, &w);
-			rc = fk_serve_emit(p, fmt == 1 ? FK_OUT_FOLDED : FK_OUT_FLAME, &vo, out, len,
-					   &maplen, err);
+			struct fk_origin origin = { .time = 0 };
+
+			rc = fk_serve_emit(p, fmt == 1 ? FK_OUT_FOLDED : FK_OUT_FLAME, &vo, &origin,
+					   out, len, &maplen, err);
 		}
 		if (rc != 0) {
 			free(*out);
