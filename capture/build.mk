@@ -90,9 +90,9 @@ HOOK_TPROGS := $(B)/hook-alloc-prog $(B)/hook-api-prog $(B)/hook-bench-prog $(B)
 #                    libfk-dl-beta.so (one source, two function names)
 HOOK_TPROGS += $(B)/life-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
-UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer
+UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer $(B)/test_hook_sampling
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
+            $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/test_hook_sampling.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -177,6 +177,9 @@ $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 $(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(B)/test_hook_sampling.o: CFLAGS += $(HOOK_CFLAGS)
+$(B)/test_hook_sampling: $(B)/test_hook_sampling.o $(B)/hook_sampling.o $(B)/hook_arena.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
 
