@@ -110,6 +110,17 @@ int fk_je_lg_sample(void);
  * 0 when off or unknown. */
 int fk_je_prof_accum(void);
 
+/* When jemalloc's prof_bt_max (5.3.1) lets stacks grow deeper than the
+ * FK_MAX_DEPTH frames the readers keep: 1 with a sentence saying what it
+ * needs into buf, else 0. */
+int fk_je_bt_problem(char *buf, size_t size);
+
+/* Whether a dump now lists any stack: 1, 0, or -1 when none could be
+ * taken. With prof_accum a stack whose objects were all freed stays
+ * listed, so 0 means nothing was sampled since start or the last reset.
+ * Takes fk_je_lock. */
+int fk_je_holds_stacks(void);
+
 /* Sets thread.prof.active of the calling thread; *old (may be NULL) gets
  * the previous value. Returns 0, or -1 when jemalloc cannot do it. */
 int fk_je_thread_active(int active, int *old);
