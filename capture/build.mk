@@ -94,9 +94,9 @@ HOOK_TPROGS += $(B)/life-prog $(B)/forkdump-prog
 #                    its slabs (tests/hook/waste.t, fixtures/waste/)
 HOOK_TPROGS += $(B)/waste-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
-UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer
+UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer $(B)/test_hook_sampling
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/forkdump_prog.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
+            $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/test_hook_sampling.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -193,6 +193,9 @@ $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 $(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(B)/test_hook_sampling.o: CFLAGS += $(HOOK_CFLAGS)
+$(B)/test_hook_sampling: $(B)/test_hook_sampling.o $(B)/hook_sampling.o $(B)/hook_arena.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
 

@@ -179,7 +179,11 @@ int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook)
 	if (hook)
 		*hook = own;
 	if (host) {
-		host->allocated = less(all.allocated, own.allocated);
+		int64_t gone = all.allocated >= 0 ? fk_sampling_uncounted() : -1;
+
+		/* The program's memory holds its sampled objects even where
+		 * jemalloc's stats.allocated does not (hook_sampling.c). */
+		host->allocated = less(all.allocated, own.allocated) + (gone > 0 ? gone : 0);
 		host->active = less(all.active, own.active);
 		host->resident = less(all.resident, own.resident);
 		host->mapped = less(all.mapped, own.mapped);

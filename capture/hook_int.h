@@ -110,6 +110,17 @@ int fk_je_lg_sample(void);
  * 0 when off or unknown. */
 int fk_je_prof_accum(void);
 
+/* When jemalloc's prof_bt_max (5.3.1) lets stacks grow deeper than the
+ * FK_MAX_DEPTH frames the readers keep: 1 with a sentence saying what it
+ * needs into buf, else 0. */
+int fk_je_bt_problem(char *buf, size_t size);
+
+/* Whether a dump now lists any stack: 1, 0, or -1 when none could be
+ * taken. With prof_accum a stack whose objects were all freed stays
+ * listed, so 0 means nothing was sampled since start or the last reset.
+ * Takes fk_je_lock. */
+int fk_je_holds_stacks(void);
+
 /* Sets thread.prof.active of the calling thread; *old (may be NULL) gets
  * the previous value. Returns 0, or -1 when jemalloc cannot do it. */
 int fk_je_thread_active(int active, int *old);
@@ -302,7 +313,8 @@ struct fk_arena_mem {
 
 /* After one epoch refresh: the hook's arena's own figures into *hook (all
  * -1 without an arena) and jemalloc's totals less them into *host (the
- * program's figures). Either may be NULL. Returns the arena's index, or
+ * program's figures; its allocated adds the live sampled objects jemalloc
+ * 5.3.1 leaves out, fk_sampling_uncounted). Either may be NULL. Returns the arena's index, or
  * -1 when there is none. */
 int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook);
 
@@ -316,19 +328,58 @@ void fk_arena_atfork(int phase);
 
 /* ---- hook_sampling.c: what sampling itself costs ---- */
 
+/* How a jemalloc places and counts a live sampled small object: its page,
+ * its smallest large class, the padding of a large extent
+ * (opt.cache_oblivious: a page), and page_rounded, whether the object's
+ * extent is its class rounded up to a page and stats.allocated leaves it
+ * out below the smallest large class (from 5.3.0-116, so 5.3.1), else the
+ * smallest large class, counted (5.3.0 and before). */
+struct fk_samp_geom {
+	size_t page, large_min, large_pad;
+	int page_rounded;
+};
+
+/* What live sampled objects add to jemalloc's figures beyond their own
+ * size classes: to stats.allocated (allocated) and stats.active (active),
+ * and the bytes of their classes stats.allocated leaves out (uncounted). */
+struct fk_samp_cost {
+	double allocated, uncounted, active;
+};
+
+/* Whether jemalloc version text v ("5.3.1-0-g81034ce...", its "version")
+ * rounds sampled small objects to a page, leaving them out of
+ * stats.allocated: 1 from 5.3.0-116 on, else 0 (also for text it cannot
+ * read). */
+int fk_sampling_page_rounded(const char *v);
+
+/* Adds to *c what count live sampled objects of small size class cls
+ * cost under g; classes of the smallest large class and above add
+ * nothing (they are never moved). */
+void fk_sampling_add(const struct fk_samp_geom *g, size_t cls, double count,
+		     struct fk_samp_cost *c);
+
+/* The chosen jemalloc's geometry into *g: 0, or -1 when unknown. */
+int fk_sampling_geom(struct fk_samp_geom *g);
+
 /* Whether jemalloc counts its live sampled objects per size class
  * (opt.prof_stats), so that fk_sampling_cost is exact. */
 int fk_sampling_exact(void);
 
 /* The bytes stats.allocated counts beyond the size classes of the live
- * sampled small objects (each takes the smallest large class), from
+ * sampled small objects (struct fk_samp_cost's allocated), from
  * prof.stats.bins.<i>.live; -1 without prof_stats. */
 int64_t fk_sampling_cost(void);
 
-/* The same estimated from a dump's raw in-use counts of n stacks (each
- * stack's objects taken to be of its mean size; objects sampled before
- * the last prof.reset are not in a dump, so they are missed); -1 when the
- * size classes are unknown. */
+/* The bytes of live sampled small objects stats.allocated leaves out
+ * (jemalloc 5.3.1), which the program's memory must add back: counted
+ * with prof_stats, else the newest fk_sampling_estimate's; -1 before
+ * any. */
+int64_t fk_sampling_uncounted(void);
+
+/* fk_sampling_cost estimated from a dump's raw in-use counts of n stacks
+ * (each stack's objects taken to be of its mean size; objects sampled
+ * before the last prof.reset are not in a dump, so they are missed), and
+ * kept for fk_sampling_uncounted; -1 when the size classes are unknown. */
 int64_t fk_sampling_estimate(const int64_t *objs, const int64_t *bytes, size_t n);
 
 /* fork handling, as fk_je_atfork (its lock, as the arena's). */

@@ -619,6 +619,41 @@ int fk_je_prof_accum(void)
 	return b;
 }
 
+int fk_je_bt_problem(char *buf, size_t size)
+{
+	unsigned bt = 0;
+	size_t sz = sizeof bt;
+
+	/* opt.prof_bt_max exists from jemalloc 5.3.1 on; 128 before. */
+	if (fk_je_check(NULL) != FK_JE_OK || je_ctl("opt.prof_bt_max", &bt, &sz, NULL, 0) != 0 ||
+	    bt <= FK_MAX_DEPTH)
+		return 0;
+	snprintf(buf, size, "jemalloc's prof_bt_max is %u, deeper than the %d frames flamekit "
+		 "keeps of a stack: deeper stacks are cut to their %d innermost frames under a "
+		 "[truncated] root, and jemalloc spends time and memory on frames never shown "
+		 "(set prof_bt_max:%d or less in MALLOC_CONF)", bt, FK_MAX_DEPTH, FK_MAX_DEPTH,
+		 FK_MAX_DEPTH);
+	return 1;
+}
+
+int fk_je_holds_stacks(void)
+{
+	char *raw;
+	size_t len, maplen;
+	struct fk_err err;
+	int rc;
+
+	fk_err_init(&err, NULL);
+	fk_je_lock();
+	rc = fk_je_dump(&raw, &len, &maplen, &err);
+	if (rc == 0) {
+		rc = memmem(raw, len, "\n@", 2) != NULL;
+		fk_hook_buf_release(raw, maplen);
+	}
+	fk_je_unlock();
+	return rc;
+}
+
 int fk_je_thread_active(int active, int *old)
 {
 	bool b = active != 0, o = false;

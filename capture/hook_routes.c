@@ -241,7 +241,8 @@ static void settings_json(struct fk_reply *r)
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
 		fk_reply_json_str(f, why);
-	} else if (found && idle_allocator(idle, sizeof idle, &cp)) {
+	} else if ((found && idle_allocator(idle, sizeof idle, &cp)) ||
+		   fk_je_bt_problem(idle, sizeof idle)) {
 		fputs(",\"problem\":", f);
 		fk_reply_json_str(f, idle);
 	}
@@ -386,9 +387,17 @@ static void nothing_in_use(struct fk_reply *r)
 		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld, and "
 			       "sampling is off in it: turn it on with POST "
 			       "/internal/heap/settings?enabled=true&pid=%ld%s", self, self, more);
+	else if (!fk_je_prof_accum())
+		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld: either "
+			       "nothing has been sampled yet or all of it has been freed (jemalloc "
+			       "runs without prof_accum, which would tell)%s", self, more);
+	else if (fk_je_holds_stacks() == 0)
+		fk_reply_error(r, 409, "nothing has been sampled yet in process %ld since sampling "
+			       "was turned on or the profile reset: let the program allocate, then "
+			       "fetch again%s", self, more);
 	else
 		fk_reply_error(r, 409, "no sampled allocation is in use in process %ld: "
-			       "folded stacks are the bytes in use, and whatever was sampled has "
+			       "folded stacks are the bytes in use, and all that was sampled has "
 			       "been freed (/debug/pprof/allocs?pid=%ld counts what was allocated)%s",
 			       self, self, more);
 }

@@ -312,6 +312,17 @@ static void figures(struct snap *s)
 {
 	struct fk_arena_mem host, hook;
 
+	/* The estimate first: the program's allocated adds what it finds
+	 * jemalloc 5.3.1 leaves out (fk_arena_split). */
+	if (fk_sampling_exact()) {
+		s->stat[FK_SER_SAMPLING] = fk_sampling_cost();
+		s->sampling_how = "prof_stats";
+	} else {
+		s->stat[FK_SER_SAMPLING] = fk_sampling_estimate(s->objs, s->bytes, s->n);
+		s->sampling_how = "estimate";
+	}
+	if (s->stat[FK_SER_SAMPLING] < 0)
+		s->sampling_how = NULL;
 	fk_arena_split(&host, &hook);
 	s->stat[FK_SER_ALLOCATED] = host.allocated;
 	s->stat[FK_SER_ACTIVE] = host.active;
@@ -324,15 +335,6 @@ static void figures(struct snap *s)
 	s->hook_mem[0] = hook.allocated;
 	s->hook_mem[1] = hook.active;
 	s->hook_mem[2] = hook.resident;
-	if (fk_sampling_exact()) {
-		s->stat[FK_SER_SAMPLING] = fk_sampling_cost();
-		s->sampling_how = "prof_stats";
-	} else {
-		s->stat[FK_SER_SAMPLING] = fk_sampling_estimate(s->objs, s->bytes, s->n);
-		s->sampling_how = "estimate";
-	}
-	if (s->stat[FK_SER_SAMPLING] < 0)
-		s->sampling_how = NULL;
 }
 
 /* Stores profile p (parsed from a dump whose maps are maps_text) as a new

@@ -330,11 +330,17 @@ static const unsigned char hexval[256] = {
 };
 
 /* "0xADDR 0xADDR ..." (leaf first) into tmp, *depthp of them; *end is the
- * line's newline (next_line's lines end there). */
+ * line's newline (next_line's lines end there). A stack deeper than
+ * FK_MAX_DEPTH keeps its FK_MAX_DEPTH innermost frames and the
+ * FK_ADDR_TRUNCATED root (the rest is checked, then dropped), as jemalloc
+ * cuts at prof_bt_max; so does one of exactly FK_JE_BT_DEFAULT frames,
+ * which jemalloc cut at its default (cut_root() takes that one back when
+ * the dump is deeper). */
 static int read_addrs(struct reader *r, const char *s, const char *end,
 		      uint64_t tmp[FK_MAX_DEPTH + 1], uint32_t *depthp)
 {
-	uint32_t depth = 0;
+	uint32_t depth = 0, total = 0;
+	uint64_t spare;
 
 	for (;;) {
 		const char *t;
@@ -359,22 +365,21 @@ static int read_addrs(struct reader *r, const char *s, const char *end,
 				v = v << 4 | (d - 1);
 			if (q > s + 2 && q - sig <= 16 && (q == end || *q == ' ' || *q == '\t')) {
 				tmp[depth++] = v;
+				total++;
 				s = q;
 				continue;
 			}
 		}
 		for (t = s; t < end && *t != ' ' && *t != '\t'; t++)
 			;
-		/* One more, if it is the mark of a cut stack (as we write it). */
-		if (depth == FK_MAX_DEPTH + 1 ||
-		    (depth == FK_MAX_DEPTH && !(t - s == 18 && memcmp(s, "0xffffffffffffffff", 18) == 0)))
-			return fk_err_set(r->err, FK_ELIMIT, r->lineno,
-					  "stack deeper than %d frames", FK_MAX_DEPTH);
+		/* Past FK_MAX_DEPTH: read into spare, to check it, and drop. */
+		uint64_t *slot = depth < FK_MAX_DEPTH ? &tmp[depth] : &spare;
+
 		/* jemalloc prints with %#x, which writes a zero as "0". This is
 		 * the reader's hot loop, hence the table instead of
 		 * fk_parse_hex; the rules are the same. */
 		if (t - s == 1 && *s == '0') {
-			tmp[depth] = 0;
+			*slot = 0;
 		} else {
 			const char *q = s + 2;
 			uint64_t v = 0;
@@ -392,16 +397,20 @@ static int read_addrs(struct reader *r, const char *s, const char *end,
 					goto bad;
 				v = v << 4 | (d - 1);
 			}
-			tmp[depth] = v;
+			*slot = v;
 		}
-		depth++;
+		depth += depth < FK_MAX_DEPTH;
+		if (total < UINT32_MAX)
+			total++;
 		s = t;
 		continue;
 bad:
 		return syntax(r, "bad address", s, (size_t)(t - s));
 	}
-	/* jemalloc keeps the FK_MAX_DEPTH innermost frames of a deeper stack. */
-	if (depth == FK_MAX_DEPTH)
+	/* A cut stack ends in the root mark: jemalloc's at its default
+	 * depth, ours past FK_MAX_DEPTH (one frame more than that is the
+	 * mark of a stack we cut and wrote). */
+	if (total > FK_MAX_DEPTH || (depth == FK_JE_BT_DEFAULT && tmp[depth - 1] != FK_ADDR_TRUNCATED))
 		tmp[depth++] = FK_ADDR_TRUNCATED;
 	*depthp = depth;
 	return 0;
@@ -577,6 +586,30 @@ static int read_legacy(struct reader *r, const char *s, const char *end)
 	return fail(r, "missing MAPPED_LIBRARIES: section (truncated dump?)");
 }
 
+/* A dump holding a stack deeper than FK_JE_BT_DEFAULT frames was made
+ * with a larger prof_bt_max (jemalloc 5.3.1), so its stacks of exactly
+ * that depth are whole: they lose the root mark read_addrs gave them. */
+static void cut_root(struct fk_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++) {
+		const struct fk_stack *st = &p->stacks[i];
+
+		if (st->depth > FK_JE_BT_DEFAULT + 1 ||
+		    (st->depth == FK_JE_BT_DEFAULT + 1 && st->addrs[FK_JE_BT_DEFAULT] != FK_ADDR_TRUNCATED))
+			break;
+	}
+	if (i == p->nstacks)
+		return;
+	for (i = 0; i < p->nstacks; i++) {
+		struct fk_stack *st = &p->stacks[i];
+
+		if (st->depth == FK_JE_BT_DEFAULT + 1 && st->addrs[FK_JE_BT_DEFAULT] == FK_ADDR_TRUNCATED)
+			st->depth--;
+	}
+}
+
 static int parse(struct fk_profile *p, const char *data, size_t len,
 		 uint64_t first_line, struct fk_stackmemo *memo, struct fk_err *err)
 {
@@ -636,6 +669,8 @@ static int parse(struct fk_profile *p, const char *data, size_t len,
 	} else {
 		rc = syntax(&r, "not a jemalloc heap profile: first line is", s, n);
 	}
+	if (rc == 0)
+		cut_root(p);
 out:
 	fk_u64map_release(&r.tmap);
 	free(r.scratch);

@@ -125,10 +125,11 @@ int fk_heapdump_gperf_header(const char *s, size_t n)
 	       (k > 5 && memcmp(at, "heap/", 5) == 0);
 }
 
-/* "0xADDR ..." (leaf first) into the arena. */
+/* "0xADDR ..." (leaf first) into the arena; past FK_MAX_DEPTH frames, the
+ * innermost ones and the [truncated] root, as core/heapdump.c keeps them. */
 static int gaddrs(struct greader *r, const char *s, const char *end, struct fk_stack *st)
 {
-	uint64_t tmp[FK_MAX_DEPTH];
+	uint64_t tmp[FK_MAX_DEPTH + 1], spare;
 	uint32_t depth = 0;
 
 	for (;;) {
@@ -139,12 +140,14 @@ static int gaddrs(struct greader *r, const char *s, const char *end, struct fk_s
 			break;
 		for (t = s; t < end && *t != ' ' && *t != '\t'; t++)
 			;
-		if (depth == FK_MAX_DEPTH)
-			return fk_err_set(r->err, FK_ELIMIT, r->lineno,
-					  "stack deeper than %d frames", FK_MAX_DEPTH);
-		if (fk_parse_hex(s, (size_t)(t - s), 1, &tmp[depth]) < 0)
+		if (fk_parse_hex(s, (size_t)(t - s), 1, depth < FK_MAX_DEPTH ? &tmp[depth] : &spare) < 0)
 			return gsyntax(r, "bad address", s, (size_t)(t - s));
-		depth++;
+		if (depth < FK_MAX_DEPTH) {
+			depth++;
+		} else {
+			tmp[FK_MAX_DEPTH] = FK_ADDR_TRUNCATED;
+			depth = FK_MAX_DEPTH + 1;
+		}
 		s = t;
 	}
 	st->depth = depth;

@@ -110,7 +110,8 @@ static void put_thread_line(FILE *out, const char *indent, const uint64_t *id,
 int fk_heapdump_write(const struct fk_profile *p, FILE *out, struct fk_err *err)
 {
 	struct fk_counts total = { 0, 0, 0, 0 }, *per;
-	char buf[2 + 19 * 128 + 8];
+	/* "@", FK_MAX_DEPTH frames and the root mark of " 0x" and 16 digits. */
+	char buf[2 + 19 * (FK_MAX_DEPTH + 1) + 8];
 	size_t i, j;
 
 	per = calloc(p->nthreads ? p->nthreads : 1, sizeof *per);

@@ -215,12 +215,14 @@ static int skip(struct rd *r, int depth)
 }
 
 /* A trace: ["0xPC", ...] leaf first, appended to the pool; a trace of
- * FK_MAX_DEPTH frames gets the FK_ADDR_TRUNCATED root, as in a dump. */
+ * FK_JE_BT_DEFAULT frames, or deeper than FK_MAX_DEPTH (cut to its
+ * innermost ones), gets the FK_ADDR_TRUNCATED root, as in a dump. */
 static int trace(struct rd *r, size_t *start, uint32_t *len)
 {
 	const char *v;
 	size_t n;
 	uint64_t a;
+	uint32_t total = 0;
 	void *g;
 
 	*start = r->npool;
@@ -240,13 +242,14 @@ static int trace(struct rd *r, size_t *start, uint32_t *len)
 			return -1;
 		if (fk_parse_hex(v, n, 1, &a) < 0 || a >= FK_ADDR_TRUNCATED - 1)
 			return bad_span(r, v, n, "address", "0x and hexadecimal digits");
-		if (*len == FK_MAX_DEPTH)
-			return bad(r, at, "trace deeper than 128 frames");
-		if (!(g = fk_grow(r->pool, &r->pcap, r->npool, sizeof *r->pool, 4096)))
-			return fk_err_set_off(r->err, FK_ENOMEM, off(r, at), "out of memory");
-		r->pool = g;
-		r->pool[r->npool++] = a;
-		(*len)++;
+		total += total < UINT32_MAX;
+		if (*len < FK_MAX_DEPTH) {
+			if (!(g = fk_grow(r->pool, &r->pcap, r->npool, sizeof *r->pool, 4096)))
+				return fk_err_set_off(r->err, FK_ENOMEM, off(r, at), "out of memory");
+			r->pool = g;
+			r->pool[r->npool++] = a;
+			(*len)++;
+		}
 		ws(r);
 		if (r->s < r->end && *r->s == ',') {
 			r->s++;
@@ -256,7 +259,7 @@ static int trace(struct rd *r, size_t *start, uint32_t *len)
 			return -1;
 		break;
 	}
-	if (*len == FK_MAX_DEPTH) {
+	if (total > FK_MAX_DEPTH || total == FK_JE_BT_DEFAULT) {
 		if (!(g = fk_grow(r->pool, &r->pcap, r->npool, sizeof *r->pool, 4096)))
 			return fk_err_set_off(r->err, FK_ENOMEM, off(r, r->s), "out of memory");
 		r->pool = g;

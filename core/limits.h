@@ -10,9 +10,11 @@
  * never more than this and a page in memory (core/io.c). */
 #define FK_MAX_INPUT        ((size_t)4 << 30)
 
-/* One text line. jemalloc writes at most 128 frames of "0x" + 16 hex digits
- * plus spaces (about 2.4 KB); /proc/PID/maps lines carry a path of at most
- * PATH_MAX (4096). 64 KiB leaves room for long folded stacks and C++ names. */
+/* One text line. jemalloc 5.3.0 writes at most 128 frames of "0x" + 16 hex
+ * digits plus spaces (about 2.4 KB), 5.3.1 as many as prof_bt_max (3400
+ * frames fill 64 KiB; the reader keeps FK_MAX_DEPTH of them);
+ * /proc/PID/maps lines carry a path of at most PATH_MAX (4096). 64 KiB
+ * leaves room for long folded stacks and C++ names. */
 #define FK_MAX_LINE         (64 * 1024)
 
 /* Folded stacks can be much longer than dump lines (deep C++ stacks with
@@ -31,10 +33,20 @@
  * modules of a large program and its libraries with their DWARF indexes. */
 #define FK_SERIES_CACHE_BYTES ((size_t)512 << 20)
 
-/* Frames in one stack. jemalloc's PROF_BT_MAX is 128; gperftools uses 64.
+/* Frames kept of one stack of a dump or a lifetimes record. jemalloc 5.3.0
+ * writes at most 128 (PROF_BT_MAX); 5.3.1's prof_bt_max takes any depth
+ * (256 at most in a build on gcc's __builtin_return_address), gperftools'
+ * 64 (254 in newer builds). A deeper stack keeps its FK_MAX_DEPTH innermost
+ * frames and a [truncated] root, never refused: jemalloc's own jeprof reads
+ * such dumps. Raising this from 128 to 1024 costs nothing measurable on
+ * dumps of usual depth (the frames are stored at their own depth; a read
+ * needs 8 KiB of stack): bench/README.md, "Deep stacks". A stack of
+ * exactly FK_JE_BT_DEFAULT frames was cut at jemalloc's default depth,
+ * unless the dump holds a deeper one (core/heapdump.c).
  * Folded and pprof inputs from other profilers can be deeper, so readers of
  * those formats use FK_MAX_DEPTH_ANY. */
-#define FK_MAX_DEPTH        128
+#define FK_MAX_DEPTH        1024
+#define FK_JE_BT_DEFAULT    128
 #define FK_MAX_DEPTH_ANY    4096
 
 /* Distinct stacks in one dump: a 10M-stack dump would be gigabytes. */

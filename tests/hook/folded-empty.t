@@ -6,7 +6,7 @@
 # snapshot's, and the growth between two snapshots with nothing done in
 # between have no line, and each is a 409 with a sentence saying why
 # (nginx's master, and its workers between requests, answered an empty
-# 200). The same requests with something to show stay 200.
+# 200): nothing sampled yet, or all of it freed, each said as it is. The same requests with something to show stay 200.
 . "$(dirname "$0")/hooklib.sh"
 port=$(free_port)
 U=http://127.0.0.1:$port
@@ -20,8 +20,8 @@ is "sampling on" "$(code)" 200
 
 b=$(cu "$U/internal/heap?format=folded")
 is "idle, sampling on: the live heap's folded text is 409" "$(code)" 409
-like "it says nothing sampled is in use, where the allocations are counted" "$b" \
-	"^no sampled allocation is in use in process $pid: .*/debug/pprof/allocs\\?pid=$pid"
+like "it says nothing has been sampled yet (not that it was freed)" "$b" \
+	"^nothing has been sampled yet in process $pid since sampling was turned on"
 cu "$U/debug/pprof/heap" >/dev/null
 is "the pprof of the same heap stays 200 (its four sample types)" "$(code)" 200
 cu "$U/internal/heap?format=flame" >"$T/idle.svg"
@@ -49,6 +49,11 @@ like "it says no stack grew" "$b" "^no stack grew from snapshot $s2 to snapshot 
 b=$(cu "$U/internal/heap?base=$s3&format=folded")
 is "nor since $s3: 409" "$(code)" 409
 like "it says no stack grew to now" "$b" "^no stack grew from snapshot $s3 to now"
+check "the blocks freed" host_cmd "free" '^freed'
+b=$(cu "$U/internal/heap?format=folded")
+is "all sampled blocks freed: the live heap's folded text is 409" "$(code)" 409
+like "it says all that was sampled has been freed, where the allocations are counted" "$b" \
+	"^no sampled allocation is in use in process $pid: .*all that was sampled has been freed.*/debug/pprof/allocs\\?pid=$pid"
 stop_host
 is "host exits 0" "$?" 0
 

@@ -10,7 +10,7 @@
  *   fork       fork a child that lives 6 s more (it must not serve)
  *   termexit   from now on SIGTERM makes a thread of the program call
  *              exit(0), as a service's shutdown handling does
- *   free       release the blocks kept so far
+ *   free       release the blocks kept so far, and their list
  *   fill N     open /dev/null until the descriptor limit, then close N
  *              (the host at its limit but for N)
  *   unfill     close what fill opened
@@ -205,7 +205,10 @@ int main(void)
 		} else if (strcmp(line, "free\n") == 0) {
 			for (size_t i = 0; i < nkept; i++)
 				free(kept[i]);
-			nkept = 0;
+			/* The list too: nothing "keep" allocated stays in use. */
+			free(kept);
+			kept = NULL;
+			nkept = capkept = 0;
 			printf("freed\n");
 		} else if (strcmp(line, "quit\n") == 0) {
 			break;

@@ -1,1 +1,0 @@
-jeprof-raw fixtures/bad/dump-depth-past-limit.prof

@@ -1,1 +1,0 @@
-jeprof-raw fixtures/bad/dump-gperf-depth-past-limit.prof

@@ -1,1 +1,0 @@
-heap-lifetimes fixtures/bad/life-deep-trace.life
