@@ -796,6 +796,10 @@ int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
  * one (400); a smaller one that is no process of the program is 404. */
 #define FK_HOOK_PID_MAX 2147483647
 
+/* A boolean parameter's value: "true" or "1", "false" or "0". 0 with
+ * *out, or -1. */
+int fk_param_bool(const char *s, int *out);
+
 /* ---- serve_waste.c: where the program's memory goes ---- */
 
 /* GET /internal/heap/waste[?format=json|folded|flame]: jemalloc's
@@ -813,8 +817,18 @@ const char *fk_waste_format_name(int i);
  * the path does not take). */
 void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r);
 
-/* In a forked child: the lock of the reset rate (settings), which the
- * parent's hook thread may have held, is made anew. */
+/* ---- serve_settings.c: the settings routes ---- */
+
+/* GET and POST /internal/heap/settings (route handlers). */
+void fk_settings_get(const struct fk_request *rq, struct fk_reply *r);
+void fk_settings_post(const struct fk_request *rq, struct fk_reply *r);
+
+/* 503 with the sentence saying what to do when jemalloc cannot profile:
+ * 1 when answered so, 0 when it can. */
+int fk_settings_unavailable(struct fk_reply *r);
+
+/* In a forked child: the lock of the reset rate, which the parent's hook
+ * thread may have held, is made anew. */
 void fk_routes_atfork_child(void);
 
 /* ---- hook_http.c / hook_guard.c: the HTTP transport ---- */

@@ -220,3 +220,17 @@ int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
 		return 0;
 	return rq->each(rq->tctx, one, &w) == 0 ? 0 : -1;
 }
+
+int fk_param_bool(const char *s, int *out)
+{
+	if (strcmp(s, "true") == 0 || strcmp(s, "1") == 0) {
+		*out = 1;
+		return 0;
+	}
+	if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+

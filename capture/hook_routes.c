@@ -14,18 +14,6 @@
 #include "num.h"
 #include "symbolize.h"
 
-/* 503 with the sentence saying what to do when jemalloc cannot profile;
- * 0 when it can. */
-static int unavailable(struct fk_reply *r)
-{
-	const char *why = "";
-
-	if (fk_je_check(&why) == FK_JE_OK)
-		return 0;
-	fk_reply_error(r, 503, "%s", why);
-	return 1;
-}
-
 /* 409 when the jemalloc FLAMEKIT_MALLCTL chose is idle and another holds
  * the program's memory (fk_je_idle): its profiles would be empty 200s.
  * Said once on stderr as well. 1 when answered. */
@@ -42,317 +30,6 @@ static int idle_copy(struct fk_reply *r)
 	}
 	fk_reply_error(r, 409, "%s", why);
 	return 1;
-}
-
-static int parse_bool(const char *s, int *out)
-{
-	if (strcmp(s, "true") == 0 || strcmp(s, "1") == 0) {
-		*out = 1;
-		return 0;
-	}
-	if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0) {
-		*out = 0;
-		return 0;
-	}
-	return -1;
-}
-
-/* A problem the settings report although profiling works: the chosen
- * jemalloc holds almost nothing while the process is large, so the
- * program's allocations go elsewhere (another allocator, another copy). */
-static int idle_allocator(char *buf, size_t size, const struct fk_je_copy *c)
-{
-	struct fk_arena_mem host;
-
-	if (fk_je_idle(buf, size))
-		return 1;
-	long pages = 0, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "re");
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-			rss = 0;
-		fclose(f);
-	}
-	uint64_t rss_bytes = (uint64_t)(rss > 0 ? rss : 0) * (uint64_t)sysconf(_SC_PAGESIZE);
-	/* The program's bytes: the hook's own (its arena) would hide an idle
-	 * allocator. */
-	fk_arena_split(&host, NULL);
-	uint64_t held = host.allocated > 0 ? (uint64_t)host.allocated : 0;
-	if (held == 0 || held >= FK_HOOK_IDLE_HELD || rss_bytes < FK_HOOK_IDLE_RSS)
-		return 0;
-	snprintf(buf, size, "the jemalloc served (%s in %s) holds only %llu bytes while the "
-		 "process's RSS is %llu bytes: the program seems to allocate through "
-		 "another allocator; its profiles will be nearly empty (set FLAMEKIT_MALLCTL "
-		 "to the right mallctl)", c->symbol, c->module, (unsigned long long)held,
-		 (unsigned long long)rss_bytes);
-	return 1;
-}
-
-/* ",\"KEY\":N" or ",\"KEY\":null" for v < 0; first: no comma. */
-static void json_num(FILE *f, const char *key, int64_t v, int first)
-{
-	if (v >= 0)
-		fprintf(f, "%s\"%s\":%lld", first ? "" : ",", key, (long long)v);
-	else
-		fprintf(f, "%s\"%s\":null", first ? "" : ",", key);
-}
-
-/* The memory figures: the program's (jemalloc's less the hook's arena),
- * the hook's own, and what sampling itself costs. */
-static void memory_json(FILE *f)
-{
-	struct fk_arena_mem host, hook;
-	int ind = fk_arena_split(&host, &hook);
-	int exact = fk_sampling_exact();
-	int64_t samp = exact ? fk_sampling_cost() : fk_snap_sampling();
-	char why[1024];
-
-	fputs(",\"memory\":{", f);
-	json_num(f, "allocated", host.allocated, 1);
-	json_num(f, "active", host.active, 0);
-	json_num(f, "resident", host.resident, 0);
-	json_num(f, "mapped", host.mapped, 0);
-	json_num(f, "retained", host.retained, 0);
-	json_num(f, "metadata", host.metadata, 0);
-	fputs("},\"hook_memory\":{", f);
-	json_num(f, "arena", ind, 1);
-	json_num(f, "allocated", hook.allocated, 0);
-	json_num(f, "active", hook.active, 0);
-	json_num(f, "resident", hook.resident, 0);
-	fk_arena_why(why, sizeof why);
-	if (ind < 0 && why[0]) {
-		fputs(",\"note\":", f);
-		fk_reply_json_str(f, why);
-	}
-	fputs("},\"sampling_memory\":{", f);
-	json_num(f, "allocated", samp, 1);
-	fprintf(f, ",\"from\":%s}", samp < 0 ? "null" : exact ? "\"prof_stats\"" :
-		"\"last snapshot\"");
-}
-
-/* The record of recent allocations (hook_recent.c): its bound, what it
- * holds and since when, and whether older ones were dropped. */
-static void lifetimes_json(FILE *f)
-{
-	struct fk_recent_stats st;
-	int ok = fk_recent_stats(&st) == 0;
-
-	fputs(",\"lifetimes\":{", f);
-	json_num(f, "max", st.max, 1);
-	if (!ok) {
-		fputs(",\"records\":null,\"oldest_seconds\":null,\"dropped\":null,\"problem\":", f);
-		fk_reply_json_str(f, st.why[0] ? st.why : "jemalloc cannot profile");
-		fputc('}', f);
-		return;
-	}
-	fprintf(f, ",\"records\":%llu,\"oldest_seconds\":", (unsigned long long)st.records);
-	if (st.oldest_s >= 0)
-		fprintf(f, "%.3f", st.oldest_s);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"counted_seconds_ago\":%.3f,\"dropped\":", st.as_of_s);
-	if (st.full) {
-		char msg[200];
-
-		snprintf(msg, sizeof msg, "the list is full: it holds the last %ld sampled "
-			 "allocations, and each new one drops the oldest", st.max);
-		fk_reply_json_str(f, msg);
-	} else {
-		fputs("null", f);
-	}
-	fputc('}', f);
-}
-
-static void settings_json(struct fk_reply *r)
-{
-	const char *why = "", *note = "";
-	enum fk_je_avail av = fk_je_check(&why);
-	int active = 0, lg = fk_je_lg_sample(), found;
-	double since = fk_state_active_since();
-	struct fk_je_copy cp;
-	struct fk_symcache_stats cs;
-	struct fk_memo_stats ms;
-	size_t ncopies = 0;
-	char idle[1024];
-	FILE *f;
-
-	found = fk_je_chosen(&cp, &ncopies, &note) == 0;
-	if (av == FK_JE_OK && fk_je_get_active(&active, NULL) < 0)
-		active = 0;
-	if (!(f = fk_reply_open(r, "application/json")))
-		return;
-	fprintf(f, "{\"enabled\":%s,", active ? "true" : "false");
-	fprintf(f, "\"pid\":%ld,\"listener_pid\":", (long)getpid());
-	if (fk_group_listener() > 0)
-		fprintf(f, "%ld,", (long)fk_group_listener());
-	else
-		fputs("null,", f);
-	if (lg >= 0)
-		fprintf(f, "\"lg_sample\":%d,", lg);
-	else
-		fputs("\"lg_sample\":null,", f);
-	fprintf(f, "\"jemalloc\":%s,\"mallctl\":", found ? "true" : "false");
-	if (found) {
-		fk_reply_json_str(f, cp.symbol);
-		fputs(",\"mallctl_module\":", f);
-		fk_reply_json_str(f, cp.module);
-		fputs(",\"mallctl_source\":", f);
-		fk_reply_json_str(f, cp.source);
-		fputs(",\"jemalloc_version\":", f);
-		fk_reply_json_str(f, cp.version);
-	} else {
-		fputs("null,\"mallctl_module\":null,\"mallctl_source\":null,"
-		      "\"jemalloc_version\":null", f);
-	}
-	fprintf(f, ",\"jemallocs_found\":%zu", ncopies);
-	fprintf(f, ",\"profiling_compiled\":%s,\"profiling_started\":%s,",
-		av == FK_JE_OK || av == FK_JE_NOTSTARTED ? "true" : "false",
-		av == FK_JE_OK ? "true" : "false");
-	if (active && since >= 0)
-		fprintf(f, "\"active_seconds\":%.3f,", fk_now() - since);
-	else
-		fputs("\"active_seconds\":null,", f);
-	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_state_sampled() ? "true" : "false");
-	fprintf(f, "\"prof_accum\":%s,", fk_je_prof_accum() ? "true" : "false");
-	fputs("\"unwinder\":", f);
-	fk_reply_json_str(f, fk_unwind_name());
-	fputc(',', f);
-	fprintf(f, "\"max_samples\":%zu,", fk_serve_max_samples);
-	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
-	size_t nsnap, snapbytes;
-	fk_snap_stats(&nsnap, &snapbytes);
-	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"timeline_bytes\":%zu,"
-		"\"snapshot_budget\":%zu,\"snapshot_seconds\":%g,", nsnap, snapbytes,
-		fk_snap_timeline_bytes(), fk_snap_budget, fk_snap_interval);
-	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
-	fk_serve_cache_stats(&cs);
-	fprintf(f, ",\"cache_modules\":%zu,\"cache_bytes\":%zu,\"cache_hits\":%llu,"
-		"\"cache_misses\":%llu", cs.modules, cs.bytes, (unsigned long long)cs.hits,
-		(unsigned long long)cs.misses);
-	fk_je_lock();
-	fk_memo_stats(&ms);
-	fk_je_unlock();
-	fprintf(f, ",\"memo_stacks\":%zu,\"memo_bytes\":%zu,\"memo_hits\":%llu,"
-		"\"memo_misses\":%llu", ms.stacks, ms.bytes, (unsigned long long)ms.hits,
-		(unsigned long long)ms.misses);
-	memory_json(f);
-	lifetimes_json(f);
-	if (av != FK_JE_OK) {
-		fputs(",\"problem\":", f);
-		fk_reply_json_str(f, why);
-	} else if ((found && idle_allocator(idle, sizeof idle, &cp)) ||
-		   fk_je_bt_problem(idle, sizeof idle)) {
-		fputs(",\"problem\":", f);
-		fk_reply_json_str(f, idle);
-	}
-	if (note[0]) {
-		fputs(",\"warning\":", f);
-		fk_reply_json_str(f, note);
-	}
-	if (av == FK_JE_OK && !fk_je_prof_accum()) {
-		char acc[800];
-
-		snprintf(acc, sizeof acc, "/debug/pprof/allocs has %s", fk_je_no_accum());
-		fputs(",\"allocs\":", f);
-		fk_reply_json_str(f, acc);
-	}
-	fputs("}\n", f);
-	fk_reply_close(r, f);
-}
-
-static void get_settings(const struct fk_request *rq, struct fk_reply *r)
-{
-	if (fk_req_arg(rq, "enabled") || fk_req_arg(rq, "lg_sample")) {
-		fk_reply_error(r, 405, "settings change only through POST");
-		return;
-	}
-	settings_json(r);
-}
-
-/* Whether a reset (a lg_sample change: prof.reset) may run now: a bucket
- * of FK_HOOK_RESET_BURST, one back every FK_HOOK_RESET_S seconds. Each
- * reset leaves jemalloc's profiling metadata a little larger for good
- * (with prof_accum: 44 -> 177 MB of host RSS over 3000 of them), so their
- * rate bounds that growth. 1, or 0 with *wait the seconds until the next. */
-static pthread_mutex_t reset_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static int reset_allowed(double *wait)
-{
-	static double tokens = FK_HOOK_RESET_BURST, last = -1;
-	double now = fk_now();
-	int ok;
-
-	pthread_mutex_lock(&reset_mu);
-	if (last >= 0) {
-		tokens += (now - last) / FK_HOOK_RESET_S;
-		if (tokens > FK_HOOK_RESET_BURST)
-			tokens = FK_HOOK_RESET_BURST;
-	}
-	last = now;
-	ok = tokens >= 1;
-	if (ok)
-		tokens -= 1;
-	*wait = ok ? 0 : (1 - tokens) * FK_HOOK_RESET_S;
-	pthread_mutex_unlock(&reset_mu);
-	return ok;
-}
-
-void fk_routes_atfork_child(void)
-{
-	/* The parent's hook thread may have held it at the fork. */
-	pthread_mutex_init(&reset_mu, NULL);
-}
-
-static void post_settings(const struct fk_request *rq, struct fk_reply *r)
-{
-	const char *en = fk_req_arg(rq, "enabled"), *lgs = fk_req_arg(rq, "lg_sample");
-	struct fk_err err;
-	int on = -1, lg = -1, cur;
-	uint64_t v;
-
-	if (!en && !lgs) {
-		fk_reply_error(r, 400, "nothing to change: give enabled=true|false and/or lg_sample=N");
-		return;
-	}
-	if (en && parse_bool(en, &on) < 0) {
-		fk_reply_error(r, 400, "bad enabled '%.40s': want true or false", en);
-		return;
-	}
-	if (lgs && (fk_parse_u64(lgs, strlen(lgs), &v) < 0 || v > 63)) {
-		fk_reply_error(r, 400, "bad lg_sample '%.40s': want 0 to 63", lgs);
-		return;
-	}
-	if (lgs)
-		lg = (int)v;
-	if (unavailable(r))
-		return;
-	double wait;
-	if (lg >= 0 && !reset_allowed(&wait)) {
-		fk_reply_error(r, 429, "too many lg_sample changes: each resets the profile "
-			       "(prof.reset) and leaves jemalloc's metadata larger for good, so "
-			       "%d may come at once and then one every %d s; try again in %.0f s",
-			       FK_HOOK_RESET_BURST, FK_HOOK_RESET_S, wait + 0.5);
-		return;
-	}
-	fk_err_init(&err, NULL);
-	if (on < 0) {
-		if (fk_je_get_active(&cur, &err) < 0) {
-			fk_reply_error(r, 500, "%s", err.msg);
-			return;
-		}
-		on = cur;
-	}
-	if (fk_je_set_active(on, lg, &err) < 0) {
-		fk_reply_error(r, 500, "%s", err.msg);
-		return;
-	}
-	fk_state_note_active(on, lg >= 0);
-	fk_state_save(on, lg);
-	/* Off for good, as far as the hook knows: the modules' files go. */
-	if (!on)
-		fk_serve_cache_drop();
-	settings_json(r);
 }
 
 /* 409 with FK_HOOK_NOTHING_SAMPLED and how to turn sampling on. */
@@ -487,7 +164,7 @@ static void post_snapshot(const struct fk_request *rq, struct fk_reply *r)
 	uint32_t id = 0;
 	FILE *f;
 
-	if (unavailable(r))
+	if (fk_settings_unavailable(r))
 		return;
 	if (!fk_state_sampled()) {
 		nothing_sampled(rq, r);
@@ -585,7 +262,7 @@ static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk
 		}
 	}
 	if ((s = fk_req_arg(rq, "inverted")) &&
-	    (*s ? parse_bool(s, &o->inverted) : (o->inverted = 1, 0)) < 0) {
+	    (*s ? fk_param_bool(s, &o->inverted) : (o->inverted = 1, 0)) < 0) {
 		fk_reply_error(r, 400, "bad inverted '%.40s': want true or false", s);
 		return 1;
 	}
@@ -625,7 +302,7 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 			       format_list(names, sizeof names, ", ", " or "));
 		return;
 	}
-	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || unavailable(r) || idle_copy(r))
+	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
 		return;
 	if (fk_req_arg(rq, "snapshot") || fk_req_arg(rq, "base")) {
 		send_snapshot(rq, r, fmt, &o);
@@ -647,7 +324,7 @@ static void get_pprof(const struct fk_request *rq, struct fk_reply *r, int alloc
 		fk_reply_error(r, 400, "bad seconds '%.40s': want 0 to %d", s, FK_HOOK_MAX_SECONDS);
 		return;
 	}
-	if (sample_limit(rq, r, &o) || unavailable(r) || idle_copy(r))
+	if (sample_limit(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
 		return;
 	if (secs == 0) {
 		send_profile(rq, r, FK_OUT_PPROF, &o);
@@ -712,7 +389,7 @@ static void get_lifetimes(const struct fk_request *rq, struct fk_reply *r)
 		q.min_s = (double)n;
 	if (f && strcmp(f, "json") != 0)
 		fmt = fk_fmt_parse(f);
-	if (flame_opts(rq, r, &o) || unavailable(r) || idle_copy(r))
+	if (flame_opts(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
 		return;
 	fk_err_init(&err, NULL);
 	r->status = 200;
@@ -790,8 +467,8 @@ static const struct route {
 	const char *help;
 	const struct fk_param *params; /* what its query may hold, besides pid */
 } routes[] = {
-	{ "GET", "/internal/heap/settings", get_settings, "", get_settings_params },
-	{ "POST", "/internal/heap/settings", post_settings,
+	{ "GET", "/internal/heap/settings", fk_settings_get, "", get_settings_params },
+	{ "POST", "/internal/heap/settings", fk_settings_post,
 	  "?enabled=true|false[&lg_sample=N]", post_settings_params },
 	{ "GET", "/internal/heap", get_heap, NULL, heap_params },  /* ?format=, from the table */
 	{ "POST", "/internal/heap/snapshot", post_snapshot, "", no_params },
@@ -846,7 +523,7 @@ static int other_process(const struct fk_request *rq, struct fk_reply *r)
 			return 1;
 		}
 		memset(&self, 0, sizeof self);
-		post_settings(rq, &self);
+		fk_settings_post(rq, &self);
 		if (self.status != 0 && self.status != 200) {
 			*r = self;
 			return 1;

@@ -39,7 +39,7 @@ good() {
 idx=$(cu "$U/")
 is "GET / is 200" "$(code)" 200
 awk '$1 == "GET" || $1 == "POST" { p = $2; sub(/[?[].*/, "", p); print $1, p }' "$T/body" >"$T/routes"
-is "GET / lists 10 routes" "$(wc -l <"$T/routes" | tr -d ' ')" 10
+is "GET / lists 11 routes" "$(wc -l <"$T/routes" | tr -d ' ')" 11
 
 # Sampling on and something to see, so that good requests can be 200.
 enable "$U" "&lg_sample=12"
