@@ -3,9 +3,9 @@
 // One module of the page script (see flame-data.js).
 // exports: el, html, view, selr, hov, tfo, tdiv, hdr, details, reset, q, caseBox, reBox,
 //   prevBtn, nextBtn, matched, colSel, normBox, sortBtn, orientBtn, invBtn, tableBtn, swBtn,
-//   copyBtn, drawLegend, lay, viewRange, viewValue, rowY, draw, drawThin, frameAtPoint,
+//   copyBtn, xformSel, drawLegend, lay, viewRange, viewValue, rowY, draw, drawThin, frameAtPoint,
 //   stick, shown, x, w, merged, drawnCount, newTree
-// needs: data, search, sandwich, timeline
+// needs: data, search, sandwich, timeline, transform
 	function fkDraw(m) {
 		var { NS, XNS, svg, D, names, info, colNames, state, DC, FH, FS, CHW, XPAD, MINPX, wc, fmt, fmtIn, fmtBytes,
 			cls, cut } = m.data;
@@ -87,6 +87,14 @@
 		var swBtn = html("button", { id: "swbtn", type: "button",
 			title: "callers and callees of the selected frame's function, or of the search's heaviest match (s)" }, bar, "Sandwich");
 		var copyBtn = html("button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar, "Copy stack");
+		// Transforms of the selected frame's function (flame-transform.js):
+		// a menu, its first entry its name.
+		var xformSel = html("select", { id: "xform", "aria-label": "transform the graph",
+			title: "focus on the selected frame's function (f), hide it (h), merge its instances (m), collapse its recursion (r)" }, bar);
+		[["", "Transform…"], ["focus", "Focus on function (f)"], ["hide", "Hide function (h)"], ["merge", "Merge function (m)"],
+		 ["rec", "Collapse recursion (r)"], ["direct", "Collapse all direct recursion"]].forEach(function (o) {
+			html("option", { value: o[0] }, xformSel, o[1]);
+		});
 		// The legend's row also holds the search's count, at its right end:
 		// the toolbar keeps its width, so a count appearing never wraps it
 		// onto another row and moves the graph (1280 px wide: it did).
@@ -144,6 +152,7 @@
 				c = colNames.length > 1 ? " (" + colNames[state.col] + ")" : "";
 				t = "Total " + fmt(wc()[0]) + c;
 			}
+			t += m.transform.note();
 			totalEl.textContent = t;
 		}
 		function drawLegend() {
@@ -435,7 +444,7 @@
 		return { el: el, html: html, view: view, selr: selr, hov: hov, tfo: tfo, tdiv: tdiv, hdr: hdr, details: details,
 			reset: reset, q: q, caseBox: caseBox, reBox: reBox, prevBtn: prevBtn, nextBtn: nextBtn, matched: matched,
 			colSel: colSel, normBox: normBox, sortBtn: sortBtn, orientBtn: orientBtn, invBtn: invBtn, tableBtn: tableBtn,
-			swBtn: swBtn, copyBtn: copyBtn, drawLegend: drawLegend, lay: lay, viewRange: viewRange, viewValue: viewValue,
+			swBtn: swBtn, copyBtn: copyBtn, xformSel: xformSel, drawLegend: drawLegend, lay: lay, viewRange: viewRange, viewValue: viewValue,
 			rowY: rowY, draw: draw, drawThin: drawThin, frameAtPoint: frameAtPoint, stick: stick, shown: shown,
 			x: function (j) {
 				return X[j];

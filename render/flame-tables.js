@@ -2,7 +2,7 @@
 // flame-tables.js: the functions table and the sort order of the tree.
 // One module of the page script (see flame-data.js).
 // exports: drawTable, drawTableBody, pickFunction, toggleTable, reorder, forget, newTree,
-//   original, sortHash, loadSort, rows
+//   sortHash, loadSort, rows
 // needs: data, draw, search, sandwich, timeline, events
 	function fkTables(m) {
 		var { D, names, nametype, state, nc, nt, fmt, pct, bnorm, DC } = m.data;
@@ -268,10 +268,6 @@
 				topRows = null;
 			},
 			newTree: newTree,
-			// The tree in render-flame's order, once sorted.
-			original: function () {
-				return orig;
-			},
 			// The table's sort in the URL (ts=KEY, ts=KEY-a ascending),
 			// once a person chose one.
 			sortHash: function () {
