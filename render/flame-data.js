@@ -22,7 +22,7 @@
 // drawing render-flame made. Text from the input is only ever set with
 // textContent or setAttribute.
 // This module: the data, formatting and colours.
-// exports: D, names, nametype, info, NS, XNS, svg, FH, FS, CHW, XPAD, MINPX, colNames, colUnits,
+// exports: D, names, nametype, info, loc, fnOf, hasLines, NS, XNS, svg, FH, FS, CHW, XPAD, MINPX, colNames, colUnits,
 //   state, DC, wc, nc, nt, fmt, fmtIn, fmtBytes, BANDS, pct, pathOf, cut, fnv, cls, bnorm, tree, setTree, onTree
 // needs: nothing
 (function () {
@@ -45,6 +45,29 @@
 				if (k > 0)
 					info[l.slice(0, k)] = l.slice(k + 1);
 			});
+		})();
+		// A frame a source line (to-folded --lines): "NAME (FILE:LINE)".
+		// loc[k]: name k's "FILE:LINE" ("" for none); fnOf[k]: the index
+		// of its function's bare name, added to names when no frame has
+		// it (flame-transform.js merges the lines by it).
+		var NL = names.length, loc = new Array(NL).fill(""), fnOf = new Int32Array(NL), hasLines = false;
+		(function () {
+			var at = new Map(), k, r;
+			for (k = 0; k < NL; k++)
+				at.set(names[k], k);
+			for (k = 0; k < NL; k++) {
+				fnOf[k] = k;
+				if (!(r = / \(([^()]*:\d+)\)$/.exec(names[k])))
+					continue;
+				var f = names[k].slice(0, r.index);
+				hasLines = true;
+				loc[k] = r[1];
+				if (!at.has(f)) {
+					at.set(f, names.length);
+					names.push(f);
+				}
+				fnOf[k] = at.get(f);
+			}
 		})();
 		var FH = D.frameheight, FS = D.fontsize, CHW = FS * D.fontwidth, XPAD = D.xpad;
 		var MINPX = 1;                 // narrower frames are drawn merged or not at all
@@ -287,7 +310,7 @@
 			treeFns.push(f);
 			f(cur);
 		}
-		return { D: D, names: names, nametype: nametype, info: info, NS: NS, XNS: XNS, svg: svg, FH: FH, FS: FS, CHW: CHW,
+		return { D: D, names: names, nametype: nametype, info: info, loc: loc, fnOf: fnOf, hasLines: hasLines, NS: NS, XNS: XNS, svg: svg, FH: FH, FS: FS, CHW: CHW,
 			XPAD: XPAD, MINPX: MINPX, colNames: colNames, colUnits: colUnits, state: state, DC: DC, wc: wc, nc: nc, nt: nt, fmt: fmt,
 			fmtIn: fmtIn, fmtBytes: fmtBytes, BANDS: BANDS, pct: pct, pathOf: pathOf, cut: cut, fnv: fnv, cls: cls, bnorm: bnorm,
 			tree: function () {

@@ -7,7 +7,7 @@
 //   stick, shown, x, w, merged, drawnCount, newTree
 // needs: data, search, sandwich, timeline, transform
 	function fkDraw(m) {
-		var { NS, XNS, svg, D, names, info, colNames, state, DC, FH, FS, CHW, XPAD, MINPX, wc, fmt, fmtIn, fmtBytes,
+		var { NS, XNS, svg, D, names, info, hasLines, colNames, state, DC, FH, FS, CHW, XPAD, MINPX, wc, fmt, fmtIn, fmtBytes,
 			cls, cut } = m.data;
 		var n, depth, parent, nm, end, self;
 		m.data.onTree(function (t) {
@@ -92,7 +92,8 @@
 		var xformSel = html("select", { id: "xform", "aria-label": "transform the graph",
 			title: "focus on the selected frame's function (f), hide it (h), merge its instances (m), collapse its recursion (r)" }, bar);
 		[["", "Transform…"], ["focus", "Focus on function (f)"], ["hide", "Hide function (h)"], ["merge", "Merge function (m)"],
-		 ["rec", "Collapse recursion (r)"], ["direct", "Collapse all direct recursion"]].forEach(function (o) {
+		 ["rec", "Collapse recursion (r)"], ["direct", "Collapse all direct recursion"]].concat(hasLines ?
+			[["lines", "Merge source lines into functions"]] : []).forEach(function (o) {
 			html("option", { value: o[0] }, xformSel, o[1]);
 		});
 		// The legend's row also holds the search's count, at its right end:

@@ -240,7 +240,7 @@
 		copyBtn.addEventListener("click", function () {
 			copyPath(state.sel);
 		});
-		var XF = { focus: "f", hide: "h", merge: "m", rec: "r", direct: "d" };
+		var XF = { focus: "f", hide: "h", merge: "m", rec: "r", direct: "d", lines: "L" };
 		xformSel.addEventListener("change", function () {
 			var t = XF[xformSel.value];
 			xformSel.value = "";

@@ -6,7 +6,7 @@
 //   hit, count, sumAll, forget
 // needs: data, lifetimes, draw, tables, events
 	function fkSearch(m) {
-		var { D, names, nametype, state, wc, nc, nt, fmt, pct, bnorm, DC, MINPX, XPAD, FH } = m.data;
+		var { D, names, nametype, loc, fnOf, state, wc, nc, nt, fmt, pct, bnorm, DC, MINPX, XPAD, FH } = m.data;
 		var { q, view, matched, details, selr, html, lay, viewRange, viewValue, shown, rowY, stick,
 			drawThin } = m.draw;
 		var n, depth, parent, nm, end, self, tot;
@@ -261,7 +261,10 @@
 		function describe(j) {
 			var t = nt(), v = t[j], lines = [], r = viewRange(), vv = viewValue(t);
 			var part = inView(j) ? v : j <= r.z && r.z < end[j] ? vv : 0;
-			lines.push(nametype + " " + names[nm[j]]);
+			// A frame of a source line: its function, then where.
+			lines.push(nametype + " " + names[fnOf[nm[j]]]);
+			if (loc[nm[j]])
+				lines.push("at " + loc[nm[j]]);
 			var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(part, vv) + " of view; self " +
 				fmt(self[nc()][j]);
 			if (D.diff) {

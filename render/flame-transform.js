@@ -9,12 +9,13 @@
 // exports: plain, hash, load, setOps, addOp, note
 // needs: data, draw, search, invert, events
 	function fkTransform(m) {
-		var { names, state, fmt, pct } = m.data;
+		var { names, fnOf, state, fmt, pct } = m.data;
 		var { html, hdr, details } = m.draw;
 		// The page's tree as render-flame wrote it; the list of transforms
 		// ({ t: "f" | "h" | "m" | "r" | "d", k: name }) and the tree they give.
 		var base = m.data.tree(), ops = [], plainT = base;
-		var WORDS = { f: "Focus on", h: "Hide", m: "Merge", r: "Collapse recursion of", d: "Collapse every direct recursion" };
+		var WORDS = { f: "Focus on", h: "Hide", m: "Merge", r: "Collapse recursion of", d: "Collapse every direct recursion",
+			L: "Merge source lines into functions" };
 
 		// One transform of tree P: frame j of P goes to new node map[j]
 		// (found by its parent and name in an open-addressing table), or
@@ -57,7 +58,7 @@
 			map[0] = child(-1, P.nm[0]);
 			for (j = 1; j < N; j++) {
 				p = map[P.parent[j]];
-				x = P.nm[j];
+				x = op.t === "L" ? fnOf[P.nm[j]] : P.nm[j];
 				if (p < 0 || through && !through[j])
 					map[j] = -1;
 				else if (op.t === "h" && x === k)
@@ -155,12 +156,12 @@
 		// functions table highlights.
 		function addOp(t) {
 			var k = state.sel >= 0 ? m.data.tree().nm[state.sel] : state.fn;
-			if (t !== "d" && (k < 0 || state.sel === 0)) {
+			if (t !== "d" && t !== "L" && (k < 0 || state.sel === 0)) {
 				m.search.showDetails(["Select a frame first (a click zooms and selects, the arrow keys select), then " +
 					WORDS[t].toLowerCase() + " its function: f focus, h hide, m merge, r recursion."]);
 				return;
 			}
-			setOps(ops.concat([{ t: t, k: t === "d" ? -1 : k }]));
+			setOps(ops.concat([{ t: t, k: t === "d" || t === "L" ? -1 : k }]));
 		}
 		// A focus shows part of the profile: how much of the whole.
 		function note() {
@@ -200,8 +201,8 @@
 		}
 		function load(s) {
 			var list = s.split(",").map(function (x) {
-				var r = /^([fhmr])(\d+)$|^d$/.exec(x);
-				return r && (!r[2] || +r[2] < names.length) ? { t: r[1] || "d", k: r[2] ? +r[2] : -1 } : null;
+				var r = /^([fhmr])(\d+)$|^([dL])$/.exec(x);
+				return r && (!r[2] || +r[2] < names.length) ? { t: r[1] || r[3], k: r[2] ? +r[2] : -1 } : null;
 			}).filter(function (o) {
 				return o;
 			});

@@ -5,9 +5,13 @@
 // callees go to its caller), merge a function's instances, collapse its
 // recursion (direct and indirect) and every function's direct recursion:
 // each computed on the full tree (exact values), undone by Back or by its
-// chip, kept in the URL, and composed with invert.
+// chip, kept in the URL, and composed with invert; (3) a frame's file and
+// line, from symbolize | to-folded --lines, on hover and in the functions
+// table, and its lines merged again into one frame a function.
 "use strict";
+const fs = require("fs");
 const path = require("path");
+const { execFileSync } = require("child_process");
 const { ok, step, launch, render, done } = require("./lib.js");
 
 // all 20: a recursing 4 (a;a;a directly), x;a;y;a 2 (a indirectly), bar
@@ -30,6 +34,9 @@ const paths = (page) => page.evaluate(() => { const f = window.fk, out = [];
 	for (let j = 1; j < f.n; j++) { const p = []; for (let i = j; i > 0; i = f.parent(i)) p.unshift(f.name(i)); out.push(p.join(";") + " " + f.value(j)); }
 	return out; });
 const has = (lines, l) => lines.includes(l);
+const top = path.resolve(__dirname, "../..");
+const bin = (p) => process.env.B ? path.join(process.env.B, p) : p;
+const dets = (page) => page.evaluate(() => Array.from(document.querySelectorAll("#details .name, #details .num")).map((d) => d.textContent));
 // Selects the first frame named s and applies transform op from the
 // toolbar's menu.
 async function viaMenu(page, s, op) {
@@ -112,6 +119,38 @@ async function viaMenu(page, s, op) {
 		ok(/select a frame/i.test(await text(page, "#details") || ""), "1: with nothing selected the menu says what to do",
 			await text(page, "#details"));
 		ok(errors.length === 0, "1: no script errors", errors.join("; "));
+		await page.close();
+	});
+	await step("item 3", async () => {
+		const sym = execFileSync(bin("symbolize"), ["--sysroot", path.join(top, "fixtures/sysroot"),
+			path.join(top, "fixtures/dumps/fk-inline.prof")], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 26 });
+		const folded = execFileSync(bin("to-folded"), ["--lines"], { input: sym, encoding: "utf8" });
+		const { page, errors } = await open(ctx, render(folded, [], "lines"));
+		const leaf = "fk_leaf_alloc (/opt/fk/src/fk-inline.c:17)";
+		await page.evaluate((s) => window.fk.select(window.fk.find(s)), leaf);
+		let d = await dets(page);
+		ok(/ fk_leaf_alloc$/.test(d[0] || "") && !/fk-inline/.test(d[0] || "") && d.some((l) => /^at \/opt\/fk\/src\/fk-inline\.c:17$/.test(l)),
+			"3: a selected frame's details give its function and, apart, its file and line", JSON.stringify(d));
+		// Hover: the frame of main's call on line 51.
+		const j = await page.evaluate(() => window.fk.find("main (/opt/fk/src/fk-inline.c:51)"));
+		const r = await page.evaluate((k) => { const b = window.fk.rect(k).getBoundingClientRect(); return [b.x + b.width / 2, b.y + 4]; }, j);
+		await page.evaluate(() => window.fk.select(-1));
+		await page.mouse.move(r[0], r[1]);
+		d = await dets(page);
+		ok(/ main$/.test(d[0] || "") && d.includes("at /opt/fk/src/fk-inline.c:51"), "3: and on hover", JSON.stringify(d));
+		// The functions table: the name, then its place.
+		await page.click("#tablebtn");
+		const row = await page.evaluate(() => Array.from(document.querySelectorAll("#top tbody td.fn")).map((t) =>
+			[t.querySelector(".fnn") && t.querySelector(".fnn").textContent, t.querySelector(".loc") && t.querySelector(".loc").textContent]));
+		ok(row.some((x) => x[0] === "fk_leaf_alloc" && x[1] === "/opt/fk/src/fk-inline.c:17"),
+			"3: the functions table shows a function's file and line apart from its name", JSON.stringify(row));
+		// Merged again: one main, its three lines' total.
+		const before = await page.evaluate(() => { let s = 0, c = 0; for (let k = 0; k < window.fk.n; k++) if (/^main /.test(window.fk.name(k))) { s += window.fk.value(k); c++; } return [c, s]; });
+		await page.selectOption("#xform", "lines");
+		const after = await page.evaluate(() => { let s = 0, c = 0; for (let k = 0; k < window.fk.n; k++) if (window.fk.name(k) === "main") { s += window.fk.value(k); c++; } return [c, s]; });
+		ok(before[0] === 3 && after[0] === 1 && after[1] === before[1], "3: merging lines makes main's three frames one, of their total", JSON.stringify([before, after]));
+		ok(/T=L/.test(page.url()), "3: in the URL", page.url());
+		ok(errors.length === 0, "3: no script errors", errors.join("; "));
 		await page.close();
 	});
 	await close();
