@@ -24,7 +24,7 @@
 // This module: the data, formatting and colours.
 // exports: D, names, nametype, info, loc, fnOf, hasLines, NS, XNS, svg, FH, FS, CHW, XPAD, MINPX, colNames, colUnits,
 //   state, DC, wc, nc, nt, fmt, fmtIn, fmtBytes, BANDS, pct, pathOf, cut, fnv, cls, bnorm, tree, setTree, onTree
-// needs: nothing
+// needs: lifetimes
 (function () {
 	"use strict";
 	function fkData(m) {
@@ -287,7 +287,7 @@
 		}
 		function cls(j) {
 			if (!D.diff)
-				return shade(j);
+				return m.lifetimes.cls(j) || shade(j);
 			var st = diffStep(tot[DC.n][j], tot[DC.b][j] * bnorm());
 			if (!st)
 				return "d0";

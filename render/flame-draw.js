@@ -5,7 +5,7 @@
 //   prevBtn, nextBtn, matched, colSel, normBox, sortBtn, orientBtn, invBtn, tableBtn, swBtn,
 //   copyBtn, xformSel, drawLegend, lay, viewRange, viewValue, rowY, draw, drawThin, frameAtPoint,
 //   stick, shown, x, w, merged, drawnCount, newTree
-// needs: data, search, sandwich, timeline, transform
+// needs: data, lifetimes, search, sandwich, timeline, transform
 	function fkDraw(m) {
 		var { NS, XNS, svg, D, names, info, hasLines, colNames, state, DC, FH, FS, CHW, XPAD, MINPX, wc, fmt, fmtIn, fmtBytes,
 			cls, cut } = m.data;
@@ -158,6 +158,16 @@
 		}
 		function drawLegend() {
 			legend.textContent = "";
+			var life = m.lifetimes.legend();
+			if (life && !D.diff) {
+				// A lifetimes page: a swatch a bucket (flame-lifetimes.js).
+				legend.appendChild(document.createTextNode("Width: " + colNames[state.col] +
+					" of each frame and its callees. Colour: how long half of its bytes lived:"));
+				life.forEach(function (b) {
+					html("span", { class: "sw " + b[0], "data-step": b[0] }, legend, b[1]);
+				});
+				return;
+			}
 			if (!D.diff) {
 				// Inverted, a frame is its function's own value through
 				// the callers on its way to the root's row.

@@ -7,12 +7,14 @@
 // each computed on the full tree (exact values), undone by Back or by its
 // chip, kept in the URL, and composed with invert; (3) a frame's file and
 // line, from symbolize | to-folded --lines, on hover and in the functions
-// table, and its lines merged again into one frame a function.
+// table, and its lines merged again into one frame a function; (6) a
+// lifetimes page colours each frame by how long its bytes lived (the
+// median bucket), its legend on the first screen, readable.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { ok, step, launch, render, done } = require("./lib.js");
+const { ok, step, launch, render, done, contrast } = require("./lib.js");
 
 // all 20: a recursing 4 (a;a;a directly), x;a;y;a 2 (a indirectly), bar
 // under foo 3 and under baz 5, qux 6.
@@ -151,6 +153,27 @@ async function viaMenu(page, s, op) {
 		ok(before[0] === 3 && after[0] === 1 && after[1] === before[1], "3: merging lines makes main's three frames one, of their total", JSON.stringify([before, after]));
 		ok(/T=L/.test(page.url()), "3: in the URL", page.url());
 		ok(errors.length === 0, "3: no script errors", errors.join("; "));
+		await page.close();
+	});
+	await step("item 6", async () => {
+		const cols = execFileSync(bin("heap-lifetimes"), ["--sysroot", path.join(top, "fixtures/sysroot"), "-f", "columns",
+			path.join(top, "fixtures/life/basic.life")], { encoding: "utf8" });
+		const { page, errors } = await open(ctx, render(cols, [], "life"));
+		// fk_alloc_big: all live; fk_alloc_small: all under 1 ms; medium: under 10 s.
+		const cl = (s) => page.evaluate((x) => { const e = window.fk.el(window.fk.find(x)); return e ? e.getAttribute("class") : null; }, s);
+		const big = await cl("fk_alloc_big"), small = await cl("fk_alloc_small"), med = await cl("fk_alloc_medium");
+		ok(/(^| )l7( |$)/.test(big || "") && /(^| )l0( |$)/.test(small || "") && /(^| )l4( |$)/.test(med || ""),
+			"6: each frame's colour is its bytes' median lifetime (live, under-1ms, under-10s)", JSON.stringify([big, small, med]));
+		const lg = await page.evaluate(() => Array.from(document.querySelectorAll("#legend .sw")).map((s) =>
+			[s.textContent, getComputedStyle(s).color, getComputedStyle(s).backgroundColor]));
+		ok(lg.length === 8 && lg[0][0] === "under-1ms" && lg[7][0] === "live", "6: the legend names the 8 buckets, shortest first", JSON.stringify(lg));
+		ok(lg.every((x) => contrast(x[1], x[2]) >= 4.5), "6: its swatches are readable", JSON.stringify(lg));
+		const onScreen = await page.evaluate(() => { const r = document.getElementById("legend").getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight && r.height > 0; });
+		ok(onScreen && /lived/.test(await text(page, "#legend")), "6: on the first screen, saying what the colour means", await text(page, "#legend"));
+		const lab = await page.evaluate(() => { const e = window.fk.el(window.fk.find("fk_alloc_big")), t = e && e.querySelector("text"), r = e && e.querySelector("rect");
+			return t ? [getComputedStyle(t).fill, getComputedStyle(r).fill] : null; });
+		ok(lab && contrast(lab[0], lab[1]) >= 4.5, "6: a label on the darkest colour is readable", JSON.stringify(lab));
+		ok(errors.length === 0, "6: no script errors", errors.join("; "));
 		await page.close();
 	});
 	await close();
