@@ -2,7 +2,7 @@
 // flame-events.js: URL state, keyboard, events, start.
 // One module of the page script (see flame-data.js); after the modules'
 // functions, the code that makes them in order and starts the page.
-// exports: saveHash, start
+// exports: saveHash, start, setCol0
 // needs: data, draw, search, tables, sandwich, invert, transform, timeline
 	function fkEvents(m) {
 		var { D, names, state, svg, FH, pathOf, wc } = m.data;
@@ -546,7 +546,11 @@
 				}
 			};
 		}
-		return { saveHash: saveHash, start: start };
+		return { saveHash: saveHash, start: start,
+			// The column a URL without v= means (a comparison's, flame-compare.js).
+			setCol0: function (c) {
+				col0 = defaults.col = c;
+			} };
 	}
 	// The modules, made in the order of their files; then the page starts.
 	var m = {};
@@ -558,6 +562,7 @@
 	m.sandwich = fkSandwich(m);
 	m.invert = fkInvert(m);
 	m.transform = fkTransform(m);
+	m.compare = fkCompare(m);
 	m.timeline = fkTimeline(m);
 	m.events = fkEvents(m);
 	m.events.start();

@@ -25,7 +25,9 @@
 		// node: a Map of (node, name) and a sort of each child list took 6.4 s
 		// on the 1.55M-frame bench page.
 		function buildInverted(P) {
-			var N = P.n, C = NBASE, L = names.length, j, c, S = 0;
+			// The columns the profile holds (a timeline's growth columns
+			// are refilled after); a compared profile's are its own.
+			var N = P.n, C = P.ncol || NBASE, L = names.length, j, c, S = 0;
 			// The names' ranks: the built-in sort of strings, without a
 			// comparator, is 5 times quicker than with one (60k names: 300 ms).
 			var sorted = names.slice().sort(), rk = new Map(), rank = new Int32Array(L);

@@ -70,7 +70,8 @@
 			if (test) {
 				hit = new Uint8Array(names.length);
 				var lit = !state.regex && state.query && state.fn < 0, key = state.icase ? "i" : "c";
-				if (lit && state.icase && !lowNames)
+				// Names a compared profile added: the lower-case copy again.
+				if (lit && state.icase && (!lowNames || lowNames.length !== names.length))
 					lowNames = names.map(function (x) {
 						return x.toLowerCase();
 					});
@@ -358,6 +359,7 @@
 		// (flame-invert.js) has none until the next search.
 		function forget() {
 			mbuf = cbuf = null;
+			lastQ = null;
 			cum = morder = null;
 			mlist = new Int32Array(0);
 			nmatch = 0;

@@ -6,7 +6,7 @@
 // index) and each change a history entry; invert and the sort order work
 // on the tree it gives.
 // One module of the page script (see flame-data.js).
-// exports: plain, hash, load, setOps, addOp, note
+// exports: plain, hash, load, setOps, addOp, note, builder, base, setBase
 // needs: data, draw, search, invert, events
 	function fkTransform(m) {
 		var { names, fnOf, state, fmt, pct } = m.data;
@@ -17,15 +17,15 @@
 		var WORDS = { f: "Focus on", h: "Hide", m: "Merge", r: "Collapse recursion of", d: "Collapse every direct recursion",
 			L: "Merge source lines into functions" };
 
-		// One transform of tree P: frame j of P goes to new node map[j]
-		// (found by its parent and name in an open-addressing table), or
-		// nowhere with its subtree (-1). The new nodes are made in P's
-		// preorder, so a node's children keep the order they are first met.
-		function apply1(P, op) {
-			var N = P.n, k = op.k, C = P.self.length, j, x, p;
-			var map = new Int32Array(N), tp = new Int32Array(N), tn = new Int32Array(N), kin = new Int32Array(N), M = 0;
-			var mask = 1;
-			while (mask < 2 * N)
+		// A tree made node by node: child(par, name) finds or makes a node
+		// (by its parent and name, in an open-addressing table for at most
+		// cap nodes); tree(ns) lays the nodes out in preorder, children in
+		// the order they were first made, with ns[c][node] as the self
+		// values of column c. A node with no value in any column goes,
+		// unless keep0 marks it (a frame that had none: "main;idle 0").
+		function builder(cap) {
+			var tp = new Int32Array(cap), tn = new Int32Array(cap), M = 0, mask = 1;
+			while (mask < 2 * cap)
 				mask <<= 1;
 			var slot = new Int32Array(mask).fill(-1);
 			mask--;
@@ -36,9 +36,28 @@
 						return c;
 				tp[M] = par;
 				tn[M] = name;
-				// The nearest node named k on the way to the root, itself included.
-				kin[M] = name === k ? M : par >= 0 ? kin[par] : -1;
 				return (slot[h] = M++);
+			}
+			return { child: child, tp: tp, tn: tn,
+				count: function () {
+					return M;
+				},
+				tree: function (ns, keep0) {
+					return layOut(M, tp, tn, ns, keep0);
+				} };
+		}
+		// One transform of tree P: frame j of P goes to new node map[j], or
+		// nowhere with its subtree (-1). The new nodes are made in P's
+		// preorder, so a node's children keep the order they are first met.
+		function apply1(P, op) {
+			var N = P.n, k = op.k, C = P.self.length, j, x, p, y, c;
+			var map = new Int32Array(N), kin = new Int32Array(N), B = builder(N), tn = B.tn;
+			// The nearest node named k on the way to the root, itself included.
+			function child(par, name) {
+				var M = B.count(), z = B.child(par, name);
+				if (z === M)
+					kin[z] = name === k ? z : par >= 0 ? kin[par] : -1;
+				return z;
 			}
 			// Focus: a frame stays when a k is on its path (through) or in
 			// its subtree; its self value counts only through a k.
@@ -72,34 +91,41 @@
 				else
 					map[j] = child(p, x);
 			}
-			// Each node's values; a node left with none goes (foo, all of
-			// whose stacks a merge took to bar), one that had none in P
-			// stays ("main;idle 0").
-			var ns = [], keep = new Uint8Array(M), c, y;
+			// Each node's values; one that had none in P stays.
+			var ns = [], M = B.count(), keep0 = new Uint8Array(M);
 			for (c = 0; c < C; c++) {
-				var s = new Float64Array(M), src = P.self[c];
+				var sv = new Float64Array(M), src = P.self[c];
 				for (j = 0; j < N; j++)
 					if ((y = map[j]) >= 0 && (!through || through[j] === 1))
-						s[y] += src[j];
-				var st = Float64Array.from(s);
-				for (x = M - 1; x > 0; x--)
-					st[tp[x]] += st[x];
-				for (x = 0; x < M; x++)
-					if (st[x] !== 0)
-						keep[x] = 1;
-				ns.push(s);
+						sv[y] += src[j];
+				ns.push(sv);
 			}
 			for (j = 0; j < N; j++)
 				if ((y = map[j]) >= 0 && P.tot.every(function (a) {
 					return a[j] === 0;
 				}))
-					keep[y] = 1;
+					keep0[y] = 1;
+			var T = B.tree(ns, keep0);
+			T.ncol = P.ncol;
+			return T;
+		}
+		// Lays out nodes 0..M (parents tp, names tn; node 0 the root, a
+		// parent made before its children) in preorder: each kept node after
+		// its parent and the subtrees of the siblings made before it.
+		function layOut(M, tp, tn, ns, keep0) {
+			var keep = new Uint8Array(M), C = ns.length, c, x, j;
+			for (c = 0; c < C; c++) {
+				var st = Float64Array.from(ns[c].subarray(0, M));
+				for (x = M - 1; x > 0; x--)
+					st[tp[x]] += st[x];
+				for (x = 0; x < M; x++)
+					if (st[x] !== 0 || keep0 && keep0[x])
+						keep[x] = 1;
+			}
 			keep[0] = 1;
 			for (x = M - 1; x > 0; x--)
 				if (keep[x])
 					keep[tp[x]] = 1;
-			// Each kept node's place in the new preorder: after its parent
-			// and the subtrees of the siblings made before it.
 			var size = new Int32Array(M), pos = new Int32Array(M), next = new Int32Array(M), K = 0;
 			for (x = M - 1; x >= 0; x--)
 				if (keep[x]) {
@@ -209,5 +235,14 @@
 			if (list.map(opKey).join(",") !== hash())
 				setOps(list, true);
 		}
-		return { plain: plain, hash: hash, load: load, setOps: setOps, addOp: addOp, note: note };
+		return { plain: plain, hash: hash, load: load, setOps: setOps, addOp: addOp, note: note, builder: builder,
+			base: function () {
+				return base;
+			},
+			// A new full tree (a comparison, flame-compare.js): the
+			// transforms again on it, and the page redrawn.
+			setBase: function (T) {
+				base = T;
+				setOps(ops);
+			} };
 	}

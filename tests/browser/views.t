@@ -9,7 +9,9 @@
 // line, from symbolize | to-folded --lines, on hover and in the functions
 // table, and its lines merged again into one frame a function; (6) a
 // lifetimes page colours each frame by how long its bytes lived (the
-// median bucket), its legend on the first screen, readable.
+// median bucket), its legend on the first screen, readable; (7) compare
+// inside the page: a local folded file as the base of a diff, exact
+// numbers, a bad file refused with its line and nothing changed.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -174,6 +176,56 @@ async function viaMenu(page, s, op) {
 			return t ? [getComputedStyle(t).fill, getComputedStyle(r).fill] : null; });
 		ok(lab && contrast(lab[0], lab[1]) >= 4.5, "6: a label on the darkest colour is readable", JSON.stringify(lab));
 		ok(errors.length === 0, "6: no script errors", errors.join("; "));
+		await page.close();
+	});
+	await step("item 7", async () => {
+		const { page, errors } = await open(ctx, render("main;a 5\nmain;b 3\nmain;c 2\n", [], "cmpnew"));
+		const dir = fs.mkdtempSync(path.join(require("os").tmpdir(), "fk-cmp-"));
+		const bad = path.join(dir, "bad.folded"), good = path.join(dir, "base.folded");
+		fs.writeFileSync(bad, "main;a 2\nmain;b three\n");
+		fs.writeFileSync(good, "# info: program=old\nmain;a 2\nmain;b 3\nmain;gone 4\n");
+		ok(await page.evaluate(() => { const b = document.getElementById("compare"); return !!b && b.getBoundingClientRect().height > 0; }),
+			"7: a Compare button on the first screen");
+		// The button opens the browser's file chooser.
+		// Playwright's setFiles wants an HTML document's "INPUT" (this is
+		// an XML one's "input"): the files go in through the DevTools
+		// protocol, as the chooser would put them.
+		const cdp = await ctx.newCDPSession(page);
+		const choose = async (f) => {
+			await Promise.all([page.waitForEvent("filechooser"), page.click("#compare")]);
+			const { root } = await cdp.send("DOM.getDocument");
+			const { nodeId } = await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: "#cmpfile" });
+			await cdp.send("DOM.setFileInputFiles", { files: [f], nodeId });
+		};
+		await choose(bad);
+		await page.waitForFunction(() => /Compare: bad\.folded/.test(document.getElementById("details").textContent));
+		const d0 = await text(page, "#details");
+		ok(/line 2/.test(d0) && /nothing changed/.test(d0) && await page.evaluate(() => window.fk.value(0)) === 10,
+			"7: a bad file is refused with its line, and the page stays", d0);
+		await choose(good);
+		await page.waitForFunction(() => /base/.test(document.getElementById("total").textContent));
+		const t = await text(page, "#total");
+		ok(/10 B/.test(t) && /base 9 B/.test(t) && /\+1 B/.test(t), "7: the header gives the new total, the base's and the change", t);
+		const da = await page.evaluate(() => { window.fk.select(window.fk.find("a")); return document.getElementById("details").textContent; });
+		ok(/base 2 B \u2192 5 B/.test(da) && /\+150\.00%/.test(da), "7: a frame says base 2 B \u2192 5 B, +150.00%", da);
+		const dg = await page.evaluate(() => { window.fk.select(window.fk.find("gone")); return document.getElementById("details").textContent; });
+		ok(/vanished/.test(dg) && /4 B/.test(dg), "7: a frame only the base had is there, vanished", dg);
+		const cls = await page.evaluate(() => [window.fk.el(window.fk.find("a")).getAttribute("class"), window.fk.el(window.fk.find("b")).getAttribute("class")]);
+		ok(/^r\d/.test(cls[0]) && /^d0/.test(cls[1]), "7: coloured by change: a grew, b the same", JSON.stringify(cls));
+		const fills = await page.evaluate(() => ["a", "b", "gone"].map((x) => getComputedStyle(window.fk.rect(window.fk.find(x))).fill));
+		ok(new Set(fills).size === 3 && !fills.includes("rgb(0, 0, 0)"), "7: the page carries the diff's colours (no black frames)", JSON.stringify(fills));
+		ok(await page.evaluate(() => document.querySelectorAll("#legend .sw").length) === 11, "7: the diff's legend");
+		ok(/compared with base\.folded/.test(await text(page, "#ttl")), "7: the title names the base", await text(page, "#ttl"));
+		// The views work on the comparison: invert, a transform.
+		await page.click("#invert");
+		const inv = await paths(page);
+		ok(has(inv, "gone 4") || inv.some((l) => /^gone /.test(l)), "7: inverted, the vanished frame is kept", JSON.stringify(inv));
+		await page.click("#invert");
+		await viaMenu(page, "a", "hide");
+		const hp = await paths(page);
+		ok(has(hp, "main 14") && !hp.some((l) => /;a /.test(l)), "7: and a transform (hide a: widths new + vanished stay 14)", JSON.stringify(hp));
+		ok(errors.length === 0, "7: no script errors", errors.join("; "));
+		fs.rmSync(dir, { recursive: true, force: true });
 		await page.close();
 	});
 	await close();
