@@ -6,11 +6,11 @@
 // read by the browser from the person's own choice; nothing is fetched,
 // and its names are only ever text. A comparison is not in the URL.
 // One module of the page script (see flame-data.js).
-// exports: compareWith
+// exports: compareWith, choose
 // needs: data, draw, search, transform, events
 	function fkCompare(m) {
 		var { D, names, state, colNames, colUnits, DC, addName } = m.data;
-		var { cmpBtn, cmpFile, colSel, normBox } = m.draw;
+		var { cmpFile, fileSel, colSel, normBox } = m.draw;
 		var { showDetails } = m.search;
 		var ttl = document.getElementById("ttl");
 		var MAXB = 1 << 30;            // a file past 1 GiB is refused, not read
@@ -106,17 +106,18 @@
 			if (normBox)
 				normBox.checked = state.normalize = false;
 			ttl.textContent = ttl.textContent.replace(/ \u2014 compared with .*$/, "") + " \u2014 compared with " + fname + " (base)";
-			cmpBtn.disabled = true;
-			cmpBtn.title = "compared with " + fname + ": reload the page for another";
+			// One comparison a page: a reload for another.
+			fileSel.querySelector('option[value="compare"]').disabled = true;
 			m.transform.setBase(T);
 			showDetails(["Compared with " + fname + " as the base: widths are new + vanished, numbers the page's profile, colours the change."]);
 			return true;
 		}
-		if (cmpBtn) {
-			cmpBtn.addEventListener("click", function () {
-				cmpFile.value = "";
-				cmpFile.click();
-			});
+		// Opens the file chooser (the file menu's entry, flame-export.js).
+		function choose() {
+			cmpFile.value = "";
+			cmpFile.click();
+		}
+		if (cmpFile) {
 			cmpFile.addEventListener("change", function () {
 				var f = cmpFile.files && cmpFile.files[0];
 				if (!f)
@@ -132,5 +133,5 @@
 				});
 			});
 		}
-		return { compareWith: compareWith };
+		return { compareWith: compareWith, choose: choose };
 	}

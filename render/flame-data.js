@@ -2,7 +2,7 @@
 // flame-data.js: the first part of the interactive script of render-flame's
 // SVG page, embedded at build time: render/build.mk joins flame-data.js,
 // flame-lifetimes.js, flame-draw.js, flame-search.js, flame-tables.js, flame-sandwich.js,
-// flame-invert.js, flame-transform.js, flame-compare.js, flame-timeline.js and flame-events.js, in that order,
+// flame-invert.js, flame-transform.js, flame-compare.js, flame-export.js, flame-timeline.js and flame-events.js, in that order,
 // into the one function this file opens and flame-events.js closes. Each
 // file is one module: a function fkNAME(m) that returns its exports; m
 // holds the modules made before it (m.data, m.draw, ...), and a module

@@ -563,6 +563,7 @@
 	m.invert = fkInvert(m);
 	m.transform = fkTransform(m);
 	m.compare = fkCompare(m);
+	m.export = fkExport(m);
 	m.timeline = fkTimeline(m);
 	m.events = fkEvents(m);
 	m.events.start();

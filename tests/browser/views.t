@@ -11,7 +11,9 @@
 // lifetimes page colours each frame by how long its bytes lived (the
 // median bucket), its legend on the first screen, readable; (7) compare
 // inside the page: a local folded file as the base of a diff, exact
-// numbers, a bad file refused with its line and nothing changed.
+// numbers, a bad file refused with its line and nothing changed; (8)
+// export the view: the zoomed subtree as folded text (transforms
+// included), the drawing as a valid, script-free SVG and as a PNG.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -184,15 +186,15 @@ async function viaMenu(page, s, op) {
 		const bad = path.join(dir, "bad.folded"), good = path.join(dir, "base.folded");
 		fs.writeFileSync(bad, "main;a 2\nmain;b three\n");
 		fs.writeFileSync(good, "# info: program=old\nmain;a 2\nmain;b 3\nmain;gone 4\n");
-		ok(await page.evaluate(() => { const b = document.getElementById("compare"); return !!b && b.getBoundingClientRect().height > 0; }),
-			"7: a Compare button on the first screen");
+		ok(await page.evaluate(() => { const b = document.querySelector('#file option[value="compare"]'), r = document.getElementById("file").getBoundingClientRect();
+			return !!b && r.height > 0 && r.bottom <= innerHeight; }), "7: the file menu, on the first screen, compares");
 		// The button opens the browser's file chooser.
 		// Playwright's setFiles wants an HTML document's "INPUT" (this is
 		// an XML one's "input"): the files go in through the DevTools
 		// protocol, as the chooser would put them.
 		const cdp = await ctx.newCDPSession(page);
 		const choose = async (f) => {
-			await Promise.all([page.waitForEvent("filechooser"), page.click("#compare")]);
+			await Promise.all([page.waitForEvent("filechooser"), page.selectOption("#file", "compare")]);
 			const { root } = await cdp.send("DOM.getDocument");
 			const { nodeId } = await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: "#cmpfile" });
 			await cdp.send("DOM.setFileInputFiles", { files: [f], nodeId });
@@ -226,6 +228,42 @@ async function viaMenu(page, s, op) {
 		ok(has(hp, "main 14") && !hp.some((l) => /;a /.test(l)), "7: and a transform (hide a: widths new + vanished stay 14)", JSON.stringify(hp));
 		ok(errors.length === 0, "7: no script errors", errors.join("; "));
 		fs.rmSync(dir, { recursive: true, force: true });
+		await page.close();
+	});
+	await step("item 8", async () => {
+		const { page, errors } = await open(ctx, svg);
+		const save = async (what) => {
+			const [dl] = await Promise.all([page.waitForEvent("download"), page.selectOption("#file", what)]);
+			return { name: dl.suggestedFilename(), data: fs.readFileSync(await dl.path()) };
+		};
+		await page.evaluate(() => window.fk.zoom(window.fk.find("foo")));
+		let f = await save("folded");
+		ok(f.data.toString() === "main;foo;bar 3\nmain;foo;baz;bar 5\n" && /\.folded$/.test(f.name),
+			"8: the zoomed subtree as folded text, whole stacks", JSON.stringify([f.name, f.data.toString()]));
+		await page.evaluate(() => window.fk.zoom(0));
+		await viaMenu(page, "a", "rec");
+		f = await save("folded");
+		ok(/^main;a;b 4$/m.test(f.data.toString()) && /^main;x;a;c 2$/m.test(f.data.toString()) && !/a;a/.test(f.data.toString()),
+			"8: with the transforms applied", f.data.toString());
+		const s = await save("svg");
+		const dir = fs.mkdtempSync(path.join(require("os").tmpdir(), "fk-exp-")), sp = path.join(dir, "v.svg");
+		fs.writeFileSync(sp, s.data);
+		let valid = true;
+		try {
+			execFileSync("xmllint", ["--noout", sp], { stdio: "pipe" });
+		} catch (e) {
+			valid = false;
+		}
+		const st = s.data.toString();
+		ok(valid && /\.svg$/.test(s.name), "8: the drawing as SVG, valid XML (xmllint)", s.name);
+		ok(!/<script|foreignObject|on[a-z]+=/i.test(st) && />qux</.test(st) && />main</.test(st),
+			"8: no script, no HTML, the frames and their labels", st.length + " bytes");
+		const p = await save("png");
+		const sig = p.data.slice(0, 8).toString("hex"), w = p.data.readUInt32BE(16), h = p.data.readUInt32BE(20);
+		ok(sig === "89504e470d0a1a0a" && w === 1280 && h > 50 && h < 400 && /\.png$/.test(p.name),
+			"8: and as PNG, the page's width, the graph's height", JSON.stringify([sig, w, h, p.name]));
+		fs.rmSync(dir, { recursive: true, force: true });
+		ok(errors.length === 0, "8: no script errors", errors.join("; "));
 		await page.close();
 	});
 	await close();
