@@ -466,6 +466,14 @@
 				zoom: zoom,
 				select: select,
 				invert: setInvert,
+				// Transform t (flame-transform.js's letters) of frame k's
+				// function; none: remove every transform.
+				transform: function (t, k) {
+					if (!t)
+						return m.transform.setOps([]);
+					state.sel = k;
+					m.transform.addOp(t);
+				},
 				name: function (j) {
 					return names[nm[j]];
 				},
