@@ -18,22 +18,13 @@
 const fs = require("fs");
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { ok, step, launch, render, done, contrast } = require("./lib.js");
+const { ok, step, launch, openPage, render, done, contrast } = require("./lib.js");
 
 // all 20: a recursing 4 (a;a;a directly), x;a;y;a 2 (a indirectly), bar
 // under foo 3 and under baz 5, qux 6.
 const rec = "main;a;a;a;b 4\nmain;x;a;y;a;c 2\nmain;foo;bar 3\nmain;foo;baz;bar 5\nmain;qux 6\n";
 
-async function open(ctx, file, hash, vp) {
-	const page = await ctx.newPage();
-	if (vp)
-		await page.setViewportSize(vp);
-	const errors = [];
-	page.on("pageerror", (e) => errors.push(String(e)));
-	await page.goto("file://" + file + (hash || ""));
-	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
-	return { page, errors };
-}
+const open = openPage;
 const text = (page, sel) => page.evaluate((s) => { const e = document.querySelector(s); return e ? e.textContent : null; }, sel);
 // The tree as "path value" lines (total values), in preorder.
 const paths = (page) => page.evaluate(() => { const f = window.fk, out = [];
