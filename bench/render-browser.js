@@ -6,7 +6,9 @@
 // ready, graph drawn), search per keystroke (typing a C++ name one
 // character at a time, each prefix searched as the debounced input would),
 // zoom into frames and "(N more)" boxes and back, the functions table,
-// a sandwich view, search with the table open, and invert (callers first). Medians of RUNS page loads.
+// a sandwich view, search with the table open, invert (callers first), and
+// the transforms of the searched function (hide it, focus on it, each on
+// the full tree). Medians of RUNS page loads.
 // Usage: B=DIR node bench/render-browser.js [RUNS [LINES]]  (from the top of the tree)
 "use strict";
 const fs = require("fs");
@@ -34,7 +36,7 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 
 (async () => {
 	const { ctx, close } = await launch();
-	const load = [], key = [], keyMax = [], zoom = [], mzoom = [], table = [], sw = [], inv = [], keyT = [];
+	const load = [], key = [], keyMax = [], zoom = [], mzoom = [], table = [], sw = [], inv = [], keyT = [], xf = [];
 	let frames = 0, drawn = 0, matched = "";
 	const word = "operator new(unsigned long)";
 	for (let r = 0; r < runs; r++) {
@@ -137,6 +139,21 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 			document.documentElement.getBoundingClientRect();
 			return [b - a, performance.now() - b, ni];
 		}));
+		// Hide, then focus on, the searched function; each a new tree from
+		// the full one, laid out and drawn.
+		xf.push(await page.evaluate((w) => {
+			if (!window.fk.transform)
+				return [NaN, NaN];             // a page from before transforms
+			const k = window.fk.find(w), out = [];
+			for (const t of ["h", "f"]) {
+				const a = performance.now();
+				window.fk.transform(t, k);
+				document.documentElement.getBoundingClientRect();
+				out.push(performance.now() - a);
+				window.fk.transform("");
+			}
+			return out;
+		}, word));
 		await page.close();
 	}
 	await close();
@@ -150,5 +167,6 @@ const inSize = fs.statSync(inp).size, outSize = fs.statSync(svg).size;
 	console.log(`functions table ms (median): ${med(table).toFixed(1)}; sandwich of '${word}' ms (median): ${med(sw).toFixed(1)}`);
 	console.log(`search per keystroke with the functions table open, slowest keystroke ms (median): ${med(keyT).toFixed(1)}`);
 	console.log(`invert ms (median): ${med(inv.map((x) => x[0])).toFixed(0)} (${inv[0][2]} frames in the inverted tree), back ${med(inv.map((x) => x[1])).toFixed(0)}`);
+	console.log(`hide '${word}' ms (median): ${med(xf.map((x) => x[0])).toFixed(0)}; focus on it ms (median): ${med(xf.map((x) => x[1])).toFixed(0)}`);
 	console.log(`load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 })();

@@ -54,12 +54,17 @@ static const char *frame_name(const struct fk_frame *f)
 }
 
 /* Frame i of stack s, as the name cache reads it (struct fk_namesrc):
- * its inline chain, frames[0] innermost, or its address name. */
+ * its inline chain, frames[0] innermost, or its address name; with
+ * lines, a name known with its file and line is "NAME (FILE:LINE)",
+ * made in the sink's buffer. */
 struct frame_src {
 	const struct fk_profile *p;
 	const struct fk_stack *s;
 	uint32_t i;
 	const struct fk_sym *sym;
+	int lines;
+	char **buf;
+	size_t *cap;
 };
 
 static size_t frame_open(void *ctx)
@@ -73,8 +78,19 @@ static size_t frame_open(void *ctx)
 static const char *frame_chain_name(void *ctx, size_t j)
 {
 	const struct frame_src *f = ctx;
+	const struct fk_frame *fr = &f->sym->frames[j];
+	const char *name = frame_name(fr);
+	size_t n;
 
-	return frame_name(&f->sym->frames[j]);
+	if (!name || !f->lines || !fr->file || !*fr->file || !fr->line)
+		return name;
+	/* 16: " (", ":", the line's 10 digits, ")" and the NUL. A name
+	 * that finds no room keeps its plain form. */
+	n = strlen(name) + strlen(fr->file) + 16;
+	if (fk_reserve((void **)f->buf, f->cap, n, 1, 256) < 0)
+		return name;
+	snprintf(*f->buf, n, "%s (%s:%" PRIu32 ")", name, fr->file, fr->line);
+	return *f->buf;
 }
 
 static const char *frame_addr(void *ctx, char *buf, size_t size)
@@ -90,6 +106,9 @@ static const char *frame_addr(void *ctx, char *buf, size_t size)
 struct sink {
 	struct fk_foldacc *acc;        /* NULL: fn */
 	int columns;
+	int lines;                     /* names with their file and line */
+	char *buf;                     /* frame_chain_name's */
+	size_t bufcap;
 	fk_folded_stack_fn fn;
 	void *ctx;
 	struct fk_namecache cache;
@@ -124,7 +143,7 @@ static void sink_begin(struct sink *k, char *root)
 static int add_frames(struct sink *k, const struct fk_profile *p, const struct fk_stack *s,
 		      struct fk_err *err)
 {
-	struct frame_src f = { p, s, 0, NULL };
+	struct frame_src f = { p, s, 0, NULL, k->lines, &k->buf, &k->bufcap };
 	struct fk_namesrc src = { frame_open, frame_chain_name, frame_addr, &f };
 	uint32_t i;
 
@@ -294,6 +313,7 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 	if (!o)
 		o = &defaults;
 	k.columns = o->columns;
+	k.lines = o->lines;
 	if (!(k.acc = fk_foldacc_new()) ||
 	    (o->columns && fk_foldacc_columns(k.acc, p->has_accum ? 4 : 2) < 0)) {
 		fk_foldacc_free(k.acc);
@@ -307,6 +327,7 @@ int fk_folded_write(const struct fk_profile *p, const struct fk_folded_opts *o,
 		rc = fk_foldacc_write(k.acc, out, err);
 	fk_foldacc_free(k.acc);
 	fk_namecache_release(&k.cache);
+	free(k.buf);
 	return rc;
 }
 
@@ -319,9 +340,11 @@ int fk_folded_each_stack(const struct fk_profile *p, const struct fk_folded_opts
 
 	if (!o)
 		o = &defaults;
+	k.lines = o->lines;
 	fk_namecache_init(&k.cache);
 	rc = walk(p, o, &k, err);
 	fk_namecache_release(&k.cache);
+	free(k.buf);
 	free(k.keys);
 	free(k.names);
 	free(k.lens);

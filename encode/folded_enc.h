@@ -22,6 +22,9 @@ struct fk_folded_opts {
 	int threads;                   /* a root frame "[thread N NAME]" per thread */
 	int columns;                   /* every sample type, one column each, under a
 	                                  "# columns:" header (value, alloc ignored) */
+	int lines;                     /* a frame whose file and line are known is
+	                                  "NAME (FILE:LINE)": one frame a line of a
+	                                  function, not one a function */
 };
 
 /* Writes p's stacks root first: inline frames expanded (caller before

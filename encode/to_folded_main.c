@@ -13,7 +13,7 @@
 
 static const char usage_text[] =
 	"usage: to-folded [--value bytes|objects] [--inuse | --alloc] [--columns]\n"
-	"                 [--threads] [-o FILE] [FILE | -]\n"
+	"                 [--threads] [--lines] [-o FILE] [FILE | -]\n"
 	"Reads a raw or symbolized jemalloc heap profile and writes folded stacks\n"
 	"(\"root;caller;leaf VALUE\"), the input of flame graph tools.\n"
 	"  -v, --value bytes|objects  what to count (default: bytes)\n"
@@ -24,6 +24,9 @@ static const char usage_text[] =
 	"                             ones with prof_accum), under a header line\n"
 	"                             \"# columns: ...\" that render-flame reads\n"
 	"  -t, --threads              a root frame per thread\n"
+	"  -l, --lines                a frame a source line: \"NAME (FILE:LINE)\"\n"
+	"                             where the input knows them (default: a\n"
+	"                             frame a function)\n"
 	"  -o, --output FILE          write to FILE instead of standard output\n"
 	"  -h, --help                 print this help and exit\n"
 	"  -V, --version              print the version and exit\n";
@@ -36,6 +39,7 @@ int main(int argc, char **argv)
 		{ "alloc", no_argument, NULL, 'a' },
 		{ "threads", no_argument, NULL, 't' },
 		{ "columns", no_argument, NULL, 'c' },
+		{ "lines", no_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		FK_CLI_OPTIONS_END,
 	};
@@ -48,7 +52,7 @@ int main(int argc, char **argv)
 
 	fk_cli_init(argv[0]);
 	memset(&fo, 0, sizeof fo);
-	while ((c = getopt_long(argc, argv, "v:iacto:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:iactlo:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (strcmp(optarg, "bytes") == 0) {
@@ -64,6 +68,7 @@ int main(int argc, char **argv)
 		case 'a': fo.alloc = 1; break;
 		case 't': fo.threads = 1; break;
 		case 'c': fo.columns = 1; break;
+		case 'l': fo.lines = 1; break;
 		case 'o': outpath = optarg; break;
 		default: fk_cli_option(c, usage_text);
 		}

@@ -16,7 +16,7 @@ $(B)/svg.o $(B)/svgdata.o $(B)/timeline.o $(B)/pageinfo.o: CPPFLAGS += $(XML_CFL
 
 # The page's style sheet and script are real files, embedded at build
 # time; the script's parts are joined in this order (render/flame-data.js).
-FLAME_JS := $(addprefix render/flame-,data.js lifetimes.js draw.js search.js tables.js sandwich.js invert.js timeline.js events.js)
+FLAME_JS := $(addprefix render/flame-,data.js lifetimes.js draw.js search.js tables.js sandwich.js invert.js transform.js compare.js export.js timeline.js events.js)
 $(B)/flame_assets.c: render/flame.css $(FLAME_JS) render/embed.sh | $(B)
 	sh render/embed.sh render/flame.css $(FLAME_JS) >$@.tmp && mv $@.tmp $@
 $(B)/flame_assets.o: $(B)/flame_assets.c

@@ -2,7 +2,7 @@
 // flame-data.js: the first part of the interactive script of render-flame's
 // SVG page, embedded at build time: render/build.mk joins flame-data.js,
 // flame-lifetimes.js, flame-draw.js, flame-search.js, flame-tables.js, flame-sandwich.js,
-// flame-invert.js, flame-timeline.js and flame-events.js, in that order,
+// flame-invert.js, flame-transform.js, flame-compare.js, flame-export.js, flame-timeline.js and flame-events.js, in that order,
 // into the one function this file opens and flame-events.js closes. Each
 // file is one module: a function fkNAME(m) that returns its exports; m
 // holds the modules made before it (m.data, m.draw, ...), and a module
@@ -22,9 +22,9 @@
 // drawing render-flame made. Text from the input is only ever set with
 // textContent or setAttribute.
 // This module: the data, formatting and colours.
-// exports: D, names, nametype, info, NS, XNS, svg, FH, FS, CHW, XPAD, MINPX, colNames, colUnits,
+// exports: D, names, nametype, info, loc, fnOf, hasLines, addName, NS, XNS, svg, FH, FS, CHW, XPAD, MINPX, colNames, colUnits,
 //   state, DC, wc, nc, nt, fmt, fmtIn, fmtBytes, BANDS, pct, pathOf, cut, fnv, cls, bnorm, tree, setTree, onTree
-// needs: nothing
+// needs: lifetimes
 (function () {
 	"use strict";
 	function fkData(m) {
@@ -46,6 +46,35 @@
 					info[l.slice(0, k)] = l.slice(k + 1);
 			});
 		})();
+		// A frame a source line (to-folded --lines): "NAME (FILE:LINE)".
+		// loc[k]: name k's "FILE:LINE" ("" for none); fnOf[k]: the index
+		// of its function's bare name, added to names when no frame has
+		// it (flame-transform.js merges the lines by it). addName gives a
+		// name's index, adding it (a compared profile's, flame-compare.js).
+		var loc = [], fnOf = [], hasLines = false, nameAt = new Map(), NL = names.length;
+		function place(k) {
+			var r = / \(([^()]*:\d+)\)$/.exec(names[k]);
+			loc[k] = r ? r[1] : "";
+			fnOf[k] = k;
+			if (r) {
+				hasLines = true;
+				fnOf[k] = addName(names[k].slice(0, r.index));
+			}
+		}
+		function addName(s) {
+			var k = nameAt.get(s);
+			if (k === undefined) {
+				nameAt.set(s, k = names.length);
+				names.push(s);
+				place(k);
+			}
+			return k;
+		}
+		for (i = 0; i < NL; i++)
+			if (!nameAt.has(names[i]))
+				nameAt.set(names[i], i);
+		for (i = 0; i < NL; i++)
+			place(i);
 		var FH = D.frameheight, FS = D.fontsize, CHW = FS * D.fontwidth, XPAD = D.xpad;
 		var MINPX = 1;                 // narrower frames are drawn merged or not at all
 		var i;
@@ -264,7 +293,7 @@
 		}
 		function cls(j) {
 			if (!D.diff)
-				return shade(j);
+				return m.lifetimes.cls(j) || shade(j);
 			var st = diffStep(tot[DC.n][j], tot[DC.b][j] * bnorm());
 			if (!st)
 				return "d0";
@@ -287,7 +316,7 @@
 			treeFns.push(f);
 			f(cur);
 		}
-		return { D: D, names: names, nametype: nametype, info: info, NS: NS, XNS: XNS, svg: svg, FH: FH, FS: FS, CHW: CHW,
+		return { D: D, names: names, nametype: nametype, info: info, loc: loc, fnOf: fnOf, hasLines: hasLines, addName: addName, NS: NS, XNS: XNS, svg: svg, FH: FH, FS: FS, CHW: CHW,
 			XPAD: XPAD, MINPX: MINPX, colNames: colNames, colUnits: colUnits, state: state, DC: DC, wc: wc, nc: nc, nt: nt, fmt: fmt,
 			fmtIn: fmtIn, fmtBytes: fmtBytes, BANDS: BANDS, pct: pct, pathOf: pathOf, cut: cut, fnv: fnv, cls: cls, bnorm: bnorm,
 			tree: function () {

@@ -3,11 +3,11 @@
 // One module of the page script (see flame-data.js).
 // exports: el, html, view, selr, hov, tfo, tdiv, hdr, details, reset, q, caseBox, reBox,
 //   prevBtn, nextBtn, matched, colSel, normBox, sortBtn, orientBtn, invBtn, tableBtn, swBtn,
-//   copyBtn, drawLegend, lay, viewRange, viewValue, rowY, draw, drawThin, frameAtPoint,
+//   copyBtn, xformSel, cmpFile, fileSel, drawLegend, lay, viewRange, viewValue, rowY, draw, drawThin, frameAtPoint,
 //   stick, shown, x, w, merged, drawnCount, newTree
-// needs: data, search, sandwich, timeline
+// needs: data, lifetimes, search, sandwich, timeline, transform
 	function fkDraw(m) {
-		var { NS, XNS, svg, D, names, info, colNames, state, DC, FH, FS, CHW, XPAD, MINPX, wc, fmt, fmtIn, fmtBytes,
+		var { NS, XNS, svg, D, names, info, hasLines, colNames, state, DC, FH, FS, CHW, XPAD, MINPX, wc, fmt, fmtIn, fmtBytes,
 			cls, cut } = m.data;
 		var n, depth, parent, nm, end, self;
 		m.data.onTree(function (t) {
@@ -87,6 +87,29 @@
 		var swBtn = html("button", { id: "swbtn", type: "button",
 			title: "callers and callees of the selected frame's function, or of the search's heaviest match (s)" }, bar, "Sandwich");
 		var copyBtn = html("button", { id: "copy", type: "button", title: "copy the selected frame's stack (c)" }, bar, "Copy stack");
+		// Another profile as the base of a diff (flame-compare.js): the
+		// file menu's first entry opens the file chooser; not on a diff or
+		// a timeline.
+		var cmpFile = null;
+		if (!D.diff && !document.getElementById("fkseries"))
+			cmpFile = html("input", { id: "cmpfile", type: "file", accept: ".folded,.txt,.collapsed,text/plain", hidden: "",
+				"aria-label": "profile to compare with" }, bar);
+		// Transforms of the selected frame's function (flame-transform.js):
+		// a menu, its first entry its name.
+		var xformSel = html("select", { id: "xform", "aria-label": "transform the graph",
+			title: "focus on the selected frame's function (f), hide it (h), merge its instances (m), collapse its recursion (r)" }, bar);
+		[["", "Transform…"], ["focus", "Focus on function (f)"], ["hide", "Hide function (h)"], ["merge", "Merge function (m)"],
+		 ["rec", "Collapse recursion (r)"], ["direct", "Collapse all direct recursion"]].concat(hasLines ?
+			[["lines", "Merge source lines into functions"]] : []).forEach(function (o) {
+			html("option", { value: o[0] }, xformSel, o[1]);
+		});
+		// Comparing, and the view saved as a file (flame-export.js).
+		var fileSel = html("select", { id: "file", "aria-label": "compare or save",
+			title: "compare with another profile; save the view's stacks as folded text, the drawing as SVG or PNG" }, bar);
+		[["", "File\u2026"]].concat(cmpFile ? [["compare", "Compare with a profile\u2026"]] : [],
+			[["folded", "Save the view's stacks (folded)"], ["svg", "Save the drawing (SVG)"], ["png", "Save the drawing (PNG)"]]).forEach(function (o) {
+			html("option", { value: o[0] }, fileSel, o[1]);
+		});
 		// The legend's row also holds the search's count, at its right end:
 		// the toolbar keeps its width, so a count appearing never wraps it
 		// onto another row and moves the graph (1280 px wide: it did).
@@ -144,10 +167,21 @@
 				c = colNames.length > 1 ? " (" + colNames[state.col] + ")" : "";
 				t = "Total " + fmt(wc()[0]) + c;
 			}
+			t += m.transform.note();
 			totalEl.textContent = t;
 		}
 		function drawLegend() {
 			legend.textContent = "";
+			var life = m.lifetimes.legend();
+			if (life && !D.diff) {
+				// A lifetimes page: a swatch a bucket (flame-lifetimes.js).
+				legend.appendChild(document.createTextNode("Width: " + colNames[state.col] +
+					" of each frame and its callees. Colour: how long half of its bytes lived:"));
+				life.forEach(function (b) {
+					html("span", { class: "sw " + b[0], "data-step": b[0] }, legend, b[1]);
+				});
+				return;
+			}
 			if (!D.diff) {
 				// Inverted, a frame is its function's own value through
 				// the callers on its way to the root's row.
@@ -435,7 +469,7 @@
 		return { el: el, html: html, view: view, selr: selr, hov: hov, tfo: tfo, tdiv: tdiv, hdr: hdr, details: details,
 			reset: reset, q: q, caseBox: caseBox, reBox: reBox, prevBtn: prevBtn, nextBtn: nextBtn, matched: matched,
 			colSel: colSel, normBox: normBox, sortBtn: sortBtn, orientBtn: orientBtn, invBtn: invBtn, tableBtn: tableBtn,
-			swBtn: swBtn, copyBtn: copyBtn, drawLegend: drawLegend, lay: lay, viewRange: viewRange, viewValue: viewValue,
+			swBtn: swBtn, copyBtn: copyBtn, xformSel: xformSel, cmpFile: cmpFile, fileSel: fileSel, drawLegend: drawLegend, lay: lay, viewRange: viewRange, viewValue: viewValue,
 			rowY: rowY, draw: draw, drawThin: drawThin, frameAtPoint: frameAtPoint, stick: stick, shown: shown,
 			x: function (j) {
 				return X[j];

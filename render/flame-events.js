@@ -2,12 +2,12 @@
 // flame-events.js: URL state, keyboard, events, start.
 // One module of the page script (see flame-data.js); after the modules'
 // functions, the code that makes them in order and starts the page.
-// exports: saveHash, start
-// needs: data, draw, search, tables, sandwich, invert, timeline
+// exports: saveHash, start, setCol0
+// needs: data, draw, search, tables, sandwich, invert, transform, timeline
 	function fkEvents(m) {
 		var { D, names, state, svg, FH, pathOf, wc } = m.data;
 		var { view, hov, hdr, reset, q, caseBox, reBox, prevBtn, nextBtn, matched, colSel, normBox,
-			sortBtn, orientBtn, invBtn, tableBtn, swBtn, copyBtn, drawLegend, lay, rowY, draw,
+			sortBtn, orientBtn, invBtn, tableBtn, swBtn, copyBtn, xformSel, drawLegend, lay, rowY, draw,
 			frameAtPoint, shown } = m.draw;
 		var { select, zoom, zoomMerged, step, search, describe, showDetails, scrollTo, setZoom,
 			runSearch, searchSoon } = m.search;
@@ -34,7 +34,9 @@
 			}).join("&");
 		}
 		function saveHash() {
-			var h = [];
+			var h = [], ops = m.transform.hash();
+			if (ops)
+				h.push("T=" + ops);
 			if (state.zoom)
 				h.push("z=" + state.zoom);
 			if (state.ra >= 0)
@@ -117,6 +119,8 @@
 					state.fn = +v;
 				else if (kv[0] === "k" && /^\d+$/.test(v) && +v < n)
 					state.sel = +v;
+				else if (kv[0] === "T")
+					continue;               // read first, by apply()
 				else if (TL && (kv[0] === "p" || kv[0] === "g"))
 					m.timeline.unhash(kv[0], v);
 			}
@@ -235,6 +239,13 @@
 		});
 		copyBtn.addEventListener("click", function () {
 			copyPath(state.sel);
+		});
+		var XF = { focus: "f", hide: "h", merge: "m", rec: "r", direct: "d", lines: "L" };
+		xformSel.addEventListener("change", function () {
+			var t = XF[xformSel.value];
+			xformSel.value = "";
+			if (t)
+				m.transform.addOp(t);
 		});
 		prevBtn.addEventListener("click", function () {
 			step(-1);
@@ -361,6 +372,9 @@
 			} else if (ev.key === "c") {
 				copyPath(s);
 				return;
+			} else if (/^[fhmr]$/.test(ev.key) && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+				m.transform.addOp(ev.key);
+				return;
 			} else if (ev.key === "s" && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
 				sandwichHere();
 				return;
@@ -386,8 +400,13 @@
 		// hovering never moves the frames.
 		if (window.ResizeObserver)
 			new ResizeObserver(function () {
-				if (lay.Wpx && Math.ceil(hdr.getBoundingClientRect().height) + 4 !== lay.HH)
+				if (lay.Wpx && Math.ceil(hdr.getBoundingClientRect().height) + 4 !== lay.HH) {
+					// Root at the bottom: the frames in sight stay in sight.
+					var hh = lay.HH;
 					draw();
+					if (state.up && !TL)
+						window.scrollBy(0, lay.HH - hh);
+				}
 			}).observe(hdr);
 
 		// ---- start --------------------------------------------------------
@@ -398,9 +417,11 @@
 		function apply(hash0) {
 			restoring = true;
 			var inv = /(^#|&)i=1(&|$)/.test(hash0), wt = /(^#|&)o=w(&|$)/.test(hash0);
+			var ops = /(?:^#|&)T=([^&]*)/.exec(hash0);
 			Object.keys(defaults).forEach(function (k) {
 				state[k] = defaults[k];
 			});
+			m.transform.load(ops ? ops[1] : "");
 			if (inv !== state.inv)
 				setInvert(inv, true);
 			if (wt !== !!state.weight)
@@ -445,6 +466,14 @@
 				zoom: zoom,
 				select: select,
 				invert: setInvert,
+				// Transform t (flame-transform.js's letters) of frame k's
+				// function; none: remove every transform.
+				transform: function (t, k) {
+					if (!t)
+						return m.transform.setOps([]);
+					state.sel = k;
+					m.transform.addOp(t);
+				},
 				name: function (j) {
 					return names[nm[j]];
 				},
@@ -525,7 +554,11 @@
 				}
 			};
 		}
-		return { saveHash: saveHash, start: start };
+		return { saveHash: saveHash, start: start,
+			// The column a URL without v= means (a comparison's, flame-compare.js).
+			setCol0: function (c) {
+				col0 = defaults.col = c;
+			} };
 	}
 	// The modules, made in the order of their files; then the page starts.
 	var m = {};
@@ -536,6 +569,9 @@
 	m.tables = fkTables(m);
 	m.sandwich = fkSandwich(m);
 	m.invert = fkInvert(m);
+	m.transform = fkTransform(m);
+	m.compare = fkCompare(m);
+	m.export = fkExport(m);
 	m.timeline = fkTimeline(m);
 	m.events = fkEvents(m);
 	m.events.start();

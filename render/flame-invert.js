@@ -3,19 +3,17 @@
 // over, the functions that hold memory at the root and their callers
 // under them, built once from the page's own data for every column.
 // One module of the page script (see flame-data.js).
-// exports: setInvert
-// needs: data, draw, search, tables, timeline
+// exports: setInvert, rebuild
+// needs: data, draw, search, tables, timeline, transform
 	function fkInvert(m) {
 		var { names, state } = m.data;
 		// ---- invert ---------------------------------------------------------
-		// plain: the tree as render-flame wrote it; inverted: made on the
-		// first switch. Each stack's self value goes to the end of its
+		// plain: the tree as render-flame wrote it, after the transforms
+		// (flame-transform.js); inverted: made from it on the first
+		// switch. Each stack's self value goes to the end of its
 		// reversed path, so a frame's total is what the stacks through that
 		// (leaf-first) path hold, in every column at once.
-		var plainTree = null, invTree = null, NBASE = m.data.tree().self.length;
-		function treeNow() {
-			return m.tables.original() || m.data.tree();
-		}
+		var invTree = null, invOf = null, NBASE = m.data.tree().self.length;
 		// The nodes are found by (caller node, name) in an open-addressing
 		// table of typed arrays, children put in name order by one counting
 		// sort over the names' ranks: a Map and a sort of each child list
@@ -27,7 +25,9 @@
 		// node: a Map of (node, name) and a sort of each child list took 6.4 s
 		// on the 1.55M-frame bench page.
 		function buildInverted(P) {
-			var N = P.n, C = NBASE, L = names.length, j, c, S = 0;
+			// The columns the profile holds (a timeline's growth columns
+			// are refilled after); a compared profile's are its own.
+			var N = P.n, C = P.ncol || NBASE, L = names.length, j, c, S = 0;
 			// The names' ranks: the built-in sort of strings, without a
 			// comparator, is 5 times quicker than with one (60k names: 300 ms).
 			var sorted = names.slice().sort(), rk = new Map(), rank = new Int32Array(L);
@@ -182,13 +182,17 @@
 			state.mpos = -1;
 		}
 		function setInvert(on, quiet) {
-			if (!!on === state.inv)
-				return;
-			if (!plainTree)
-				plainTree = treeNow();
-			if (on && !invTree)
-				invTree = buildInverted(plainTree);
-			installTree(on ? invTree : plainTree);
+			if (!!on !== state.inv)
+				rebuild(on, quiet);
+		}
+		// Puts the tree of the transforms in place, inverted or not.
+		function rebuild(on, quiet) {
+			var P = m.transform.plain();
+			if (on && invOf !== P) {
+				invTree = buildInverted(P);
+				invOf = P;
+			}
+			installTree(on ? invTree : P);
 			state.inv = !!on;
 			m.draw.drawLegend();
 			m.timeline.afterTree();
@@ -203,5 +207,5 @@
 			if (!quiet)
 				m.search.showDetails([]);
 		}
-		return { setInvert: setInvert };
+		return { setInvert: setInvert, rebuild: rebuild };
 	}

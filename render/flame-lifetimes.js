@@ -6,9 +6,11 @@
 // how long they lived, as a bar a bucket; with nothing selected the
 // details show every recorded byte's. A bucket finer than the clock's
 // tick (the "# info: clock_ms=" line: jemalloc's coarse clock ticks every
-// 4 ms) says what it means at that tick. Other pages are left as they
-// are.
-// exports: lines, overview
+// 4 ms) says what it means at that tick. Each frame's colour is the
+// bucket its bytes' median lifetime falls in (cls, legend), so the first
+// screen shows what lives long and what dies young. Other pages are left
+// as they are.
+// exports: lines, overview, cls, legend
 // needs: data
 	function fkLifetimes(m) {
 		var { colNames, fmtIn, pct, info } = m.data;
@@ -52,5 +54,28 @@
 		function overview() {
 			return lifeCols.length ? ["Every recorded allocation (point at a frame for its own):"].concat(lifeLines(0)) : [];
 		}
-		return { lines: lifeLines, overview: overview };
+		// Class lK: the bucket where half of frame j's bytes are counted,
+		// shortest first ("live" last); "" on other pages or for a frame
+		// with none.
+		function cls(j) {
+			if (!lifeCols.length)
+				return "";
+			var s = 0, h = 0, k;
+			for (k = 0; k < lifeCols.length; k++)
+				s += tot[lifeCols[k]][j];
+			if (!(s > 0))
+				return "";
+			for (k = 0; k < lifeCols.length; k++)
+				if ((h += tot[lifeCols[k]][j]) * 2 >= s)
+					break;
+			return "l" + k;
+		}
+		// The legend's swatches, [class, bucket] shortest first; null on
+		// other pages.
+		function legend() {
+			return lifeCols.length ? lifeCols.map(function (c, k) {
+				return ["l" + k, colNames[c]];
+			}) : null;
+		}
+		return { lines: lifeLines, overview: overview, cls: cls, legend: legend };
 	}

@@ -6,7 +6,7 @@
 //   hit, count, sumAll, forget
 // needs: data, lifetimes, draw, tables, events
 	function fkSearch(m) {
-		var { D, names, nametype, state, wc, nc, nt, fmt, pct, bnorm, DC, MINPX, XPAD, FH } = m.data;
+		var { D, names, nametype, loc, fnOf, state, wc, nc, nt, fmt, pct, bnorm, DC, MINPX, XPAD, FH } = m.data;
 		var { q, view, matched, details, selr, html, lay, viewRange, viewValue, shown, rowY, stick,
 			drawThin } = m.draw;
 		var n, depth, parent, nm, end, self, tot;
@@ -70,7 +70,8 @@
 			if (test) {
 				hit = new Uint8Array(names.length);
 				var lit = !state.regex && state.query && state.fn < 0, key = state.icase ? "i" : "c";
-				if (lit && state.icase && !lowNames)
+				// Names a compared profile added: the lower-case copy again.
+				if (lit && state.icase && (!lowNames || lowNames.length !== names.length))
 					lowNames = names.map(function (x) {
 						return x.toLowerCase();
 					});
@@ -261,7 +262,10 @@
 		function describe(j) {
 			var t = nt(), v = t[j], lines = [], r = viewRange(), vv = viewValue(t);
 			var part = inView(j) ? v : j <= r.z && r.z < end[j] ? vv : 0;
-			lines.push(nametype + " " + names[nm[j]]);
+			// A frame of a source line: its function, then where.
+			lines.push(nametype + " " + names[fnOf[nm[j]]]);
+			if (loc[nm[j]])
+				lines.push("at " + loc[nm[j]]);
 			var s = fmt(v) + " \u2014 " + pct(v, t[0]) + " of total, " + pct(part, vv) + " of view; self " +
 				fmt(self[nc()][j]);
 			if (D.diff) {
@@ -355,6 +359,7 @@
 		// (flame-invert.js) has none until the next search.
 		function forget() {
 			mbuf = cbuf = null;
+			lastQ = null;
 			cum = morder = null;
 			mlist = new Int32Array(0);
 			nmatch = 0;

@@ -2,10 +2,10 @@
 // flame-tables.js: the functions table and the sort order of the tree.
 // One module of the page script (see flame-data.js).
 // exports: drawTable, drawTableBody, pickFunction, toggleTable, reorder, forget, newTree,
-//   original, sortHash, loadSort, rows
+//   sortHash, loadSort, rows
 // needs: data, draw, search, sandwich, timeline, events
 	function fkTables(m) {
-		var { D, names, nametype, state, nc, nt, fmt, pct, bnorm, DC } = m.data;
+		var { D, names, nametype, loc, fnOf, state, nc, nt, fmt, pct, bnorm, DC } = m.data;
 		var { html, tdiv, tableBtn, q } = m.draw;
 		var n, depth, parent, nm, end, self, tot;
 		m.data.onTree(function (t) {
@@ -155,7 +155,11 @@
 					r.change > 0 ? " new" : ""));
 			var td = html("td", { class: "fn", title: names[r.k] }, tr);
 			var sb = html("button", { type: "button", class: "swb", title: "callers and callees of this function" }, td, "sandwich");
-			td.appendChild(document.createTextNode(" " + names[r.k]));
+			// A source line's function, then its file and line apart.
+			td.appendChild(document.createTextNode(" "));
+			html("span", { class: "fnn" }, td, names[fnOf[r.k]]);
+			if (loc[r.k])
+				html("span", { class: "loc" }, td, loc[r.k]);
 			sb.addEventListener("click", function (ev) {
 				ev.stopPropagation();
 				m.sandwich.openSandwich(r.k);
@@ -268,10 +272,6 @@
 				topRows = null;
 			},
 			newTree: newTree,
-			// The tree in render-flame's order, once sorted.
-			original: function () {
-				return orig;
-			},
 			// The table's sort in the URL (ts=KEY, ts=KEY-a ascending),
 			// once a person chose one.
 			sortHash: function () {

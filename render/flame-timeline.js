@@ -72,10 +72,14 @@
 			colNames.push("growth: end", "growth: start", "growth");
 			DC.n = tlN;
 			DC.b = tlN + 1;
-			if (colSel)
+			if (colSel) {
 				Array.prototype.forEach.call(colSel.options, function (o, k) {
 					o.textContent = colNames[k];
 				});
+				// Its width fixed: a range's longer name never wraps the
+				// toolbar onto another row and moves the graph.
+				colSel.style.width = "16em";
+			}
 			tl.b = tlN - 1;
 			state.col = tl.b;
 		}

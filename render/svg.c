@@ -366,8 +366,9 @@ static int write_open(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 	H(asset_el(w, b, "style", fk_flame_css, fk_flame_css_len));
 	b->len = 0;
 	BC(fk_palette_css(b, o->colors, e->diff));
-	/* A timeline shows snapshots and the growth between them. */
-	if (e->t->series)
+	/* A timeline shows snapshots and the growth between them, and any
+	 * other page can become a diff in the browser (flame-compare.js). */
+	if (!e->diff)
 		BC(fk_palette_css(b, o->colors, 1));
 	BC(fk_buf_add(b, "", 1));
 	X(xmlTextWriterWriteElement(w, BAD_CAST "style", BAD_CAST b->p));

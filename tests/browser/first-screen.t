@@ -17,23 +17,14 @@
 const fs = require("fs");
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { ok, step, launch, render, done } = require("./lib.js");
+const { ok, step, launch, openPage, render, done } = require("./lib.js");
 
 const top = path.resolve(__dirname, "../..");
 const bin = (p) => process.env.B ? path.join(process.env.B, p) : p;
 const fx = (f) => path.join(top, "fixtures/folded", f);
 const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;deeper 4\nmain;nothing 0\n";
 
-async function open(ctx, file, hash, vp) {
-	const page = await ctx.newPage();
-	if (vp)
-		await page.setViewportSize(vp);
-	const errors = [];
-	page.on("pageerror", (e) => errors.push(String(e)));
-	await page.goto("file://" + file + (hash || ""));
-	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
-	return { page, errors };
-}
+const open = openPage;
 const details = (page) => page.evaluate(() => Array.from(document.querySelectorAll("#details .name, #details .num")).map((d) => d.textContent));
 const describe = (page, name) => page.evaluate((s) => { window.fk.select(window.fk.find(s));
 	return Array.from(document.querySelectorAll("#details .num")).map((d) => d.textContent).join(" | "); }, name);

@@ -13,7 +13,7 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const { ok, launch, render, done } = require("./lib.js");
+const { ok, launch, openPage, render, done } = require("./lib.js");
 const { pngStats } = require("./png.js");
 
 const top = path.resolve(__dirname, "../..");
@@ -21,14 +21,7 @@ const fx = (f) => fs.readFileSync(path.join(top, "fixtures/folded", f), "utf8");
 // Total 14; "nothing" has the value 0 (a zero-width frame).
 const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;deeper 4\nmain;nothing 0\n";
 
-async function open(ctx, file, hash) {
-	const page = await ctx.newPage();
-	const errors = [];
-	page.on("pageerror", (e) => errors.push(String(e)));
-	await page.goto("file://" + file + (hash || ""));
-	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
-	return { page, errors };
-}
+const open = openPage;
 const idx = (page, name) => page.evaluate((s) => window.fk.find(s), name);
 const geom = (page, name) => page.evaluate((s) => window.fk.geom(window.fk.find(s)), name);
 const sel = (page) => page.evaluate(() => window.fk.state.sel >= 0 ? window.fk.name(window.fk.state.sel) : null);

@@ -49,6 +49,20 @@ async function launch(opts) {
 	return { ctx, close };
 }
 
+// Opens file (with the URL fragment hash, at viewport vp { width,
+// height } if given) in a new page of ctx and waits for its script;
+// errors collects the page's uncaught exceptions.
+async function openPage(ctx, file, hash, vp) {
+	const page = await ctx.newPage();
+	if (vp)
+		await page.setViewportSize(vp);
+	const errors = [];
+	page.on("pageerror", (e) => errors.push(String(e)));
+	await page.goto("file://" + file + (hash || ""));
+	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
+	return { page, errors };
+}
+
 // Renders folded text with render-flame (from $B or PATH) into a temp SVG.
 function render(folded, args, name) {
 	const { execFileSync } = require("child_process");
@@ -108,4 +122,4 @@ async function tlDrag(page, a, b) {
 	await page.mouse.up();
 }
 
-module.exports = { ok, step, launch, render, done, parseFolded, contrast, tlSelection, tlDrag };
+module.exports = { ok, step, launch, openPage, render, done, parseFolded, contrast, tlSelection, tlDrag };

@@ -21,22 +21,13 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const { ok, step, launch, render, done, tlSelection, tlDrag } = require("./lib.js");
+const { ok, step, launch, openPage, render, done, tlSelection, tlDrag } = require("./lib.js");
 
 const top = path.resolve(__dirname, "../..");
 const fx = (f) => fs.readFileSync(path.join(top, "fixtures/folded", f), "utf8");
 const sample = "main;foo 5\nmain;foo::bar 3\nmain;foo;baz 2\nmain;other;deep;deeper 4\nmain;nothing 0\n";
 
-async function open(ctx, file, hash, vp) {
-	const page = await ctx.newPage();
-	if (vp)
-		await page.setViewportSize(vp);
-	const errors = [];
-	page.on("pageerror", (e) => errors.push(String(e)));
-	await page.goto("file://" + file + (hash || ""));
-	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
-	return { page, errors };
-}
+const open = openPage;
 const st = (page) => page.evaluate(() => window.fk.state);
 const details = (page) => page.evaluate(() => Array.from(document.querySelectorAll("#details .name, #details .num")).map((d) => d.textContent));
 const hashOf = (page) => page.evaluate(() => location.hash);

@@ -14,19 +14,12 @@ const fs = require("fs");
 const os = require("os");
 const path = require("path");
 const { execFileSync } = require("child_process");
-const { ok, launch, render, done, tlSelection, tlDrag } = require("./lib.js");
+const { ok, launch, openPage, render, done, tlSelection, tlDrag } = require("./lib.js");
 
 const top = path.resolve(__dirname, "../..");
 const B = path.resolve(top, process.env.B || "build");
 
-async function open(ctx, file) {
-	const page = await ctx.newPage();
-	const errors = [];
-	page.on("pageerror", (e) => errors.push(String(e)));
-	await page.goto("file://" + file);
-	await page.waitForFunction(() => window.fk, null, { timeout: 60000 });
-	return { page, errors };
-}
+const open = openPage;
 // Column totals and per-column self values by leaf frame, from the folded text.
 function columns(text) {
 	const lines = text.split("\n"), nc = lines[0].split(" ").length - 2, tot = new Array(nc).fill(0), leaf = [];
