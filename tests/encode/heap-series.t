@@ -16,7 +16,10 @@ PATH="$B:$PATH"
 LC_ALL=C; export LC_ALL
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 n=0
-t() {   # t WHAT COMMAND...: ok when COMMAND succeeds
+# t WHAT COMMAND...: ok when COMMAND succeeds. A condition of several
+# commands runs on its own line, then t WHAT [ $? = 0 ]: in t WHAT A && B,
+# the shell would run B after t, unchecked (scripts/check-tests finds such).
+t() {
 	n=$((n + 1)); what=$1; shift
 	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
 }
@@ -50,7 +53,8 @@ growth() {
 }
 peak=$(awk '/^# columns:/ { NC = NF - 2 } !/^#/ { n = split($0, f, " "); for (c = 0; c < NC; c++) tot[c] += f[n - NC + 1 + c] }
 	END { for (c = 0; c < NC; c++) if (tot[c] > best) { best = tot[c]; b = c }; print b + 0 }' "$tmp/s.folded")
-t "the peak snapshot ($peak) is inside the run" [ "$peak" -gt 0 ] && [ "$peak" -lt $((ndumps - 1)) ]
+[ "$peak" -gt 0 ] && [ "$peak" -lt $((ndumps - 1)) ]
+t "the peak snapshot ($peak) is inside the run" [ $? = 0 ]
 site=$(top_site "$tmp/s.folded" "$peak")
 t "the peak snapshot's top site is spike_alloc ($site)" [ "$site" = spike_alloc ]
 growth "$tmp/s.folded" 0 $((ndumps - 1)) >"$tmp/growth"
@@ -58,7 +62,8 @@ t "growth first -> last: grow_cache on top ($(head -1 "$tmp/growth"))" [ "$(head
 sg=$(awk '$2 == "spike_alloc" { print $1 }' "$tmp/growth")
 t "growth first -> last: spike_alloc did not grow (${sg:-absent})" [ "${sg:-0}" -le 0 ]
 gc=$(awk '$2 == "grow_cache" { print $1 }' "$tmp/growth")
-t "grow_cache grew by about 5 MiB ($gc)" [ "$gc" -gt 4000000 ] && [ "$gc" -lt 7000000 ]
+[ "$gc" -gt 4000000 ] && [ "$gc" -lt 7000000 ]
+t "grow_cache grew by about 5 MiB ($gc)" [ $? = 0 ]
 
 render-flame "$tmp/s.folded" >"$tmp/s.svg"
 t "render-flame draws the series" [ -s "$tmp/s.svg" ]
@@ -72,23 +77,31 @@ t "--mtime gives each snapshot a time" [ "$(grep -c '^# series: [0-9]* time=[0-9
 
 # The command line.
 heap-series --help >"$tmp/help"; st=$?
-t "--help: status 0, usage on stdout" [ "$st" = 0 ] && grep -q '^usage: heap-series' "$tmp/help"
+t "--help: status 0" [ "$st" = 0 ]
+t "--help: usage on stdout" grep -q '^usage: heap-series' "$tmp/help"
 heap-series >"$tmp/out" 2>"$tmp/err"; st=$?
-t "no dump: status 2, usage on stderr" [ "$st" = 2 ] && grep -q '^usage: heap-series' "$tmp/err"
+t "no dump: status 2" [ "$st" = 2 ]
+t "no dump: usage on stderr" grep -q '^usage: heap-series' "$tmp/err"
 cp fixtures/dumps/fk-basic.prof "$tmp/heap.prof"
 heap-series "$tmp/heap.prof" >"$tmp/out" 2>"$tmp/err"; st=$?
-t "a name without a sequence number: status 1, nothing written" [ "$st" = 1 ] && [ ! -s "$tmp/out" ]
-t "one line naming the file" [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^heap-series: $tmp/heap.prof: no sequence number" "$tmp/err"
+t "a name without a sequence number: status 1" [ "$st" = 1 ]
+t "nothing written" [ ! -s "$tmp/out" ]
+t "one line" [ "$(wc -l <"$tmp/err")" = 1 ]
+t "naming the file" grep -q "^heap-series: $tmp/heap.prof: no sequence number" "$tmp/err"
 heap-series --keep-order "$tmp/heap.prof" "$tmp/heap.prof" >"$tmp/out" 2>/dev/null; st=$?
-t "--keep-order takes any names, in the order given" [ "$st" = 0 ] && [ "$(head -1 "$tmp/out")" = "# columns: 0/bytes 1/bytes" ]
+t "--keep-order takes any names: status 0" [ "$st" = 0 ]
+t "in the order given ($(head -1 "$tmp/out"))" [ "$(head -1 "$tmp/out")" = "# columns: 0/bytes 1/bytes" ]
 first=$(ls "$tmp/d"/*.heap | head -1)
 cp "$first" "$tmp/other.99.0.i0.heap"
 heap-series "$first" "$tmp/other.99.0.i0.heap" >"$tmp/out" 2>"$tmp/err"; st=$?
-t "dumps of two processes: status 1 and why" [ "$st" = 1 ] && grep -q "not [0-9]* like" "$tmp/err" && [ ! -s "$tmp/out" ]
+t "dumps of two processes: status 1" [ "$st" = 1 ]
+t "and why" grep -q "not [0-9]* like" "$tmp/err"
+t "nothing written" [ ! -s "$tmp/out" ]
 cp fixtures/bad/dump-bad-hex.prof "$tmp/bad.1.5.i3.heap"
 mkdir "$tmp/o"
 heap-series -o "$tmp/o/s.folded" "$first" "$tmp/bad.1.5.i3.heap" 2>"$tmp/err"; st=$?
 t "a malformed dump: status 1" [ "$st" = 1 ]
-t "one line naming the bad file" [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^heap-series: $tmp/bad.1.5.i3.heap: " "$tmp/err"
+t "one line" [ "$(wc -l <"$tmp/err")" = 1 ]
+t "naming the bad file" grep -q "^heap-series: $tmp/bad.1.5.i3.heap: " "$tmp/err"
 t "and no output file left" [ -z "$(ls "$tmp/o")" ]
 echo "1..$n"

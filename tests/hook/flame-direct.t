@@ -31,7 +31,7 @@ origin() {
 	is "$1: the host" "$(page_info host "$T/hook.svg")" "$(hostname)"
 	t=$(page_info time "$T/hook.svg")
 	check "$1: the time of the request ($t, test started $T0)" \
-		[ "$t" -ge "$T0" ] && [ "$t" -le "$(date +%s)" ]
+		sh -c '[ "$1" -ge "$2" ] && [ "$1" -le "$(date +%s)" ]' _ "$t" "$T0"
 	is "$1: the sample period" "$(page_info sample_period "$T/hook.svg")" "$3"
 	is "$1: the time comes first (a kept page is stamped there)" \
 		"$(page_meta fkinfo "$T/hook.svg" | sed -n 1p | cut -d= -f1)" time

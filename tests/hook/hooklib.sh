@@ -21,7 +21,8 @@ trap 'exit 1' INT TERM
 
 ok() { tn=$((tn + 1)); echo "ok $tn - $*"; }
 notok() { tn=$((tn + 1)); echo "not ok $tn - $*"; }
-# check DESC CMD...: ok when CMD succeeds.
+# check DESC CMD...: ok when CMD (one command: see scripts/check-tests)
+# succeeds.
 check() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
 # is DESC GOT WANT
 is() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1: got '$2', want '$3'"; fi; }

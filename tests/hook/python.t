@@ -65,7 +65,8 @@ check "symbolized names $SITE" grep -q "$SITE" "$T/sym"
 go tool pprof -top "$T/cli.pb.gz" >"$T/top3" 2>&1
 top=$(awk '/flat%/ { getline; print $NF; exit }' "$T/top3")
 is "jeprof-raw URL | symbolize | to-pprof: $SITE on top" "$top" "$SITE"
-check "that pipeline printed no errors" [ ! -s "$T/e1" ] && [ ! -s "$T/e2" ] && [ ! -s "$T/e3" ]
+check "that pipeline printed no errors ($(cat "$T/e1" "$T/e2" "$T/e3" | head -c 300))" \
+	sh -c '[ ! -s "$1" ] && [ ! -s "$2" ] && [ ! -s "$3" ]' _ "$T/e1" "$T/e2" "$T/e3"
 
 # Growth over 2 s: allocate during the window, the delta names the site.
 ( sleep 0.5; echo "grow 100" >&3 ) &
