@@ -310,9 +310,17 @@ static int abandon_job(struct fk_req *rq)
 	return 0;
 }
 
+/* A query parameter's value; "" for one given without '=' (a flag such as
+ * "&inverted", which admission lets through), NULL when absent. */
 static const char *conn_arg(void *tctx, const char *name)
 {
-	return MHD_lookup_connection_value(tctx, MHD_GET_ARGUMENT_KIND, name);
+	const char *v = NULL;
+	size_t n = 0;
+
+	if (MHD_lookup_connection_value_n(tctx, MHD_GET_ARGUMENT_KIND, name, strlen(name), &v,
+					  &n) != MHD_YES)
+		return NULL;
+	return v ? v : "";
 }
 
 /* conn_each's state: the caller's visitor and what it last returned. */

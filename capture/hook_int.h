@@ -466,6 +466,9 @@ struct fk_serve_opts {
 	int allocs;                /* pprof: Go's allocs profile (default type
 				      alloc_space) rather than its heap profile */
 	size_t max_samples;        /* pprof: at most this many samples, 0 = no limit */
+	int lines;                 /* flame and folded: frames "NAME (FILE:LINE)"
+				      where the line is known (to-folded --lines) */
+	/* A field added here that changes an answer goes into fk_memo_key. */
 };
 
 /* The pprof sample limit of every request that gives none

@@ -266,6 +266,11 @@ static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk
 		fk_reply_error(r, 400, "bad inverted '%.40s': want true or false", s);
 		return 1;
 	}
+	if ((s = fk_req_arg(rq, "lines")) &&
+	    (*s ? fk_param_bool(s, &o->lines) : (o->lines = 1, 0)) < 0) {
+		fk_reply_error(r, 400, "bad lines '%.40s': want true or false", s);
+		return 1;
+	}
 	if (fk_serve_check(o, &s) < 0) {
 		fk_reply_error(r, 400, "%s", s);
 		return 1;
@@ -435,7 +440,7 @@ static const struct fk_param post_settings_params[] = {
 static const struct fk_param heap_params[] = {
 	{ .name = "format", .kind = FK_PARAM_WORD, .word = fk_fmt_name },
 	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
-	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
+	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG), P("lines", FK_PARAM_FLAG),
 	MAX_SAMPLES, SNAP("snapshot"), SNAP("base"),
 	P(NULL, 0) };
 static const struct fk_param timeline_params[] = {

@@ -147,7 +147,8 @@ static int write_flame(const struct fk_profile *p, const struct fk_serve_opts *o
 		       const struct fk_origin *origin, char **out, size_t *outlen,
 		       struct fk_err *err)
 {
-	struct fk_folded_opts fold = { .columns = origin && origin->columns };
+	struct fk_folded_opts fold = { .columns = origin && origin->columns,
+				       .lines = o && o->lines };
 	struct fk_flame_opts fo;
 	struct fk_flame *f;
 	struct membuf svg;
@@ -370,8 +371,13 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 	case FK_OUT_SYMBOLIZED:
 		if (mb_open(&m, err) < 0)
 			return -1;
-		rc = fmt == FK_OUT_FOLDED ? fk_folded_write(p, NULL, m.f, err)
-			: fk_symprof_write(p, m.f, err);
+		if (fmt == FK_OUT_FOLDED) {
+			struct fk_folded_opts fold = { .lines = o && o->lines };
+
+			rc = fk_folded_write(p, &fold, m.f, err);
+		} else {
+			rc = fk_symprof_write(p, m.f, err);
+		}
 		return mb_close(&m, rc, out, outlen, err);
 	default:
 		return fk_err_set(err, FK_EUNSUPP, 0, "no such format");

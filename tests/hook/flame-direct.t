@@ -65,6 +65,19 @@ enable "$U" "&lg_sample=0"
 check "host allocates" host_cmd "grow 50" '^grown 50'
 check "host allocates small blocks" host_cmd "small 300 48" '^kept'
 pages "fixture host" "$HOST_PID" 1
+# ?lines=1: frames with their file and line, as to-folded --lines writes them.
+cu "$U/internal/heap?format=folded&lines" >"$T/lines.folded"
+is "folded&lines (a flag): 200" "$(code)" 200
+check "folded&lines=1: frames name hook_alloc_prog.c and a line" \
+	grep -Eq '[A-Za-z_]+ \([^;]*hook_alloc_prog\.c:[0-9]+\)' "$T/lines.folded"
+cu "$U/internal/heap?format=folded" >"$T/nolines.folded"
+check "without it, no file and line" sh -c "! grep -q 'hook_alloc_prog\.c:' \"\$1\"" - "$T/nolines.folded"
+cu "$U/internal/heap?format=flame&lines=true" >"$T/lines.svg"
+check "flame&lines=true: the page's frames carry them" grep -q 'hook_alloc_prog\.c:[0-9]' "$T/lines.svg"
+cu "$U/internal/heap?format=flame" >"$T/nolines.svg"
+check "and the page without it does not" sh -c "! grep -q 'hook_alloc_prog\.c:[0-9]' \"\$1\"" - "$T/nolines.svg"
+cu "$U/internal/heap?format=flame&lines=maybe" >/dev/null
+is "lines=maybe: 400" "$(code)" 400
 stop_host
 
 # 2^10 distinct stacks, every allocation sampled.
