@@ -78,11 +78,14 @@ static int ours(int fd, const char *name, char *why, size_t n)
  * link, and checks it; shown names it in why. The descriptor, or -1. */
 static int open_dir(int at, const char *name, const char *shown, char *why, size_t n)
 {
+	struct stat st;
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
+		/* O_DIRECTORY is looked at first: a link is "not a folder". */
 		if (errno == ELOOP || errno == ENOTDIR)
 			snprintf(why, n, "cache folder %s: %s (not used)", shown,
-				 errno == ELOOP ? "a symbolic link" : "not a folder");
+				 fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a folder");
 		else
 			snprintf(why, n, "cache folder %s: %s", shown, strerror(errno));
 		return -1;
