@@ -209,10 +209,12 @@ struct xfer {
 	CURL *h;
 	int fd;
 	uint64_t max, written;
+	const struct timespec *start;  /* the query's */
+	long ms;                       /* its time in all */
 	int over;                      /* OVER_* */
 	int err;                       /* errno of a failed write, or 0 */
 };
-enum { OVER_NONE, OVER_ANNOUNCED, OVER_WRITTEN };
+enum { OVER_NONE, OVER_ANNOUNCED, OVER_WRITTEN, OVER_LATE };
 
 static size_t on_write(char *p, size_t size, size_t nmemb, void *arg)
 {
@@ -235,6 +237,12 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *arg)
 		x->over = OVER_WRITTEN;
 		return 0;
 	}
+	/* curl looks at the time between reads, and one read of a gzip'd
+	 * body may be a thousand writes, each held up by the page cache. */
+	if (ms_since(x->start) >= x->ms) {
+		x->over = OVER_LATE;
+		return 0;
+	}
 	for (size_t off = 0; off < n; ) {
 		ssize_t k = write(x->fd, p + off, n - off);
 		if (k < 0 && errno == EINTR)
@@ -252,12 +260,12 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *arg)
 /* What asking one server gave. */
 enum { A_FILE, A_NONE, A_LARGE_ANSWER, A_FAILED, A_LOCAL };
 
-/* Server url's sending of hex's debug file into fd, within ms
- * milliseconds: A_FILE (written to fd), A_NONE (a 404), A_LARGE_ANSWER
+/* Server url's sending of hex's debug file into fd, by the end of the
+ * query begun at start: A_FILE (written to fd), A_NONE (a 404), A_LARGE_ANSWER
  * (over the bound, said before sending), A_FAILED (the server's failure,
  * why), A_LOCAL (ours, why). */
-static int ask(const struct fk_dinfod *d, const char *server, const char *hex, long ms,
-	       int fd, char *why, size_t n)
+static int ask(const struct fk_dinfod *d, const char *server, const char *hex,
+	       const struct timespec *start, int fd, char *why, size_t n)
 {
 	char url[FK_MAX_PATH], err[CURL_ERROR_SIZE] = "", maxsize[64];
 	size_t len = strlen(server);
@@ -274,7 +282,10 @@ static int ask(const struct fk_dinfod *d, const char *server, const char *hex, l
 		snprintf(why, n, "libcurl: cannot make a handle");
 		return A_LOCAL;
 	}
-	struct xfer x = { h, fd, d->maxsize, 0, OVER_NONE, 0 };
+	struct xfer x = { h, fd, d->maxsize, 0, start, d->timeout * 1000, OVER_NONE, 0 };
+	/* 0 would be no timeout at all to curl. */
+	long ms = x.ms - ms_since(start);
+	ms = ms < 1 ? 1 : ms;
 	int bad = 0;
 	/* http and https only, redirects too (curl would follow one to ftp). */
 	bad |= lib.setopt(h, CURLOPT_URL, url) != CURLE_OK;
@@ -315,7 +326,8 @@ static int ask(const struct fk_dinfod *d, const char *server, const char *hex, l
 	} else if (rc == CURLE_WRITE_ERROR && x.err) {
 		snprintf(why, n, "cache: %s", strerror(x.err));
 		a = A_LOCAL;
-	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
+	} else if (rc == CURLE_OPERATION_TIMEDOUT ||
+		   (rc == CURLE_WRITE_ERROR && x.over == OVER_LATE)) {
 		snprintf(why, n, "no answer within %ld s", d->timeout);
 	} else if (rc == CURLE_HTTP_RETURNED_ERROR && (code == 404 || code == 406)) {
 		/* Not there; or larger than DEBUGINFOD_MAXSIZE, the server says. */
@@ -376,7 +388,7 @@ static int from_servers(struct fk_dinfod *d, struct fk_dentry *e, const char *he
 			return -1;
 		}
 		asked++;
-		switch (ask(d, d->server[i], hex, ms, e->fd, why, sizeof why)) {
+		switch (ask(d, d->server[i], hex, start, e->fd, why, sizeof why)) {
 		case A_FILE:
 			got = take(e, e->fd, 1, check, ctx);
 			if (got == FK_DINFOD_OTHER) {
