@@ -132,39 +132,35 @@
 #define FK_MAX_TOTAL_LG     62
 
 /* Seconds one debuginfod query may take in all (symbolize/debuginfod.c):
- * connecting, waiting, libdebuginfod's retries and the transfer, unless
- * DEBUGINFOD_TIMEOUT says otherwise: a server on the same continent
- * answers in well under a second, and the hook's request must not wait
- * minutes; a large file over a slow link needs more (libdebuginfod's
- * own timeout, 90 s, only asks for 100 KiB per that many seconds, so a
- * server sending a byte a second holds it for ever; curl's connect
- * timeout is 300 s). Checked each time libdebuginfod calls back: about
- * once a second, and after each batch curl reads, which a gzip'd body
- * can make seconds of writing (FK_MAX_DEBUGINFOD_FILE). DEBUGINFOD_TIMEOUT
- * is taken up to an hour. */
+ * the cache, connecting, asking each server in turn and the transfer,
+ * unless DEBUGINFOD_TIMEOUT says otherwise: a server on the same
+ * continent answers in well under a second, and the hook's request must
+ * not wait minutes; a large file over a slow link needs more. curl ends
+ * a transfer at what is left of it (CURLOPT_TIMEOUT_MS), however the
+ * server drips (libdebuginfod's own timeout only asks for 100 KiB per
+ * 90 s, and curl's connect timeout is 300 s). DEBUGINFOD_TIMEOUT is taken
+ * up to an hour. */
 #define FK_DEBUGINFOD_TIMEOUT      10
 #define FK_MAX_DEBUGINFOD_TIMEOUT  3600
 
 /* Bytes of one debug file from a debuginfod server, unless
  * DEBUGINFOD_MAXSIZE says otherwise: the whole-input bound, FK_MAX_INPUT
  * (libwebkitgtk's debug file is over 3 GB, the debuginfod project wrote
- * in 2024). Counted as written to libdebuginfod's cache, not as
- * received: curl inflates a gzip'd body (1000:1 for zeros). The count is
- * checked each time libdebuginfod calls back, after each batch curl reads
- * (up to about 1.6 MB off the wire), so a file stops within one batch
- * past the bound: 1.6 GB more for gzip'd zeros, which took seconds to
- * write here (there is no way into libdebuginfod's writes but that
- * call). A length announced past the bound is an answer, as libdebuginfod
- * takes one over DEBUGINFOD_MAXSIZE: nothing is received. */
+ * in 2024). Counted as written to the cache, not as received: curl
+ * inflates a gzip'd body (1000:1 for zeros) and hands our write callback
+ * at most CURL_MAX_WRITE_SIZE (16 KiB) at a time, which stops the
+ * transfer before the byte that would pass the bound: a file cut has at
+ * most this many bytes on disk, then none. A length announced past the
+ * bound is an answer, as libdebuginfod takes one over
+ * DEBUGINFOD_MAXSIZE: nothing more is received. */
 #define FK_MAX_DEBUGINFOD_FILE     FK_MAX_INPUT
 
-/* debuginfod servers told apart in libdebuginfod's transcript (its
- * verbose output, read to say which server failed), and the bytes of one
- * query's transcript read: a query writes about 100 bytes per server per
- * try (three tries at most), so 16 servers fit many times over. A server
- * beyond the 16th that fails is reported with DEBUGINFOD_URLS whole. */
+/* debuginfod servers asked, the first of DEBUGINFOD_URLS (each in turn,
+ * within the one deadline: more could not all be asked anyway), and the
+ * redirects followed from one (curl's default was unlimited before 8.3;
+ * a debuginfod federation redirects once or twice). */
 #define FK_MAX_DEBUGINFOD_SERVERS    16
-#define FK_MAX_DEBUGINFOD_TRANSCRIPT ((size_t)64 << 10)
+#define FK_MAX_DEBUGINFOD_REDIRECTS  8
 
 /* Sampling period: jemalloc's lg_prof_sample is at most 63. */
 #define FK_MAX_PERIOD_LG    63

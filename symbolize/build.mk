@@ -2,7 +2,7 @@
 # symbolize/: libfksym.a (address -> module -> function, file:line, inline
 # chain, with elfutils) and the `symbolize` tool. See DESIGN.md.
 SYM_SRC := span.c modmap.c smod.c elfsym.c symname.c rustv0.c dwfile.c dwunits.c \
-           dwinline.c ehframe.c debugfind.c debuginfod.c zsect.c modpool.c symfind.c rootpath.c symcache.c \
+           dwinline.c ehframe.c debugfind.c debuginfod.c dinfod_cache.c zsect.c modpool.c symfind.c rootpath.c symcache.c \
            symbolize.c
 SYM_OBJ := $(SYM_SRC:%.c=$(B)/%.o)
 OBJS    += $(SYM_OBJ) $(B)/symbolize_main.o
@@ -17,9 +17,10 @@ SYM_LDLIBS = $(call pkg,libdw,--libs,libdw-dev) $(call pkg,libelf,--libs,libelf-
              -pthread
 SYM_CFLAGS = $(call pkg,libdw,--cflags,libdw-dev) $(call pkg,libdeflate,--cflags,libdeflate-dev) \
              $(call pkg,liblzma,--cflags,liblzma-dev)
-# debuginfod.c: libdebuginfod's header only; the library is dlopen'd (by
-# its soname, libdebuginfod1) when DEBUGINFOD_URLS is set, never linked.
-$(B)/debuginfod.o: CPPFLAGS += $(call pkg,libdebuginfod,--cflags,libdebuginfod-dev)
+# debuginfod.c: libcurl's header only; the library is dlopen'd (by its
+# soname, libcurl4's libcurl.so.4) when a debuginfod server is asked,
+# never linked.
+$(B)/debuginfod.o: CPPFLAGS += $(call pkg,libcurl,--cflags,libcurl4-openssl-dev)
 
 $(SYM_OBJ) $(B)/symbolize_main.o: CPPFLAGS += $(SYM_CFLAGS)
 

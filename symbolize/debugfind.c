@@ -5,7 +5,8 @@
  * "Separate Debug Files" conventions), and last, only when DEBUGINFOD_URLS
  * is set, from debuginfod servers by build-id (debuginfod.c). libdwfl's
  * standard finder loads libdebuginfod (and libcurl) whenever a local
- * search fails, set or not; this one leaves it unloaded. */
+ * search fails, set or not; this one loads nothing (debuginfod.c loads
+ * libcurl only to ask a server). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,16 +55,25 @@ static void refuse(struct fk_smod *m, const char *path, const char *why)
  * self. Returns the descriptor with the path opened in *full (malloc'd),
  * FK_DINFOD_OTHER for a file that is not the one asked for (not ELF,
  * another build-id), or -1. A candidate that exists but is refused (no
- * regular file, out of the root, inflating past its size) is noted in m. */
+ * regular file, out of the root, inflating past its size) is noted in m.
+ * name, when not NULL, is the name *full takes instead (a file opened
+ * by a temporary name). */
 static int try_file(struct fk_smod *m, const char *root, const char *path,
 		    const char *self, const unsigned char *want, size_t wantlen,
-		    char **full)
+		    const char *name, char **full)
 {
 	char why[256];
 	*full = NULL;
 	int fd = fk_rootpath_open(root, path, full, why, sizeof why);
 	if (fd == -3 || fd == -4)
 		refuse(m, *full ? *full : path, why);
+	if (fd >= 0 && name) {
+		free(*full);
+		if (!(*full = strdup(name))) {
+			close(fd);
+			return -1;
+		}
+	}
 	if (fd < 0 || (self && strcmp(*full, self) == 0)) {
 		if (fd >= 0)
 			close(fd);
@@ -122,7 +132,7 @@ static int find_alt(struct fk_smod *m, const char *alt, char **name)
 	} else {
 		return -1;
 	}
-	return try_file(m, root, path, NULL, NULL, 0, name);
+	return try_file(m, root, path, NULL, NULL, 0, NULL, name);
 }
 
 /* A file a server gave, checked like a local one. */
@@ -134,10 +144,10 @@ struct answer {
 	char *full;                    /* the path opened */
 };
 
-static int check_answer(void *ctx, const char *path)
+static int check_answer(void *ctx, const char *path, const char *name)
 {
 	struct answer *a = ctx;
-	return try_file(a->m, NULL, path, a->file_name, a->bid, a->bidlen, &a->full);
+	return try_file(a->m, NULL, path, a->file_name, a->bid, a->bidlen, name, &a->full);
 }
 
 /* After every local place: the run's debuginfod servers, if any. */
@@ -189,7 +199,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 				continue;
 			strcpy(path + k, ".debug");
 			if ((fd = try_file(m, droot, path, file_name, bid, (size_t)bidlen,
-					   &full)) >= 0)
+					   NULL, &full)) >= 0)
 				return found(m, fd, full, debuginfo_file_name);
 		}
 	}
@@ -210,10 +220,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 
 	if (slash) {
 		snprintf(path, sizeof path, "%.*s/%s", dirlen, fname, debuglink);
-		if ((fd = try_file(m, froot, path, file_name, want, wantlen, &full)) >= 0)
+		if ((fd = try_file(m, froot, path, file_name, want, wantlen, NULL, &full)) >= 0)
 			return found(m, fd, full, debuginfo_file_name);
 		snprintf(path, sizeof path, "%.*s/.debug/%s", dirlen, fname, debuglink);
-		if ((fd = try_file(m, froot, path, file_name, want, wantlen, &full)) >= 0)
+		if ((fd = try_file(m, froot, path, file_name, want, wantlen, NULL, &full)) >= 0)
 			return found(m, fd, full, debuginfo_file_name);
 	}
 	for (size_t i = 0; i < c->ndebug_dirs; i++) {
@@ -221,10 +231,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 		if (root && i + 1 == c->ndebug_dirs)
 			dir = "/usr/lib/debug", droot = root;
 		snprintf(path, sizeof path, "%s%.*s/%s", dir, mdirlen, m->path, debuglink);
-		if ((fd = try_file(m, droot, path, file_name, want, wantlen, &full)) >= 0)
+		if ((fd = try_file(m, droot, path, file_name, want, wantlen, NULL, &full)) >= 0)
 			return found(m, fd, full, debuginfo_file_name);
 		snprintf(path, sizeof path, "%s/%s", dir, debuglink);
-		if ((fd = try_file(m, droot, path, file_name, want, wantlen, &full)) >= 0)
+		if ((fd = try_file(m, droot, path, file_name, want, wantlen, NULL, &full)) >= 0)
 			return found(m, fd, full, debuginfo_file_name);
 	}
 	return from_servers(m, file_name, bid, bidlen, debuginfo_file_name);

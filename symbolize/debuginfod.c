@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Debug files from debuginfod servers (the debuginfod web API: GET
- * /buildid/HEX/debuginfo), through elfutils' libdebuginfod, which keeps
- * the files it fetched (and the misses) in its cache. The library is
- * dlopen'd only when DEBUGINFOD_URLS names a server, so that a run without
- * it maps nothing new and costs one getenv; it is never unloaded (libcurl
- * under it cannot be ended while another thread may be in it). */
-#include <dirent.h>
+ * SERVER/buildid/HEX/debuginfo, a 404 when the server has none), a
+ * client of our own on libcurl, over the cache libdebuginfod keeps
+ * (dinfod_cache.c). Our write callback counts what is written, after a
+ * gzip'd body inflates, and stops the transfer at the size bound; curl
+ * ends it at the query's deadline. libcurl is dlopen'd the first time a
+ * server is asked, so that a run without DEBUGINFOD_URLS maps nothing
+ * new and costs one getenv; it is never unloaded (it cannot be ended
+ * while another thread may be in it). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -13,12 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <elfutils/debuginfod.h>
+#include <curl/curl.h>
 
 #include "limits.h"
 #include "num.h"
@@ -26,14 +27,12 @@
 
 /* The entry points used, looked up once per process. */
 static struct {
-	debuginfod_client *(*begin)(void);
-	void (*end)(debuginfod_client *);
-	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
-	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
-	void (*set_user_data)(debuginfod_client *, void *);
-	void *(*get_user_data)(debuginfod_client *);
-	const char *(*get_url)(debuginfod_client *);
-	void (*set_verbose_fd)(debuginfod_client *, int);
+	CURL *(*init)(void);
+	CURLcode (*setopt)(CURL *, CURLoption, ...);
+	CURLcode (*perform)(CURL *);
+	CURLcode (*getinfo)(CURL *, CURLINFO, ...);
+	void (*cleanup)(CURL *);
+	const char *(*strerror)(CURLcode);
 	char why[200];                 /* why it could not be loaded, or "" */
 } lib;
 
@@ -43,44 +42,55 @@ static void *sym(void *h, const char *name)
 {
 	void *p = dlsym(h, name);
 	if (!p && !lib.why[0])
-		snprintf(lib.why, sizeof lib.why, "%s has no %s", DEBUGINFOD_SONAME, name);
+		snprintf(lib.why, sizeof lib.why, "libcurl has no %s", name);
 	return p;
 }
 
+/* Debian's libcurl4 (OpenSSL), else its GnuTLS build: the same API. */
 static void load(void)
 {
-	void *h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libcurl-gnutls.so.4", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
-		snprintf(lib.why, sizeof lib.why, "cannot load %.150s", e ? e : DEBUGINFOD_SONAME);
+		snprintf(lib.why, sizeof lib.why, "cannot load %.150s", e ? e : "libcurl.so.4");
 		return;
 	}
-	*(void **)&lib.begin = sym(h, "debuginfod_begin");
-	*(void **)&lib.end = sym(h, "debuginfod_end");
-	*(void **)&lib.find_debuginfo = sym(h, "debuginfod_find_debuginfo");
-	*(void **)&lib.set_progressfn = sym(h, "debuginfod_set_progressfn");
-	*(void **)&lib.set_user_data = sym(h, "debuginfod_set_user_data");
-	*(void **)&lib.get_user_data = sym(h, "debuginfod_get_user_data");
-	*(void **)&lib.get_url = sym(h, "debuginfod_get_url");
-	*(void **)&lib.set_verbose_fd = sym(h, "debuginfod_set_verbose_fd");
+	CURLcode (*global_init)(long) = (CURLcode (*)(long))sym(h, "curl_global_init");
+	*(void **)&lib.init = sym(h, "curl_easy_init");
+	*(void **)&lib.setopt = sym(h, "curl_easy_setopt");
+	*(void **)&lib.perform = sym(h, "curl_easy_perform");
+	*(void **)&lib.getinfo = sym(h, "curl_easy_getinfo");
+	*(void **)&lib.cleanup = sym(h, "curl_easy_cleanup");
+	*(void **)&lib.strerror = sym(h, "curl_easy_strerror");
+	/* Once, before any handle: not thread-safe in libcurl before 7.84. */
+	if (!lib.why[0] && global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		snprintf(lib.why, sizeof lib.why, "libcurl: curl_global_init failed");
 }
 
 /* A server that failed, to be reported once. */
 struct server {
-	char url[256];                 /* as libdebuginfod names it */
-	char why[160];
+	char url[256];                 /* as DEBUGINFOD_URLS spells it */
+	char why[256];
 };
 
 struct fk_dinfod {
 	char *urls;                    /* DEBUGINFOD_URLS as read */
+	char *list;                    /* its copy, cut into the servers */
+	const char *server[FK_MAX_DEBUGINFOD_SERVERS];
+	size_t nservers;
 	long timeout;                  /* seconds a query may take */
 	uint64_t maxsize;              /* bytes a debug file may have */
-	int transcript;                /* libdebuginfod's transcript is ours to read */
 	pthread_mutex_t lock;          /* guards what follows */
 	int stop;                      /* no more queries this run */
+	int opened;                    /* the cache was opened, or tried */
+	struct fk_dcache cache;        /* read-only once opened */
+	int down[FK_MAX_DEBUGINFOD_SERVERS]; /* failed: asked no more */
+	size_t ndown;
 	struct server failed[FK_MAX_DEBUGINFOD_SERVERS];
 	size_t nfailed;
-	char why[200];                 /* a failure of no one server, or "" */
+	char why[256];                 /* a failure of no one server, or "" */
 	size_t skipped;                /* queries not made after stop */
 };
 
@@ -95,246 +105,57 @@ static uint64_t env_number(const char *name, uint64_t max, uint64_t dflt)
 	return dflt;
 }
 
+/* The same server: equal but for one '/' at the end (libdebuginfod adds
+ * "buildid" after a '/', "/buildid" else). */
+static int same_server(const char *a, const char *b)
+{
+	size_t m = strlen(a), n = strlen(b);
+	m -= m > 1 && a[m - 1] == '/';
+	n -= n > 1 && b[n - 1] == '/';
+	return m == n && memcmp(a, b, n) == 0;
+}
+
+/* Cuts d->list into its servers, each once (a URL too long to ask is
+ * left out). */
+static void cut_servers(struct fk_dinfod *d)
+{
+	char *save = NULL;
+	for (char *s = strtok_r(d->list, " ", &save); s && d->nservers < FK_MAX_DEBUGINFOD_SERVERS;
+	     s = strtok_r(NULL, " ", &save)) {
+		int dup = strlen(s) > FK_MAX_PATH / 2;
+		for (size_t i = 0; i < d->nservers && !dup; i++)
+			dup = same_server(d->server[i], s);
+		if (!dup)
+			d->server[d->nservers++] = s;
+	}
+}
+
 struct fk_dinfod *fk_dinfod_new(void)
 {
-	const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (!urls || !urls[strspn(urls, " ")])
 		return NULL;
 	struct fk_dinfod *d = calloc(1, sizeof *d);
-	if (!d || !(d->urls = strdup(urls))) {
+	if (!d || !(d->urls = strdup(urls)) || !(d->list = strdup(urls))) {
+		if (d)
+			free(d->urls);
 		free(d);
 		return NULL;
 	}
-	d->timeout = (long)env_number(DEBUGINFOD_TIMEOUT_ENV_VAR, FK_MAX_DEBUGINFOD_TIMEOUT,
+	cut_servers(d);
+	d->timeout = (long)env_number("DEBUGINFOD_TIMEOUT", FK_MAX_DEBUGINFOD_TIMEOUT,
 				      FK_DEBUGINFOD_TIMEOUT);
-	d->maxsize = env_number(DEBUGINFOD_MAXSIZE_ENV_VAR, INT64_MAX, FK_MAX_DEBUGINFOD_FILE);
-	/* With DEBUGINFOD_VERBOSE the user reads the transcript on stderr. */
-	d->transcript = !getenv(DEBUGINFOD_VERBOSE_ENV_VAR);
+	d->maxsize = env_number("DEBUGINFOD_MAXSIZE", INT64_MAX, FK_MAX_DEBUGINFOD_FILE);
+	d->cache.dir = -1;
 	pthread_mutex_init(&d->lock, NULL);
-	pthread_once(&lib_once, load);
-	if (lib.why[0]) {
-		d->stop = 1;
-		snprintf(d->why, sizeof d->why, "%s", lib.why);
-	}
 	return d;
 }
-
-/* Why a query was stopped, or was not what was asked. */
-enum { Q_ON, Q_LATE, Q_LARGE, Q_ANNOUNCED, Q_OTHER };
-
-/* One query, read by the progress callback libdebuginfod calls about
- * once a second while it waits, after each batch of the file curl reads
- * (and while it cleans its cache). */
-struct query {
-	const struct fk_dinfod *d;
-	char hex[2 * 64 + 1];          /* the build-id asked for */
-	struct timespec start;
-	int sending;                   /* a server has begun to send the file */
-	int tmp;                       /* libdebuginfod's temporary file, or -1 */
-	int stop;                      /* Q_* */
-};
-
-static double since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
-/* libdebuginfod's temporary file for build-id hex (mkstemp's
- * CACHE/HEX/debuginfo.XXXXXX) among this thread's descriptors (the hook's
- * threads have a table of their own), or -1. Its size is what was
- * written; curl counts what it received, before inflating. */
-static int find_tmp(const char *hex)
-{
-	char tail[2 * 64 + 16], name[64], link[FK_MAX_PATH];
-	int n = snprintf(tail, sizeof tail, "/%s/debuginfo.", hex), found = -1;
-	DIR *dir = opendir("/proc/thread-self/fd");
-	struct dirent *e;
-	uint64_t fd;
-
-	while (dir && found < 0 && (e = readdir(dir)) != NULL) {
-		if (fk_parse_u64(e->d_name, strlen(e->d_name), &fd) != 0 || fd > INT32_MAX)
-			continue;
-		snprintf(name, sizeof name, "/proc/thread-self/fd/%d", (int)fd);
-		ssize_t k = readlink(name, link, sizeof link);
-		if (k >= n + 6 && k < (ssize_t)sizeof link &&
-		    memcmp(link + k - n - 6, tail, (size_t)n) == 0)
-			found = (int)fd;
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
-
-/* Stops the query at the deadline (connecting, asking, libdebuginfod's
- * retries and the transfer: its own DEBUGINFOD_TIMEOUT only asks for a
- * rate, curl's connect timeout is minutes), or when the file passes the
- * size bound, written or announced. Once a server is sending
- * (libdebuginfod's url is set then), a is the bytes received and b the
- * length announced (-1 or 0 when none); before, a counts calls. */
-static int progress(debuginfod_client *c, long a, long b)
-{
-	struct query *q = lib.get_user_data(c);
-	struct stat st;
-
-	if (!q)
-		return 0;
-	if (lib.get_url(c)) {
-		if (!q->sending)
-			q->tmp = find_tmp(q->hex);
-		q->sending = 1;
-		if (b > 0 && (uint64_t)b > q->d->maxsize)
-			q->stop = Q_ANNOUNCED;
-		else if ((a > 0 && (uint64_t)a > q->d->maxsize) ||
-			 (q->tmp >= 0 && fstat(q->tmp, &st) == 0 &&
-			  (uint64_t)st.st_size > q->d->maxsize))
-			q->stop = Q_LARGE;
-	}
-	if (q->stop == Q_ON && since(&q->start) >= (double)q->d->timeout)
-		q->stop = Q_LATE;
-	return q->stop != Q_ON;
-}
-
-/* What one server did in a query, read from libdebuginfod's transcript
- * (its verbose output, elfutils 0.188: "init server I URL/buildid",
- * "query N urls in parallel", "committed to url I" once server I sends
- * the file, then per finished transfer "server response CURL-MESSAGE"
- * and, when curl said more, "url I ERROR-BUFFER"). The
- * transcript is the only place libdebuginfod tells its servers apart: it
- * asks them all at once and returns one verdict. */
-enum { SV_NONE, SV_ANSWERED, SV_FAILED };
-
-struct verdict {
-	char url[256];
-	int state;
-	char why[160];
-};
-
-struct transcript {
-	struct verdict v[FK_MAX_DEBUGINFOD_SERVERS];
-	int nservers;                  /* servers asked, or 0 when unknown */
-	int sender;                    /* the server sending the file, or -1 */
-	int unattributed;              /* a failure no server was named for */
-};
 
 static void lower(char *s)
 {
 	for (; *s; s++)
 		if (*s >= 'A' && *s <= 'Z')
 			*s = (char)(*s - 'A' + 'a');
-}
-
-static int index_of(const char *s, const char **rest)
-{
-	uint64_t i;
-	size_t k = strspn(s, "0123456789");
-	if (k == 0 || s[k] != ' ' || fk_parse_u64(s, k, &i) != 0 ||
-	    i >= FK_MAX_DEBUGINFOD_SERVERS)
-		return -1;
-	*rest = s + k + 1;
-	return (int)i;
-}
-
-/* Server i's verdict from curl's message resp and its error buffer err
- * (either may be ""): a 404 (not there) or 406 (over DEBUGINFOD_MAXSIZE)
- * is an answer. */
-static void judge(struct verdict *v, const char *resp, const char *err)
-{
-	if (strcmp(resp, "No error") == 0 || strstr(err, "returned error: 404") ||
-	    strstr(err, "returned error: 406")) {
-		v->state = SV_ANSWERED;
-		return;
-	}
-	v->state = SV_FAILED;
-	snprintf(v->why, sizeof v->why, "%s",
-		 strstr(resp, "HTTP response") && err[0] ? err : resp);
-	lower(v->why);
-}
-
-/* Reads text (NUL-terminated, modified) into t; a retried query (the
- * transcript repeats) is judged by its last round. */
-static void read_transcript(char *text, struct transcript *t)
-{
-	char pending[160] = "";
-	int have = 0;
-	memset(t, 0, sizeof *t);
-	t->sender = -1;
-	for (char *line = text, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		const char *rest;
-		int i;
-		if (strncmp(line, "init server ", 12) == 0 &&
-		    (i = index_of(line + 12, &rest)) >= 0) {
-			size_t n = strlen(rest);
-			if (n >= 7 && strcmp(rest + n - 7, "buildid") == 0)
-				n -= 7;
-			snprintf(t->v[i].url, sizeof t->v[i].url, "%.*s", (int)n, rest);
-			t->v[i].state = SV_NONE;
-			t->unattributed = 0;
-			have = 0;
-		} else if (sscanf(line, "query %d urls in parallel", &i) == 1) {
-			t->nservers = i > 0 && i <= FK_MAX_DEBUGINFOD_SERVERS ? i : 0;
-			t->sender = -1;
-		} else if (sscanf(line, "committed to url %d", &i) == 1) {
-			t->sender = i >= 0 && i < FK_MAX_DEBUGINFOD_SERVERS ? i : -1;
-		} else if (strncmp(line, "server response ", 16) == 0) {
-			if (have && strcmp(pending, "No error") != 0)
-				t->unattributed = 1;
-			snprintf(pending, sizeof pending, "%s", line + 16);
-			have = 1;
-		} else if (have && strncmp(line, "url ", 4) == 0 &&
-			   (i = index_of(line + 4, &rest)) >= 0) {
-			judge(&t->v[i], pending, rest);
-			have = 0;
-		}
-	}
-	if (have && strcmp(pending, "No error") != 0)
-		t->unattributed = 1;
-}
-
-/* Reads the transcript libdebuginfod wrote to fd; 0, or -1. */
-static int take_transcript(int fd, struct transcript *t)
-{
-	char *buf = malloc(FK_MAX_DEBUGINFOD_TRANSCRIPT + 1);
-	size_t n = 0;
-	ssize_t k;
-	if (!buf || lseek(fd, 0, SEEK_SET) != 0) {
-		free(buf);
-		return -1;
-	}
-	while (n < FK_MAX_DEBUGINFOD_TRANSCRIPT &&
-	       (k = read(fd, buf + n, FK_MAX_DEBUGINFOD_TRANSCRIPT - n)) > 0)
-		n += (size_t)k;
-	buf[n] = '\0';
-	read_transcript(buf, t);
-	free(buf);
-	return 0;
-}
-
-/* Whether url is one of the servers DEBUGINFOD_URLS names: the
- * transcript also holds the winning server's response headers, so a line
- * there may be the server's words, not libdebuginfod's. */
-static const char *named_server(const struct fk_dinfod *d, const char *url, size_t *len)
-{
-	/* libdebuginfod adds "buildid" after a '/', else "/buildid": the
-	 * same URL with and without its last '/'. */
-	size_t n = strlen(url);
-	if (n > 0 && url[n - 1] == '/')
-		n--;
-	for (const char *p = d->urls + strspn(d->urls, " "); *p; ) {
-		size_t k = strcspn(p, " "), m = k;
-		if (m > 0 && p[m - 1] == '/')
-			m--;
-		if (m == n && memcmp(p, url, n) == 0) {
-			*len = k;
-			return p;
-		}
-		p += k + strspn(p + k, " ");
-	}
-	return NULL;
 }
 
 /* Printable ASCII only: curl's messages quote what servers send. */
@@ -345,130 +166,311 @@ static void printable(char *s)
 			*s = '?';
 }
 
-/* Under d's lock: notes server url failing (once per server). */
-static void note_server(struct fk_dinfod *d, const char *url, const char *why)
+/* Server i failed (why): noted once, and asked no more this run; when
+ * every server has, d stops. */
+static void server_failed(struct fk_dinfod *d, size_t i, const char *why)
 {
-	size_t n;
-	const char *name = named_server(d, url, &n);
-	char spelled[256];
-
-	if (!name)
-		return;
-	/* As the user spelled it. */
-	snprintf(spelled, sizeof spelled, "%.*s", (int)n, name);
-	for (size_t i = 0; i < d->nfailed; i++)
-		if (strcmp(d->failed[i].url, spelled) == 0)
-			return;
-	if (d->nfailed == FK_MAX_DEBUGINFOD_SERVERS)
-		return;
-	struct server *s = &d->failed[d->nfailed++];
-	snprintf(s->url, sizeof s->url, "%s", spelled);
-	snprintf(s->why, sizeof s->why, "%s", why);
-	printable(s->why);
-}
-
-/* Takes in what one query q showed: servers that failed are noted, and
- * the run stops asking when a query was cut at the deadline or the size
- * bound (every query would be again), when every server failed, or when
- * a failure cannot be put down to a server (t NULL: no transcript). rc is
- * libdebuginfod's result. */
-static void settle(struct fk_dinfod *d, const struct transcript *t, int rc,
-		   const struct query *q)
-{
-	/* Not found on any server is an answer, and so is a file larger
-	 * than DEBUGINFOD_MAXSIZE or the bound (a 406, or the length the
-	 * server announced). */
-	int cut = q->stop == Q_LATE || q->stop == Q_LARGE;
-	int failed = cut || q->stop == Q_OTHER ||
-		     (q->stop == Q_ON && rc < 0 && rc != -ENOENT && rc != -EFBIG);
-	char why[160];
-	int named = 0;
-
-	if (q->stop == Q_LATE)
-		snprintf(why, sizeof why, "no answer within %ld s", d->timeout);
-	else if (q->stop == Q_LARGE)
-		snprintf(why, sizeof why, "sent more than %" PRIu64 " bytes", d->maxsize);
-	else if (q->stop == Q_OTHER)
-		snprintf(why, sizeof why, "sent a file that is not the debug file of "
-			 "build-id %.64s (removed from the cache)", q->hex);
-	else
-		snprintf(why, sizeof why, "%s", strerror(rc < 0 ? -rc : EIO));
-	lower(why);
 	pthread_mutex_lock(&d->lock);
-	for (int i = 0; t && i < FK_MAX_DEBUGINFOD_SERVERS; i++) {
-		const struct verdict *v = &t->v[i];
-		/* What was cut or refused is the sending server's doing; a
-		 * query cut before any sent, every silent server's. */
-		int blamed = q->stop != Q_ON && q->stop != Q_ANNOUNCED &&
-			     (t->sender >= 0 ? i == t->sender : cut && v->state == SV_NONE);
-		if (!v->url[0] || !(blamed || v->state == SV_FAILED))
-			continue;
-		note_server(d, v->url, blamed ? why : v->why);
-		/* Named now or before: the failure is that server's. */
-		size_t n;
-		named |= named_server(d, v->url, &n) != NULL;
+	if (!d->down[i]) {
+		d->down[i] = 1;
+		d->ndown++;
+		struct server *s = &d->failed[d->nfailed++];
+		snprintf(s->url, sizeof s->url, "%s", d->server[i]);
+		snprintf(s->why, sizeof s->why, "%s", why);
+		printable(s->why);
 	}
-	/* A transfer that failed without curl naming its server counts as a
-	 * failure of no one server. */
-	if (t && t->unattributed)
-		named = 0;
-	if (failed && !named && !d->why[0])
-		snprintf(d->why, sizeof d->why, "%s", why);
-	if (cut || (failed && !named) ||
-	    (t && t->nservers > 0 && d->nfailed >= (size_t)t->nservers))
+	if (d->ndown == d->nservers)
 		d->stop = 1;
 	pthread_mutex_unlock(&d->lock);
+}
+
+/* A failure of no one server (the cache, libcurl, memory): d stops. */
+static void run_failed(struct fk_dinfod *d, const char *why)
+{
+	pthread_mutex_lock(&d->lock);
+	if (!d->why[0]) {
+		snprintf(d->why, sizeof d->why, "%s", why);
+		printable(d->why);
+	}
+	d->stop = 1;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+/* One transfer into the temporary file, as curl hands it over (at most
+ * CURL_MAX_WRITE_SIZE bytes a call, inflated). */
+struct xfer {
+	CURL *h;
+	int fd;
+	uint64_t max, written;
+	const struct timespec *start;  /* the query's */
+	long ms;                       /* its time in all */
+	int over;                      /* OVER_* */
+	int err;                       /* errno of a failed write, or 0 */
+};
+enum { OVER_NONE, OVER_ANNOUNCED, OVER_WRITTEN, OVER_LATE };
+
+static size_t on_write(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+
+	/* A length announced past the bound is an answer, as libdebuginfod
+	 * takes one: nothing more is received. (A gzip'd body's length is
+	 * of the bytes sent, which it inflates from.) */
+	if (x->written == 0) {
+		curl_off_t cl = -1;
+		if (lib.getinfo(x->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
+		    cl > 0 && (uint64_t)cl > x->max) {
+			x->over = OVER_ANNOUNCED;
+			return 0;
+		}
+	}
+	/* Never a byte past the bound on disk. */
+	if (n > x->max - x->written) {
+		x->over = OVER_WRITTEN;
+		return 0;
+	}
+	/* curl looks at the time between reads, and one read of a gzip'd
+	 * body may be a thousand writes, each held up by the page cache. */
+	if (ms_since(x->start) >= x->ms) {
+		x->over = OVER_LATE;
+		return 0;
+	}
+	for (size_t off = 0; off < n; ) {
+		ssize_t k = write(x->fd, p + off, n - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			x->err = k < 0 ? errno : EIO;
+			return 0;
+		}
+		off += (size_t)k;
+	}
+	x->written += n;
+	return n;
+}
+
+/* What asking one server gave. */
+enum { A_FILE, A_NONE, A_LARGE_ANSWER, A_FAILED, A_LOCAL };
+
+/* Server url's sending of hex's debug file into fd, by the end of the
+ * query begun at start: A_FILE (written to fd), A_NONE (a 404), A_LARGE_ANSWER
+ * (over the bound, said before sending), A_FAILED (the server's failure,
+ * why), A_LOCAL (ours, why). */
+static int ask(const struct fk_dinfod *d, const char *server, const char *hex,
+	       const struct timespec *start, int fd, char *why, size_t n)
+{
+	char url[FK_MAX_PATH], err[CURL_ERROR_SIZE] = "", maxsize[64];
+	size_t len = strlen(server);
+	int a = A_FAILED;
+
+	snprintf(url, sizeof url, "%s%sbuildid/%s/debuginfo", server,
+		 len > 1 && server[len - 1] == '/' ? "" : "/", hex);
+	/* Sent as libdebuginfod sends it: a server may refuse a larger file
+	 * with a 406. */
+	snprintf(maxsize, sizeof maxsize, "X-DEBUGINFOD-MAXSIZE: %" PRIu64, d->maxsize);
+	struct curl_slist header = { maxsize, NULL };
+	CURL *h = lib.init();
+	if (!h) {
+		snprintf(why, n, "libcurl: cannot make a handle");
+		return A_LOCAL;
+	}
+	struct xfer x = { h, fd, d->maxsize, 0, start, d->timeout * 1000, OVER_NONE, 0 };
+	/* 0 would be no timeout at all to curl. */
+	long ms = x.ms - ms_since(start);
+	ms = ms < 1 ? 1 : ms;
+	int bad = 0;
+	/* http and https only, redirects too (curl would follow one to ftp). */
+	bad |= lib.setopt(h, CURLOPT_URL, url) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_FOLLOWLOCATION, 1L) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_MAXREDIRS, (long)FK_MAX_DEBUGINFOD_REDIRECTS) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_PATH_AS_IS, 1L) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_FAILONERROR, 1L) != CURLE_OK;
+	/* No signals: the hook's threads, and the program's handlers. */
+	bad |= lib.setopt(h, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_TIMEOUT_MS, ms) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_HTTPHEADER, &header) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_USERAGENT, "flamekit") != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_ERRORBUFFER, err) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK;
+	bad |= lib.setopt(h, CURLOPT_WRITEDATA, &x) != CURLE_OK;
+	if (bad) {
+		lib.cleanup(h);
+		snprintf(why, n, "libcurl refused an option (older than 7.85?)");
+		return A_LOCAL;
+	}
+	CURLcode rc = lib.perform(h);
+	long code = 0;
+	lib.getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	lib.cleanup(h);
+
+	if (rc == CURLE_OK && code == 200)
+		return A_FILE;
+	if (rc == CURLE_OK) {
+		snprintf(why, n, "http response %ld", code);
+	} else if (rc == CURLE_WRITE_ERROR && x.over == OVER_ANNOUNCED) {
+		a = A_LARGE_ANSWER;
+	} else if (rc == CURLE_WRITE_ERROR && x.over == OVER_WRITTEN) {
+		snprintf(why, n, "sent more than %" PRIu64 " bytes", d->maxsize);
+	} else if (rc == CURLE_WRITE_ERROR && x.err) {
+		snprintf(why, n, "cache: %s", strerror(x.err));
+		a = A_LOCAL;
+	} else if (rc == CURLE_OPERATION_TIMEDOUT ||
+		   (rc == CURLE_WRITE_ERROR && x.over == OVER_LATE)) {
+		snprintf(why, n, "no answer within %ld s", d->timeout);
+	} else if (rc == CURLE_HTTP_RETURNED_ERROR && (code == 404 || code == 406)) {
+		/* Not there; or larger than DEBUGINFOD_MAXSIZE, the server says. */
+		a = code == 404 ? A_NONE : A_LARGE_ANSWER;
+	} else {
+		const char *s = lib.strerror(rc);
+		snprintf(why, n, "%s", rc == CURLE_HTTP_RETURNED_ERROR && err[0] ? err : s ? s : "?");
+	}
+	lower(why);
+	return a;
+}
+
+/* Passes the file open at fd (hex's, in the cache as e's tmp when tmp,
+ * else its debuginfo) to check, and returns check's result, after
+ * making sure check opened that very file. */
+static int take(struct fk_dentry *e, int fd, int tmp, fk_dinfod_check_fn *check, void *ctx)
+{
+	char path[FK_MAX_PATH], name[FK_MAX_PATH];
+	struct stat a, b;
+
+	if (fk_dcache_path(e, tmp ? e->tmp : "debuginfo", path, sizeof path) != 0 ||
+	    fk_dcache_path(e, "debuginfo", name, sizeof name) != 0)
+		return -1;
+	int got = check(ctx, path, name);
+	if (got >= 0 && (fstat(got, &a) != 0 || fstat(fd, &b) != 0 ||
+			 a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+		/* A name on the way was changed under us: not what we wrote. */
+		close(got);
+		got = -1;
+	}
+	return got;
+}
+
+/* Asks d's servers in turn for hex's debug file into e, from start on. */
+static int from_servers(struct fk_dinfod *d, struct fk_dentry *e, const char *hex,
+			const struct timespec *start, fk_dinfod_check_fn *check, void *ctx)
+{
+	char why[256];
+	size_t asked = 0, none = 0;
+	int got = -1, done = 0;
+
+	pthread_once(&lib_once, load);
+	if (lib.why[0]) {
+		run_failed(d, lib.why);
+		return -1;
+	}
+	for (size_t i = 0; i < d->nservers && !done; i++) {
+		pthread_mutex_lock(&d->lock);
+		int skip = d->down[i] || d->stop;
+		pthread_mutex_unlock(&d->lock);
+		long ms = d->timeout * 1000 - ms_since(start);
+		if (skip || ms <= 0)
+			continue;
+		why[0] = '\0';
+		if (e->fd < 0 ? fk_dcache_create(e, why, sizeof why) != 0
+			      : fk_dcache_restart(e) != 0) {
+			run_failed(d, why[0] ? why : "cache: cannot empty a temporary file");
+			return -1;
+		}
+		asked++;
+		switch (ask(d, d->server[i], hex, start, e->fd, why, sizeof why)) {
+		case A_FILE:
+			got = take(e, e->fd, 1, check, ctx);
+			if (got == FK_DINFOD_OTHER) {
+				snprintf(why, sizeof why, "sent a file that is not the debug file "
+					 "of build-id %s (removed from the cache)", hex);
+				server_failed(d, i, why);
+				got = -1;
+				break;
+			}
+			/* The file asked for, usable or not: kept. */
+			if (fk_dcache_commit(e, why, sizeof why) != 0) {
+				if (got >= 0)
+					close(got);
+				got = -1;
+				run_failed(d, why);
+			}
+			done = 1;
+			break;
+		case A_NONE:
+			none++;
+			break;
+		case A_LARGE_ANSWER:
+			done = 1;
+			break;
+		case A_FAILED:
+			server_failed(d, i, why);
+			break;
+		default:
+			run_failed(d, why);
+			done = 1;
+		}
+	}
+	/* Every server there is said it has none: noted, as libdebuginfod
+	 * notes it, for the next run. */
+	if (!done && none == asked && asked == d->nservers)
+		fk_dcache_miss(e);
+	return got;
 }
 
 int fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len,
 		   fk_dinfod_check_fn *check, void *ctx)
 {
+	char hex[2 * 64 + 1], why[256];
+	struct timespec start;
+	struct fk_dentry e;
+	int fd, got = -1;
+
 	if (!d || len == 0 || len > 64)
 		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
 	pthread_mutex_lock(&d->lock);
+	if (!d->stop && !d->opened) {
+		d->opened = 1;
+		if (fk_dcache_open(&d->cache, why, sizeof why) != 0) {
+			snprintf(d->why, sizeof d->why, "%s", why);
+			printable(d->why);
+			d->stop = 1;
+		}
+	}
 	int stop = d->stop;
 	d->skipped += stop ? 1 : 0;
 	pthread_mutex_unlock(&d->lock);
 	if (stop)
 		return -1;
-	struct query q = { .d = d, .tmp = -1, .stop = Q_ON };
-	for (size_t i = 0; i < len; i++)
-		snprintf(q.hex + 2 * i, 3, "%02x", bid[i]);
-	clock_gettime(CLOCK_MONOTONIC, &q.start);
-	/* A client per query: one is not to be shared between threads, and
-	 * making one costs a curl multi handle. */
-	debuginfod_client *c = lib.begin();
-	if (!c) {
-		settle(d, NULL, -ENOMEM, &q);
-		return -1;
-	}
-	lib.set_user_data(c, &q);
-	lib.set_progressfn(c, progress);
-	/* The transcript, in memory (on the hook's threads, in its own
-	 * descriptor table). */
-	int vfd = d->transcript ? memfd_create("flamekit-debuginfod", MFD_CLOEXEC) : -1;
-	if (vfd >= 0)
-		lib.set_verbose_fd(c, vfd);
-	char *path = NULL;
-	int fd = lib.find_debuginfo(c, bid, (int)len, &path), got = -1;
-	lib.end(c);
-	if (fd >= 0) {
-		/* Opened again, and checked, by the caller. A file that is
-		 * not the one asked for would be given again by the cache
-		 * instead of asked for. */
+
+	int st = fk_dcache_look(&d->cache, hex, &e, &fd, why, sizeof why);
+	if (st < 0)
+		run_failed(d, why);
+	if (st == FK_DCACHE_HIT) {
+		got = take(&e, fd, 0, check, ctx);
 		close(fd);
-		got = check(ctx, path);
+		/* A cached file not the one asked for is asked for again. */
 		if (got == FK_DINFOD_OTHER) {
-			unlink(path);
-			q.stop = Q_OTHER;
+			fk_dcache_forget(&e);
+			st = FK_DCACHE_NONE;
 		}
 	}
-	struct transcript t;
-	int have = vfd >= 0 && take_transcript(vfd, &t) == 0;
-	if (vfd >= 0)
-		close(vfd);
-	settle(d, have ? &t : NULL, fd, &q);
-	free(path);
+	if (st == FK_DCACHE_NONE)
+		got = from_servers(d, &e, hex, &start, check, ctx);
+	fk_dcache_end(&e);
 	return got >= 0 ? got : -1;
 }
 
@@ -493,7 +495,9 @@ void fk_dinfod_free(struct fk_dinfod *d)
 {
 	if (!d)
 		return;
+	fk_dcache_close(&d->cache);
 	pthread_mutex_destroy(&d->lock);
+	free(d->list);
 	free(d->urls);
 	free(d);
 }

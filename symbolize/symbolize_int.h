@@ -11,6 +11,7 @@
 #include <gelf.h>
 
 #include "allocframes.h"
+#include "limits.h"
 #include "u64map.h"
 #include "profile.h"
 #include "symbolize.h"
@@ -240,35 +241,104 @@ const Dwfl_Callbacks *fk_debugfind_callbacks(void);
  * 0 when there is none. */
 size_t fk_debugfind_build_id(Elf *e, unsigned char *buf, size_t max);
 
+/* ---- dinfod_cache.c: the debuginfod clients' cache ---- */
+
+/* The cache folder, opened for a run; read-only once open. */
+struct fk_dcache {
+	int dir;                       /* the folder, opened and checked, or -1 */
+	char path[FK_MAX_PATH];        /* its name */
+	uint64_t miss_s;               /* seconds a miss noted is believed */
+};
+
+/* One build-id's entry: its folder and the temporary file being written. */
+struct fk_dentry {
+	const struct fk_dcache *c;
+	int dir;                       /* FOLDER/BUILDID, or -1 */
+	int fd;                        /* the temporary file, or -1 */
+	char hex[2 * 64 + 1];          /* the build-id */
+	char tmp[24];                  /* the temporary file's name in dir */
+};
+
+/* Finds the cache folder as libdebuginfod does (DEBUGINFOD_CACHE_PATH,
+ * else ~/.debuginfod_client_cache when it exists, else
+ * $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client),
+ * makes it when missing (mode 0700) and opens it, never through a
+ * symbolic link, ours and writable by no one else. 0, or -1 with why
+ * (size n). */
+int fk_dcache_open(struct fk_dcache *c, char *why, size_t n);
+
+/* Closes c's folder. */
+void fk_dcache_close(struct fk_dcache *c);
+
+enum { FK_DCACHE_NONE, FK_DCACHE_HIT, FK_DCACHE_MISS };
+
+/* Opens e, build-id hex's entry of c (its folder made when missing and
+ * checked as c's), and looks in it: FK_DCACHE_HIT with the cached file
+ * open in *fd (the caller's), FK_DCACHE_MISS for a miss noted within
+ * c->miss_s seconds, FK_DCACHE_NONE; -1 with why (size n) when the
+ * folder cannot be used. End e with fk_dcache_end whatever the result. */
+int fk_dcache_look(const struct fk_dcache *c, const char *hex, struct fk_dentry *e,
+		   int *fd, char *why, size_t n);
+
+/* The path of name in e's folder into buf (size n): 0, or -1 when too long. */
+int fk_dcache_path(const struct fk_dentry *e, const char *name, char *buf, size_t n);
+
+/* Creates e's temporary file (debuginfo.XXXXXX, mode 0600, a new name)
+ * into e->fd: 0, or -1 with why. */
+int fk_dcache_create(struct fk_dentry *e, char *why, size_t n);
+
+/* Empties e's temporary file for another try: 0 or -1. */
+int fk_dcache_restart(struct fk_dentry *e);
+
+/* Renames e's temporary file to e's debuginfo (read-only): 0, or -1
+ * with why (the temporary file is left to fk_dcache_end). */
+int fk_dcache_commit(struct fk_dentry *e, char *why, size_t n);
+
+/* Removes e's debuginfo (a cached file that is not the one asked for). */
+void fk_dcache_forget(struct fk_dentry *e);
+
+/* Notes a miss for e: an empty debuginfo. */
+void fk_dcache_miss(struct fk_dentry *e);
+
+/* Removes e's temporary file if any, closes e and removes its folder
+ * when nothing is left in it. */
+void fk_dcache_end(struct fk_dentry *e);
+
 /* ---- debuginfod.c: debug files from debuginfod servers ---- */
 struct fk_dinfod;
 
 /* A run's access to the servers DEBUGINFOD_URLS names (read now, as are
- * DEBUGINFOD_TIMEOUT and DEBUGINFOD_MAXSIZE), with libdebuginfod loaded
- * the first time; NULL when the variable is unset or empty (nothing
- * loaded) or out of memory. A library that cannot be loaded is the run's
+ * DEBUGINFOD_TIMEOUT and DEBUGINFOD_MAXSIZE), the first
+ * FK_MAX_DEBUGINFOD_SERVERS of them; NULL when the variable is unset or
+ * empty (nothing loaded) or out of memory. libcurl is loaded the first
+ * time a server is asked; a library that cannot be loaded is the run's
  * failure. */
 struct fk_dinfod *fk_dinfod_new(void);
 
-/* Checks a file a server gave, at path (valid during the call): returns
- * a descriptor when it is the file asked for, FK_DINFOD_OTHER when it is
- * not (not ELF, another build-id), another negative value when it is but
- * cannot be used. */
-typedef int fk_dinfod_check_fn(void *ctx, const char *path);
+/* Checks a debug file at path (valid during the call: a temporary name
+ * in the cache for a file just received): returns a descriptor of it
+ * when it is the file asked for, FK_DINFOD_OTHER when it is not (not
+ * ELF, another build-id), another negative value when it is but cannot
+ * be used. name (valid during the call) is the path it has in the cache
+ * once taken, the one to remember. */
+typedef int fk_dinfod_check_fn(void *ctx, const char *path, const char *name);
 #define FK_DINFOD_OTHER (-3)
 
-/* Asks the servers for the debug file of build-id bid[0..len), through
- * libdebuginfod's cache; safe on several threads at once. A query ends
- * within DEBUGINFOD_TIMEOUT (else FK_DEBUGINFOD_TIMEOUT) seconds, and a
- * file stops at DEBUGINFOD_MAXSIZE (else FK_MAX_DEBUGINFOD_FILE) bytes;
- * libdebuginfod removes what it wrote of a file cut. The file it gives
- * is passed to check (with ctx), and returned as check returns it; one
- * check calls FK_DINFOD_OTHER is removed from the cache and is its
- * server's failure. Returns -1 otherwise: not found, or d NULL, or a
- * failure (an error from a server, a query cut, a file not the one asked
- * for). Failures are noted per server (from libdebuginfod's transcript)
- * for fk_dinfod_failure; d asks no more after a query cut, once every
- * server failed, or after a failure of no one server. */
+/* The debug file of build-id bid[0..len), from the cache (a file, or a
+ * miss noted) or else from the servers in turn (a 404 is "not there");
+ * safe on several threads at once. A query ends within
+ * DEBUGINFOD_TIMEOUT (else FK_DEBUGINFOD_TIMEOUT) seconds in all, and a
+ * file stops at DEBUGINFOD_MAXSIZE (else FK_MAX_DEBUGINFOD_FILE) bytes
+ * written (what a server's gzip'd body inflates to). A file is written
+ * to a temporary file in the cache, passed to check (with ctx) and
+ * renamed into the cache only when check takes it or says it is the
+ * file but unusable; the result is check's. A file check calls
+ * FK_DINFOD_OTHER is removed and is its server's failure (a cached one
+ * is removed and asked for again). Returns -1 otherwise: not found, or
+ * d NULL, or a failure. Failures are noted per server for
+ * fk_dinfod_failure, and a server that failed is asked no more this
+ * run; d asks no more once every server failed, or after a failure of
+ * no one server (the cache, libcurl). */
 int fk_dinfod_find(struct fk_dinfod *d, const unsigned char *bid, size_t len,
 		   fk_dinfod_check_fn *check, void *ctx);
 

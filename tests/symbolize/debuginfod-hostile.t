@@ -3,13 +3,15 @@
 # Hostile debuginfod servers (issue 32, item 5), on loopback
 # (hostile_debuginfod.py): a query ends within DEBUGINFOD_TIMEOUT seconds
 # however the server drips; a debug file stops at DEBUGINFOD_MAXSIZE
-# bytes, counted as written to the cache (a gzip'd body inflates), and at
-# 4 GiB when the variable is unset (a length announced past it is an
-# answer: nothing is received); what was written of a file cut leaves the
-# cache; an answer that is not the file asked for gives one line and
-# leaves the cache, so the next run asks again. The hook does the same.
-# Each symbolize runs under a file-size limit (ulimit -f), so a transfer
-# that does not stop is a SIGXFSZ, not a full disk.
+# bytes, counted as written to the cache (a gzip'd body inflates), never
+# a byte past them on disk, and at 4 GiB when the variable is unset (a
+# length announced past it is an answer: nothing is received); what was
+# written of a file cut leaves the cache; an answer that is not the file
+# asked for gives one line and leaves the cache, so the next run asks
+# again. The hook does the same. A cache folder that is a link or another
+# user's is not used. Each symbolize runs under a file-size limit
+# (ulimit -f), so a transfer that does not stop is cut, not a full disk;
+# where the bound is tested, what the process wrote is counted (wchar).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 B=${B:-build}
@@ -49,20 +51,37 @@ serve() {
 	port=$(cat "$tmp/$1.port")
 }
 
+# python3 -c "$wrote" FILE CMD...: runs CMD, its status as its own; the
+# bytes CMD and what it started wrote (the kernel's wchar, which a reaped
+# child adds to its parent's) into FILE.
+wrote='
+import subprocess, sys
+def wchar():
+    for line in open("/proc/self/io"):
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+before = wchar()
+rc = subprocess.call(sys.argv[2:])
+after = wchar()
+open(sys.argv[1], "w").write("%d\n" % (after - before))
+sys.exit(rc if rc >= 0 else 128 - rc)'
 # ask NAME MODE [VAR=VALUE...]: symbolize the dump against server MODE
-# with cache $tmp/NAME.cache, at most 100 MiB written to any file, at most
-# 60 s; its status in $st, its time in ms in $t, stderr in $tmp/NAME.err.
+# with cache $tmp/NAME.cache (or $cache), at most 100 MiB written to any
+# file, at most 60 s; its status in $st, its time in ms in $t, stderr in
+# $tmp/NAME.err, the bytes it wrote, its output aside, in $w.
+cache=""
 ask() {
 	local name=$1 mode=$2; shift 2
 	local t0=$(date +%s%N)
 	(
 		ulimit -f 102400
-		exec env "$@" DEBUGINFOD_CACHE_PATH="$tmp/$name.cache" \
+		exec env "$@" DEBUGINFOD_CACHE_PATH="${cache:-$tmp/$name.cache}" \
 			DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$tmp/$mode.port")" \
-			timeout 60 symbolize "$dump"
+			python3 -c "$wrote" "$tmp/$name.wrote" timeout 60 symbolize "$dump"
 	) >"$tmp/$name.sym" 2>"$tmp/$name.err"
 	st=$?
 	t=$(( ($(date +%s%N) - t0) / 1000000 ))
+	w=$(( $(cat "$tmp/$name.wrote" 2>/dev/null || echo -1) - $(cat "$tmp/$name.sym" "$tmp/$name.err" | wc -c) ))
 	to-folded <"$tmp/$name.sym" >"$tmp/$name.folded" 2>/dev/null
 }
 # The run went on without names, with the one line ERE (and no other).
@@ -98,13 +117,25 @@ fallback endless "sent more than 1000000 bytes" && clean endless
 ok $? "an endless body: stopped at DEBUGINFOD_MAXSIZE=1000000, in $t ms, status $st: $(cat "$tmp/endless.err")"
 
 # About 19 bytes written for each received: stopped when 8 MB were
-# received, the file would pass the 100 MiB limit; stopped at 8 MB
-# written, it stays within 8 MB and what one batch of curl's (at most
-# about 1.6 MB received) inflates to.
+# received, the file would pass the 100 MiB limit. Stopped at 8 MB
+# written, no file passes 8 MB, however much one read of curl's inflates
+# to (16 MiB for gzip'd zeros): the run writes at most 8 MB per query
+# the server saw (modules are asked on several threads at once) and its
+# output. (libdebuginfod's progress callback saw its file after each
+# read: 1.6 GB, 35 s for the 4 GiB bound; here the 100 MiB limit cuts it.)
+bounded() {
+	local gets=$(grep -c '^GET /buildid/' "$tmp/$1.log")
+	[ "$w" -le $((gets * 8000000 + 65536)) ] && [ "$t" -lt 15000 ]
+}
 serve gzip-mixed
 ask gzip gzip-mixed DEBUGINFOD_MAXSIZE=8000000 DEBUGINFOD_TIMEOUT=60
-fallback gzip "sent more than 8000000 bytes" && clean gzip
-ok $? "an endless gzip'd body: stopped at 8000000 bytes written, not received, in $t ms, status $st: $(cat "$tmp/gzip.err")"
+fallback gzip "sent more than 8000000 bytes" && clean gzip && bounded gzip-mixed
+ok $? "an endless gzip'd body: stopped at 8000000 bytes written ($w for $(grep -c . "$tmp/gzip-mixed.log") queries), not received, in $t ms, status $st: $(cat "$tmp/gzip.err")"
+
+serve gzip
+ask zeros gzip DEBUGINFOD_MAXSIZE=8000000 DEBUGINFOD_TIMEOUT=60
+fallback zeros "sent more than 8000000 bytes" && clean zeros && bounded gzip
+ok $? "gzip'd zeros (1000:1): stopped at 8000000 bytes written ($w for $(grep -c . "$tmp/gzip.log") queries), in $t ms, status $st: $(cat "$tmp/zeros.err")"
 
 serve huge
 ask huge huge
@@ -121,6 +152,38 @@ asked=$(grep -c . "$tmp/wrong.log")
 ask wrong wrong
 fallback wrong "sent a file that is not the debug file" && [ "$(grep -c . "$tmp/wrong.log")" -gt "$asked" ]
 ok $? "the next run asks again, and says so again"
+
+# A server without the files: no line; a miss noted for each build-id
+# (an empty debuginfo, as libdebuginfod notes it), so the next run asks
+# nothing.
+serve missing
+ask missing missing
+asked=$(grep -c '^GET /buildid/' "$tmp/missing.log")
+[ "$st" = 0 ] && [ ! -s "$tmp/missing.err" ] && [ "$asked" -gt 0 ] &&
+	[ "$(find "$tmp/missing.cache" -name debuginfo -size 0 | wc -l)" = "$asked" ]
+ok $? "a 404 for each of $asked build-ids: no line, each noted as a miss, status $st"
+ask missing missing
+[ "$st" = 0 ] && [ ! -s "$tmp/missing.err" ] && [ "$(grep -c . "$tmp/missing.log")" = "$asked" ]
+ok $? "the next run asks no server, status $st"
+
+# A cache folder planted by another user (here, handed to nobody) or a
+# link to one: not used, one line naming it, no file written there.
+# (Ownership needs root to hand a folder over.)
+if [ "$(id -u)" = 0 ]; then
+	mkdir -m 0755 "$tmp/planted"
+	chown 65534 "$tmp/planted"
+	cache=$tmp/planted ask planted missing
+	fallback planted "cache folder $tmp/planted: owned by uid 65534, not 0 \(not used\)" &&
+		[ -z "$(ls -A "$tmp/planted")" ]
+	ok $? "another user's cache folder: not used, status $st: $(cat "$tmp/planted.err")"
+else
+	n=$((n + 1)); echo "ok $n - another user's cache folder # skip not root"
+fi
+mkdir "$tmp/target"
+ln -s "$tmp/target" "$tmp/link"
+cache=$tmp/link ask link missing
+fallback link "cache folder $tmp/link: a symbolic link \(not used\)" && [ -z "$(ls -A "$tmp/target")" ]
+ok $? "a cache folder that is a link: not followed, status $st: $(cat "$tmp/link.err")"
 
 # The hook, with the same servers in the program's environment. A
 # sanitized hook cannot be preloaded into an uninstrumented program: its

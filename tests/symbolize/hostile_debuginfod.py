@@ -14,6 +14,7 @@ after MODE:
   trickle     the same, 256 KiB a second in pieces of 32 KiB (well above
               libdebuginfod's floor of 100 KiB per DEBUGINFOD_TIMEOUT=2 s)
   wrong       FILE whole (an ELF file of another build-id), with its length
+  missing     a 404 (not a hostile one: the server has no such file)
 Each request is logged on stderr as "GET PATH". It serves until killed."""
 import http.server
 import os
@@ -51,7 +52,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         sys.stderr.write("GET %s\n" % self.path)
         sys.stderr.flush()
-        if not self.path.startswith("/buildid/"):
+        if MODE == "missing" or not self.path.startswith("/buildid/"):
             self.send_error(404)
             return
         self.send_response(200)

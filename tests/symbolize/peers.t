@@ -58,8 +58,9 @@ for f in python3.11 xmllint cc1; do
 done
 
 # Offline unless asked: libdw would load libdebuginfod (and curl) when a
-# local search fails; our own finder loads it only for DEBUGINFOD_URLS
-# (tests/symbolize/debuginfod.t), so without it nothing new is mapped.
+# local search fails; our own finder and client load libcurl only to ask
+# a server of DEBUGINFOD_URLS (tests/symbolize/debuginfod.t), so without
+# it nothing new is mapped.
 env -u DEBUGINFOD_URLS LD_DEBUG=files symbolize fixtures/dumps/xmllint.prof \
 	2>"$tmp/ld" >/dev/null
 ! grep -q -i 'debuginfod\|libcurl' "$tmp/ld" && grep -q 'libdw' "$tmp/ld"
