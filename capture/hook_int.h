@@ -814,6 +814,18 @@ void fk_waste_route(const struct fk_request *rq, struct fk_reply *r);
  * NULL past the last. */
 const char *fk_waste_format_name(int i);
 
+struct fk_jestats;
+struct fk_waste_proc;
+/* jemalloc's statistics of the program (every figure less the hook's
+ * arena) into st (from fk_jestats_init), the process's figures into pr,
+ * and, where not NULL, fk_arena_split's figures into host and hook (one
+ * epoch refresh for all). large: the large classes too, which the sites'
+ * estimate reads and RSS's parts do not (a snapshot leaves them out:
+ * ~700 mallctl calls fewer). Under fk_je_lock. 0, or -1 with err (out of
+ * memory). */
+int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *host,
+		   struct fk_arena_mem *hook, int large, struct fk_err *err);
+
 /* ---- hook_routes.c: the endpoints, a table ---- */
 
 /* Answers rq by the route table (404 for no such path, 405 for a method

@@ -25,6 +25,7 @@
 #include "series.h"
 #include "strtab.h"
 #include "u64map.h"
+#include "waste.h"
 
 /* A stack the ring holds: its addresses, as in a dump (leaf first). */
 struct stk {
@@ -72,19 +73,6 @@ static struct {
 	int64_t max_allocated;         /* the highest stats.allocated of a snapshot */
 	double armed_since;            /* fk_state_active_since() the timer follows */
 } ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_id = 1 };
-
-static int64_t rss_bytes(void)
-{
-	long pages = 0, rss = -1;
-	FILE *f = fopen("/proc/self/statm", "re");
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-			rss = -1;
-		fclose(f);
-	}
-	return rss < 0 ? -1 : (int64_t)rss * sysconf(_SC_PAGESIZE);
-}
 
 static int64_t realtime_ns(void)
 {
@@ -306,11 +294,21 @@ static void thin(void)
 
 /* Fills s's figures: jemalloc's less the hook's own arena (the program's
  * memory), the arena's (the hook's resident bytes as the series' "hook"),
- * and what sampling costs (exact with prof_stats, else estimated from s's
- * counts). */
+ * what sampling costs (exact with prof_stats, else estimated from s's
+ * counts), and RSS's parts past the live objects (core/waste.h, from the
+ * statistics GET /internal/heap/waste reads, the large classes left out).
+ * Under fk_je_lock. */
 static void figures(struct snap *s)
 {
 	struct fk_arena_mem host, hook;
+	struct fk_jestats st;
+	struct fk_waste_proc pr = { -1, -1, -1 };
+	struct fk_waste w;
+	struct fk_err err;
+	static const int part[] = {
+		FK_PART_TCACHE, FK_PART_HOLES, FK_PART_TAILS, FK_PART_LARGE_PAD, FK_PART_DIRTY,
+		FK_PART_MUZZY, FK_PART_METADATA, FK_PART_FILES
+	};
 
 	/* The estimate first: the program's allocated adds what it finds
 	 * jemalloc 5.3.1 leaves out (fk_arena_split). */
@@ -323,14 +321,32 @@ static void figures(struct snap *s)
 	}
 	if (s->stat[FK_SER_SAMPLING] < 0)
 		s->sampling_how = NULL;
-	fk_arena_split(&host, &hook);
+	fk_err_init(&err, NULL);
+	fk_jestats_init(&st);
+	for (int i = FK_SER_TCACHE; i < FK_SER_NSTATS; i++)
+		s->stat[i] = -1;
+	/* Out of memory, the totals and RSS are still read; without
+	 * statistics (config.stats false) no part is known. */
+	if (fk_waste_stats(&st, &pr, &host, &hook, 0, &err) == 0 && st.stats &&
+	    fk_waste_compute(&w, &st, NULL, &pr, &err) == 0) {
+		int64_t sum = 0;
+
+		for (size_t i = 0; i < sizeof part / sizeof *part; i++) {
+			s->stat[FK_SER_TCACHE + i] = w.part[part[i]];
+			if (part[i] != FK_PART_FILES && w.part[part[i]] > 0)
+				sum += w.part[part[i]];
+		}
+		s->stat[FK_SER_WASTE] = sum;
+		fk_waste_release(&w);
+	}
+	fk_jestats_release(&st);
 	s->stat[FK_SER_ALLOCATED] = host.allocated;
 	s->stat[FK_SER_ACTIVE] = host.active;
 	s->stat[FK_SER_RESIDENT] = host.resident;
 	s->stat[FK_SER_MAPPED] = host.mapped;
 	s->stat[FK_SER_RETAINED] = host.retained;
 	s->stat[FK_SER_METADATA] = host.metadata;
-	s->stat[FK_SER_RSS] = rss_bytes();
+	s->stat[FK_SER_RSS] = pr.rss;
 	s->stat[FK_SER_HOOK] = hook.resident;
 	s->hook_mem[0] = hook.allocated;
 	s->hook_mem[1] = hook.active;

@@ -77,17 +77,31 @@ static uint64_t program(int hook, const char *fmt, ...)
 	return all > own ? all - own : 0;
 }
 
-/* The program's statistics into st (from fk_jestats_init); the process's
- * figures into pr. Under fk_je_lock. 0, or -1 with err. */
-static int read_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_err *err)
+int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *hostp,
+		   struct fk_arena_mem *ownp, int large, struct fk_err *err)
 {
 	struct fk_arena_mem host, own;
 	const char *ver = NULL;
 	size_t sz = sizeof ver;
 	int hook = fk_arena_split(&host, &own);    /* the epoch refresh too */
 	char name[96];
-	size_t nbins = uns("arenas.nbins"), nlext = uns("arenas.nlextents");
+	size_t nbins = uns("arenas.nbins"), nlext = large ? uns("arenas.nlextents") : 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+	long long size, rss, shared;
 
+	if (hostp)
+		*hostp = host;
+	if (ownp)
+		*ownp = own;
+	pr->hook_resident = own.resident;
+	pr->rss = pr->file_rss = -1;
+	if (f) {
+		if (fscanf(f, "%lld %lld %lld", &size, &rss, &shared) == 3) {
+			pr->rss = rss * (int64_t)sysconf(_SC_PAGESIZE);
+			pr->file_rss = shared * (int64_t)sysconf(_SC_PAGESIZE);
+		}
+		fclose(f);
+	}
 	if (fk_je_ctl("version", &ver, &sz, NULL, 0) == 0 && ver)
 		snprintf(st->version, sizeof st->version, "%s", ver);
 	st->stats = flag("config.stats") == 1;
@@ -135,18 +149,6 @@ static int read_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk
 		st->lext[j].curlextents = program(hook, "lextents.%zu.curlextents", j);
 	}
 	st->have_bins = st->stats && nbins > 0;
-	pr->hook_resident = own.resident;
-	pr->rss = pr->file_rss = -1;
-	FILE *f = fopen("/proc/self/statm", "re");
-	long long size, rss, shared;
-
-	if (f) {
-		if (fscanf(f, "%lld %lld %lld", &size, &rss, &shared) == 3) {
-			pr->rss = rss * (int64_t)sysconf(_SC_PAGESIZE);
-			pr->file_rss = shared * (int64_t)sysconf(_SC_PAGESIZE);
-		}
-		fclose(f);
-	}
 	return 0;
 }
 
@@ -196,7 +198,7 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	int rc;
 
 	fk_jestats_init(&st);
-	rc = read_stats(&st, &pr, err);
+	rc = fk_waste_stats(&st, &pr, NULL, NULL, 1, err);
 	if (rc == 0 && !(p = live_profile(&raw, &rawmap, note, sizeof note, err)) && !note[0])
 		rc = -1;
 	if (rc == 0 && (rc = fk_waste_compute(&w, &st, p, &pr, err)) == 0) {

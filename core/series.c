@@ -9,7 +9,8 @@
 
 const char *const fk_series_keys[FK_SER_NSTATS] = {
 	"allocated", "active", "resident", "mapped", "retained", "metadata", "rss",
-	"hook", "sampling",
+	"hook", "sampling", "tcache", "slab_holes", "slab_tails", "large_pad", "dirty",
+	"muzzy", "metadata_resident", "files", "waste",
 };
 
 static const char tag[] = "# series:";

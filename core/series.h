@@ -26,6 +26,18 @@ enum fk_series_stat {
 					  arena), left out of the figures above */
 	FK_SER_SAMPLING,               /* bytes sampling itself costs: a sampled
 					  small object takes a whole extent */
+	/* RSS's parts past the live objects (core/waste.h, man/heap-waste.1):
+	 * with allocated less tcache, hook and the rest of RSS they add up
+	 * to rss. */
+	FK_SER_TCACHE,                 /* regions cached in threads' tcaches */
+	FK_SER_HOLES,                  /* small classes' slab waste */
+	FK_SER_TAILS,                  /* slab bytes no region fits in */
+	FK_SER_LARGE_PAD,              /* active large pages past what is allocated */
+	FK_SER_DIRTY,                  /* freed pages not yet purged */
+	FK_SER_MUZZY,                  /* purged lazily, resident until reclaimed */
+	FK_SER_META_RESIDENT,          /* jemalloc's own, resident */
+	FK_SER_FILES,                  /* file-backed and shared pages */
+	FK_SER_WASTE,                  /* tcache through metadata_resident, summed */
 	FK_SER_NSTATS
 };
 

@@ -38,7 +38,7 @@
 		var TLLINES = [["rss", "RSS", "#c0392b"], ["mapped", "mapped", "#8d6e63"], ["retained", "retained", "#a1887f"],
 			["resident", "resident", "#7b3fa0"], ["metadata", "metadata", "#5c6bc0"], ["active", "active", "#e67e22"],
 			["allocated", "allocated", "#2e8b3e"], ["hook", "profiler (hook)", "#00897b"], ["sampling", "sampling's cost", "#d81b60"],
-			["heap", "sampled heap", "#1f5fa8"]];
+			["waste", "waste", "#f9a825"], ["heap", "sampled heap", "#1f5fa8"]];
 		var tlDrag = null, tlKeyEnd = -1, TLGROWMAX = 200, tlMax = { w: 0, h: 0 };
 
 		function tlValue(k, key) {
@@ -258,6 +258,53 @@
 			metadata: "jemalloc's metadata",
 			sampling: "sampling's own cost (inside allocated)"
 		};
+		// RSS's parts, where the snapshot carries them (the hook's, from
+		// jemalloc's statistics: man/heap-waste.1): key, name, what holds
+		// the bytes and what releases them. live is allocated less the
+		// thread caches, other what is left of RSS; together they add up
+		// to RSS, and the parts from tcache to metadata_resident are the
+		// "waste" line.
+		var TLWASTE = [
+			["live", "live objects", "in use by the program (allocated less the thread caches); released when the program frees them"],
+			["tcache", "thread caches (tcache)", "freed regions each thread keeps to reuse; released by mallctl thread.tcache.flush " +
+				"in that thread or at its exit, bounded by tcache_max"],
+			["slab_holes", "slab holes", "free regions in small-object slabs that still hold live objects (fragmentation); a slab " +
+				"is released only when its last object is freed: /internal/heap/waste names the sites"],
+			["slab_tails", "slab tails", "slab bytes no region fits in; released with their slabs"],
+			["large_pad", "large padding", "large allocations rounded up to their size class; released with them"],
+			["dirty", "dirty pages", "freed pages jemalloc keeps to reuse; purged after dirty_decay_ms, or at once by mallctl arena.<i>.purge"],
+			["muzzy", "muzzy pages", "pages purged lazily (MADV_FREE): in RSS until the kernel takes them back under memory " +
+				"pressure or muzzy_decay_ms purges them"],
+			["metadata_resident", "jemalloc's metadata", "jemalloc's own bookkeeping, resident; released with the arenas and extents it describes"],
+			["hook", "the profiler's own arena (hook)", "the profiler's own bytes, in an arena of its own; released when sampling stops and its caches empty"],
+			["files", "file-backed and shared pages", "code, libraries, mapped files and shared memory; clean pages the kernel drops under pressure"],
+			["other", "the rest", "neither jemalloc's nor a file's: thread stacks, other allocators, anonymous maps"]
+		];
+		function tlParts(k, rss, notes) {
+			if (rss === null || tlValue(k, "waste") === null || tlValue(k, "allocated") === null)
+				return null;
+			var parts = [], sum = 0;
+			TLWASTE.forEach(function (P) {
+				var v = P[0] === "live" ? Math.max(0, tlValue(k, "allocated") - (tlValue(k, "tcache") || 0)) :
+					P[0] === "other" ? null : tlValue(k, P[0]);
+				if (P[0] === "other") {
+					// jemalloc's page counts are upper bounds (its metadata
+					// blocks, extents' untouched pages): past RSS, said.
+					v = rss - sum;
+					parts.over = Math.max(0, -v);
+					if (v < 0)
+						notes.push("The parts exceed the process's RSS (" + tlFmt(rss) + ") by " + tlFmt(-v) +
+							" here: jemalloc counts pages the kernel does not hold (metadata blocks, extents' untouched " +
+							"pages); the rest is shown as 0.");
+					v = Math.max(0, v);
+				}
+				if (v === null)
+					return;
+				sum += v;
+				parts.push({ key: P[0], name: P[1], bytes: v, why: P[2] });
+			});
+			return parts;
+		}
 		function tlBreakdown(k) {
 			var keys = ["rss", "resident", "active", "allocated", "heap"], levels = [], gaps = [], notes = [], info = [], used = {}, j;
 			keys.forEach(function (key) {
@@ -317,13 +364,27 @@
 				if (big < 0 || c.bytes > causes[big].bytes)
 					big = i2;
 			});
+			var parts = tlParts(k, levels.length && levels[0].key === "rss" ? levels[0].raw : null, notes);
 			var sentence = "";
-			if (levels.length < 2)
+			if (parts) {
+				// The parts are the explanation: the biggest past the live
+				// objects, and what releases it.
+				var pb = null, w = tlValue(k, "waste");
+				parts.forEach(function (P) {
+					if (P.key !== "live" && (!pb || P.bytes > pb.bytes))
+						pb = P;
+				});
+				topv = levels[0].raw;
+				sentence = "Live objects are " + pct(parts[0].bytes, topv) + " of RSS and jemalloc's waste " + tlFmt(w) + " (" +
+					pct(w, topv) + "). The biggest part past the live objects is " + pb.name + ", " + tlFmt(pb.bytes) + " (" +
+					pct(pb.bytes, topv) + "): " + pb.why + ".";
+			} else if (levels.length < 2)
 				sentence = "This snapshot carries no memory figures beyond the sampled heap (an offline dump has only that).";
 			else if (big >= 0)
 				sentence = "The biggest gap is " + causes[big].name + ", " + tlFmt(causes[big].bytes) + " (" + pct(causes[big].bytes, topv) +
 					" of " + levels[0].name + "): " + causes[big].why + ".";
-			return { levels: levels, gaps: gaps, info: info, notes: notes, top: topv, sentence: sentence };
+			return { levels: levels, gaps: gaps, parts: parts, over: parts ? parts.over : 0, info: info, notes: notes, top: topv,
+				sentence: sentence };
 		}
 
 		// ---- drawing --------------------------------------------------------
@@ -552,7 +613,7 @@
 			var w = html("div", { id: "tlrss", class: "tlbox" }, cols);
 			var B = tlBreakdown(b);
 			html("div", { class: "tlh" }, w, "Where is my RSS, " + tlLabel(b));
-			var rows = [], kinds = [];
+			var rows = [], kinds = [], whys = [];
 			function addRow(kind, name, bytes, share) {
 				rows.push([name, tlFmt(bytes), share ? pct(bytes, B.top) : ""]);
 				kinds.push(kind);
@@ -562,7 +623,19 @@
 			B.notes.forEach(function (t) {
 				html("div", { class: "tlnote" }, w, t);
 			});
-			B.levels.forEach(function (L, j) {
+			if (B.parts) {
+				// RSS, its parts (each saying what releases it), then the
+				// figures jemalloc and the profile give, for reference.
+				addRow("level", "rss", B.top, true);
+				B.parts.forEach(function (P) {
+					addRow("part", "\u2003" + P.name, P.bytes, true);
+					whys[rows.length - 1] = P.why;
+				});
+				B.levels.slice(1).concat(B.info).forEach(function (L) {
+					addRow("info", L.name, L.raw !== undefined ? L.raw : L.bytes, false);
+				});
+			}
+			(B.parts ? [] : B.levels).forEach(function (L, j) {
 				addRow("level", L.name + (L.raw !== L.bytes ? " (" + tlFmt(L.raw) + " reported)" : ""), L.bytes, true);
 				if (j < B.gaps.length && B.gaps[j].over > 0) {
 					// No gap to show: the level below was reported above this one.
@@ -576,12 +649,14 @@
 					});
 				}
 			});
-			B.info.forEach(function (I) {
+			(B.parts ? [] : B.info).forEach(function (I) {
 				addRow("info", I.name, I.bytes, false);
 			});
 			var bt = tlTable(w, ["", "bytes", "share"], rows);
 			Array.prototype.forEach.call(bt.tBodies[0].rows, function (tr, j) {
 				tr.setAttribute("class", kinds[j]);
+				if (whys[j])
+					tr.setAttribute("title", whys[j]);
 			});
 			html("div", { id: "tlsentence" }, w, B.sentence);
 		}

@@ -7,7 +7,8 @@
 // spike (top function spike_alloc), a drag from the first to the last
 // snapshot shows the growth with grow_cache on top and spike_alloc not
 // among the sites that grew, and "Where is my RSS" adds up to the RSS the
-// hook recorded, through jemalloc's figures. Both the timeline and the
+// hook recorded, through jemalloc's figures and RSS's parts (the waste
+// line drawn, the panel listing the parts). Both the timeline and the
 // live heap's page (?format=flame) say where they come from on the first
 // screen (the program, its pid, the sample period); the live page has the
 // four heap sample types, allocated space holding the freed spike that
@@ -42,12 +43,15 @@ const sel = tlSelection, drag = tlDrag;
 			pts: document.querySelectorAll("#timeline circle.tlpt").length,
 			lines: Array.from(document.querySelectorAll("#timeline path.tlline")).map((p) => p.getAttribute("data-key")).sort(),
 			// Every figure the data carries, and the sampled heap.
+			// (RSS's parts past the live objects are the panel's, their sum the
+			// waste line.)
 			keys: Array.from(new Set(["heap"].concat(...JSON.parse(document.getElementById("fkseries").textContent).map((m) =>
-				Object.keys(m).filter((k) => k !== "id" && k !== "time" && typeof m[k] === "number"))))).sort() }));
+				Object.keys(m).filter((k) => k !== "id" && k !== "time" && typeof m[k] === "number" &&
+					!["tcache", "slab_holes", "slab_tails", "large_pad", "dirty", "muzzy", "metadata_resident", "files"].includes(k)))))).sort() }));
 		ok(chart.pts === nc, "a point a snapshot", chart.pts + " of " + nc);
-		ok(["active", "allocated", "heap", "mapped", "resident", "rss"].every((k) => chart.lines.includes(k)) &&
+		ok(["active", "allocated", "heap", "mapped", "resident", "rss", "waste"].every((k) => chart.lines.includes(k)) &&
 		   JSON.stringify(chart.lines) === JSON.stringify(chart.keys),
-		   "the sampled heap and every figure the data carries (jemalloc's, the RSS) as lines", chart.lines.join() + " vs " + chart.keys.join());
+		   "the sampled heap and every figure the data carries (jemalloc's, the RSS, the waste) as lines", chart.lines.join() + " vs " + chart.keys.join());
 
 		// A click: that snapshot's graph, whose total is its sampled heap.
 		const k = 2;
@@ -76,6 +80,25 @@ const sel = tlSelection, drag = tlDrag;
 		   "the RSS breakdown adds up to the RSS the hook recorded", JSON.stringify(b.levels) + " " + snaps[pk].rss);
 		ok(b.levels.map((l) => l.key).join() === "rss,resident,active,allocated,heap", "through resident, active and allocated to the sampled heap",
 		   b.levels.map((l) => l.key).join());
+		// RSS's parts: from the live objects through jemalloc's waste, the
+		// hook's arena and files to the rest, adding up to RSS (less what
+		// jemalloc counts past it, said in a note); the panel lists them,
+		// each saying what releases it.
+		const P = b.parts || [], psum = P.reduce((a, x) => a + x.bytes, 0);
+		ok(P.map((x) => x.key).join() === "live,tcache,slab_holes,slab_tails,large_pad,dirty,muzzy,metadata_resident,hook,files,other" &&
+		   psum - b.over === snaps[pk].rss && (b.over === 0 || b.notes.some((t) => /^The parts exceed the process's RSS/.test(t))),
+		   "RSS's parts, live through the rest, add up to the RSS the hook recorded", JSON.stringify(P) + " over " + b.over + " " + snaps[pk].rss);
+		ok(P.length && P[0].bytes === snaps[pk].allocated - snaps[pk].tcache && P[2].bytes === snaps[pk].slab_holes,
+		   "live is allocated less the thread caches, the slab holes the hook's figure", JSON.stringify(P.slice(0, 3)));
+		const rssp = await page.evaluate(() => Array.from(document.querySelectorAll("#tlrss tbody tr")).map((r) =>
+			({ cls: r.getAttribute("class"), name: r.cells[0].textContent.trim(), why: r.getAttribute("title") || "" })));
+		const shownp = rssp.filter((r) => r.cls === "part");
+		ok(rssp[0].name === "rss" && shownp.map((r) => r.name).join() === P.map((x) => x.name).join() &&
+		   shownp.every((r) => r.why.length > 20) && /dirty_decay_ms/.test(shownp[5].why),
+		   "the panel lists the parts under RSS, each saying what releases it", JSON.stringify(rssp));
+		const psent = await page.evaluate(() => document.getElementById("tlsentence").textContent);
+		ok(/^Live objects are [0-9.]+% of RSS and jemalloc's waste .* The biggest part past the live objects is /.test(psent),
+		   "the sentence gives the live share, the waste and the biggest part", psent);
 
 		// A drag from the first to the last snapshot: the growth.
 		await drag(page, 0, nc - 1);

@@ -147,6 +147,36 @@ const sel = tlSelection, drag = tlDrag;
 		ok(s.a === 2 && s.b === 0 || s.a === 0 && s.b === 2, "Shift+arrows select a range", JSON.stringify(s));
 		await page.close();
 
+		// A series with RSS's parts (as the hook writes them): the waste
+		// line, and the panel's parts adding up to RSS; past RSS (jemalloc's
+		// counts are upper bounds), the rest is 0 and a note says by how much.
+		const parts = " hook=500 tcache=100 slab_holes=700 slab_tails=0 large_pad=200 dirty=1500 muzzy=0 metadata_resident=400 files=2000 waste=2900\n";
+		const wasteSeries = "# columns: 1/bytes 2/bytes\n" +
+			"# series: 1 time=10 allocated=3000 active=4000 resident=6000 rss=10000" + parts +
+			"# series: 2 time=11 allocated=3000 active=4000 resident=6000 rss=8000" + parts +
+			"main;grow_cache 1000 2000\n";
+		({ page, errors } = await open(ctx, render(wasteSeries, [], "waste")));
+		ok(errors.length === 0, "a series with RSS's parts loads without script errors", errors.join("; "));
+		const wl = await page.evaluate(() => Array.from(document.querySelectorAll("#timeline path.tlline")).map((p) => p.getAttribute("data-key")));
+		ok(wl.includes("waste") && !wl.includes("slab_holes"), "the waste line is drawn (the parts are the panel's)", wl.join());
+		const wb = await page.evaluate(() => window.fk.timeline.breakdown());
+		ok(wb.over === 300 && wb.parts[wb.parts.length - 1].bytes === 0 && wb.notes.some((t) => /exceed the process's RSS .* by 300 B/.test(t)),
+		   "past RSS: the rest is 0 and a note says by how much", JSON.stringify(wb));
+		await page.focus("#timeline");
+		await page.keyboard.press("ArrowLeft");
+		const wb0 = await page.evaluate(() => window.fk.timeline.breakdown());
+		ok(wb0.over === 0 && wb0.parts.reduce((a, x) => a + x.bytes, 0) === 10000 && wb0.parts[0].bytes === 2900 &&
+		   wb0.parts[wb0.parts.length - 1].bytes === 1700, "the parts add up to RSS: live (allocated less tcache) through the rest",
+		   JSON.stringify(wb0.parts.map((x) => x.key + "=" + x.bytes)));
+		const wrows = await page.evaluate(() => Array.from(document.querySelectorAll("#tlrss tbody tr.part")).map((r) =>
+			[r.cells[0].textContent.trim(), r.cells[1].textContent, r.getAttribute("title")]));
+		ok(wrows.length === 11 && wrows[2][0] === "slab holes" && wrows[2][1] === "700 B" && /muzzy_decay_ms/.test(wrows[6][2]),
+		   "the panel lists each part with its bytes and what releases it", JSON.stringify(wrows));
+		const wsent = await page.evaluate(() => document.getElementById("tlsentence").textContent);
+		ok(/^Live objects are 29\.00% of RSS and jemalloc's waste 2\.83 KiB \(29\.00%\)\. The biggest part past the live objects is file-backed/.test(wsent),
+		   "the sentence: the live share, the waste, the biggest part and what releases it", wsent);
+		await page.close();
+
 		// At 480 px: the legend wraps inside the window and below the
 		// header (whose height changes after the first draw), and no two
 		// x labels touch, though two snapshots lie 0.1 s apart.

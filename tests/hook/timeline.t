@@ -119,7 +119,7 @@ is "timeline folded: 200" "$(code)" 200
 n=$(jq_py 'len(s)')
 is "one column a snapshot" "$(head -1 "$T/series.folded" | wc -w)" $((n + 2))
 is "one series line a snapshot" "$(grep -c '^# series: s' "$T/series.folded")" "$n"
-check "series lines carry the figures" grep -q '^# series: s[0-9]* time=[0-9.]* allocated=[0-9]* active=[0-9]* resident=[0-9]* mapped=[0-9]* retained=[0-9]* metadata=[0-9]* rss=[0-9]* hook=[0-9]* sampling=[0-9]*$' "$T/series.folded"
+check "series lines carry the figures" grep -q '^# series: s[0-9]* time=[0-9.]* allocated=[0-9]* active=[0-9]* resident=[0-9]* mapped=[0-9]* retained=[0-9]* metadata=[0-9]* rss=[0-9]* hook=[0-9]* sampling=[0-9]* tcache=[0-9]* slab_holes=[0-9]* slab_tails=[0-9]* large_pad=[0-9]* dirty=[0-9]* muzzy=[0-9]* metadata_resident=[0-9]* files=[0-9]* waste=[0-9]*$' "$T/series.folded"
 cu "$U/internal/heap/timeline" >"$T/timeline.svg"
 is "timeline page: 200" "$(code)" 200
 check "timeline page is valid XML" xmllint --noout "$T/timeline.svg"

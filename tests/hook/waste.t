@@ -6,7 +6,8 @@
 # the view names waste_sparse first, its class's waste is within 15 % of
 # jemalloc's own figure as the program computed it, and waste_dense is
 # blamed for nothing. Then Debian's redis-server under a write/delete load:
-# the parts add up to its RSS within 5 %.
+# the parts add up to its RSS within 5 %, the route's and a snapshot's
+# (the timeline's "where is my RSS").
 . "$(dirname "$0")/hooklib.sh"
 command -v redis-server >/dev/null || { notok "redis-server is not installed (scripts/install-deps)"; echo "1..$tn"; exit 1; }
 # py EXPR: a Python expression over the JSON in $T/w.json (d).
@@ -47,6 +48,26 @@ is "flame: 200" "$(code)" 200
 check "flame: an SVG naming waste_sparse" grep -q waste_sparse "$T/w.svg"
 cu "$U/internal/heap/waste?format=pprof" >/dev/null
 is "an unknown format: 400" "$(code)" 400
+# A snapshot carries RSS's parts (the timeline's "waste" line and "where is
+# my RSS"), from the code the route uses: each known, the slab holes those
+# of the 64-byte class at least, waste their sum past the live objects.
+# (They add up to RSS on redis, below; on waste-prog jemalloc counts pages
+# the kernel never holds, and the route's own "other" is below 0 too.)
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/snapshot" >/dev/null
+is "snapshot: 200" "$(code)" 200
+cu "$U/internal/heap/timeline?format=json" >"$T/w.json"
+PARTS="'tcache', 'slab_holes', 'slab_tails', 'large_pad', 'dirty', 'muzzy', 'metadata_resident', 'files'"
+is "the snapshot's parts are known" \
+	"$(py "[k for k in [$PARTS, 'waste'] if d['snapshots'][-1].get(k) is None]")" "[]"
+s_holes=$(py "d['snapshots'][-1]['slab_holes']")
+check "its slab holes ($s_holes) hold the class's waste ($want) within 15 %" \
+	python3 -c "import sys; sys.exit(not $s_holes >= 0.85 * $want)"
+is "waste is the parts past the live objects, summed" \
+	"$(py "(lambda s: s['waste'] == sum(s[k] for k in [$PARTS] if k != 'files'))(d['snapshots'][-1])")" True
+cu "$U/internal/heap/timeline?format=folded" >"$T/tl.folded"
+check "timeline folded: the series lines carry the parts and waste" grep -Eq \
+	'^# series: .* tcache=[0-9]+ slab_holes=[0-9]+ slab_tails=[0-9]+ large_pad=[0-9]+ dirty=[0-9]+ muzzy=[0-9]+ metadata_resident=[0-9]+ files=[0-9]+ waste=[0-9]+$' \
+	"$T/tl.folded"
 stop_host
 
 # redis: 300 000 SETs, seven in ten deleted; after one request (the
@@ -71,5 +92,14 @@ check "the parts ($sum) add up to RSS ($rss) within 5 %" \
 check "the slab holes are most of the waste" python3 -c "
 import json, sys
 d = json.load(open('$T/w.json')); sys.exit(not d['parts']['slab_holes'] > d['parts']['live'] / 2)"
+# A snapshot's parts, with the live objects and the hook's arena, add up
+# to its RSS as the route's do.
+cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/snapshot" >/dev/null
+is "redis snapshot: 200" "$(code)" 200
+cu "$U/internal/heap/timeline?format=json" >"$T/w.json"
+sum=$(py "(lambda s: s['allocated'] + s['hook'] + sum(s[k] for k in [$PARTS] if k != 'tcache'))(d['snapshots'][-1])")
+rss=$(py "d['snapshots'][-1]['rss']")
+check "the snapshot's parts ($sum) add up to its RSS ($rss) within 5 %" \
+	python3 -c "import sys; sys.exit(abs($sum - $rss) > 0.05 * $rss)"
 kill "$rpid"
 echo "1..$tn"
