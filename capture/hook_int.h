@@ -427,11 +427,15 @@ struct fk_origin {
 	int columns;               /* every heap sample type, a column each
 				      (fk_folded_columns), where the values
 				      are a heap's (never negative) */
+	int waste;                 /* a "waste" line: the path of this
+				      process's waste page, which the live
+				      page links to */
 };
 
 /* Room for fk_origin_text's lines: a program's path at most
- * FK_MAX_INFO_VALUE bytes, and a few short lines. */
-#define FK_ORIGIN_SIZE (FK_MAX_INFO_VALUE + 512)
+ * FK_MAX_INFO_VALUE bytes, a host name, the waste page's path and a
+ * few short lines. */
+#define FK_ORIGIN_SIZE (FK_MAX_INFO_VALUE + 640)
 
 /* o's lines into buf[0..FK_ORIGIN_SIZE): the time first (fk_origin_stamp
  * finds it there), the program (this process's executable), pid, host,

@@ -84,6 +84,13 @@ const char *fk_origin_text(const struct fk_origin *o, char *buf)
 	}
 	if (o->clock_ms > 0)
 		put_num(buf, &n, "clock_ms", o->clock_ms, 6);
+	if (o->waste) {
+		/* With the pid: a page proxied from another process links to
+		 * that process's. */
+		snprintf(v, sizeof v, "%ld", (long)getpid());
+		snprintf(path, sizeof path, "/internal/heap/waste?format=flame&pid=%s", v);
+		put_text(buf, &n, "waste", path, strlen(path));
+	}
 	buf[n] = '\0';
 	return buf;
 }

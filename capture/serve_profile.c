@@ -533,8 +533,9 @@ static int fk_serve_convert(char *dump, size_t dlen, size_t dmaplen, int fmt,
 	p = parse(dump, dlen, "heap", fk_memo_stacks(), err);
 	if (p) {
 		/* The live heap's page: every sample type, as the offline one
-		 * (its total names the one shown: no sample_type line). */
-		struct fk_origin live = { .period = p->period, .columns = 1 };
+		 * (its total names the one shown: no sample_type line), and a
+		 * link to where the rest of RSS goes. */
+		struct fk_origin live = { .period = p->period, .columns = 1, .waste = 1 };
 
 		rc = emit(p, fmt, o, &live, 0, NULL, out, outlen, &body, err);
 	}

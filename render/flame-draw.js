@@ -55,6 +55,11 @@
 		var originText = origin();
 		if (originText)
 			html("span", { id: "origin" }, r2, originText);
+		// The hook's live page links to its waste page (an info line
+		// "waste=PATH"): a path on the same server only.
+		if (/^\/[^\/]/.test(info.waste || ""))
+			html("a", { id: "wastelink", href: info.waste, title: "where the rest of RSS goes: slab holes and page waste, by allocation site" },
+				r2, "waste by site");
 		var bar = html("div", { class: "row", role: "toolbar", "aria-label": "flame graph controls" }, hdr);
 		var reset = html("button", { id: "reset", type: "button", title: "show the whole graph (Esc)" }, bar, "Reset zoom");
 		var q = html("input", { id: "q", type: "search", placeholder: "Search (Ctrl-F)", spellcheck: "false",
@@ -145,6 +150,7 @@
 			}], ["clock_ms", function (v) {
 				return "jemalloc's clock ticks every " + v + " ms";
 			}]];
+			seen.waste = 1;    // a link of its own
 			known.forEach(function (k) {
 				seen[k[0]] = 1;
 				if (info[k[0]] !== undefined && info[k[0]] !== "")

@@ -10,7 +10,8 @@
 // hook recorded, through jemalloc's figures and RSS's parts (the waste
 // line drawn, the panel listing the parts). Both the timeline and the
 // live heap's page (?format=flame) say where they come from on the first
-// screen (the program, its pid, the sample period); the live page has the
+// screen (the program, its pid, the sample period); the live page links to
+// the process's waste page from its header, has the
 // four heap sample types, allocated space holding the freed spike that
 // in-use space does not, and turns over (callers first) in any of them.
 "use strict";
@@ -129,6 +130,10 @@ const sel = tlSelection, drag = tlDrag;
 		ok(first.shown && first.text.startsWith(prog + " \u00b7 pid " + pid + " \u00b7 on ") &&
 		   first.text.includes("one sample every 4 KiB allocated"),
 		   "its first screen says the program, pid, host, time and sample period", first.text);
+		const wl = await hp2.evaluate(() => { const a = document.getElementById("wastelink"), r = a && a.getBoundingClientRect();
+			return { href: a ? a.getAttribute("href") : "", text: a ? a.textContent : "", shown: !!r && r.width > 0 && r.bottom <= window.innerHeight }; });
+		ok(wl.href === "/internal/heap/waste?format=flame&pid=" + pid && wl.shown && !first.text.includes("/internal/heap/waste"),
+		   "its header links to the process's waste page (the origin line says no more)", JSON.stringify(wl));
 		ok(first.cols.join() === "inuse_space,inuse_objects,alloc_space,alloc_objects",
 		   "its columns are the four heap sample types", first.cols.join());
 		const last = snaps[nc - 1].sampled_bytes, col = async (k) => {

@@ -5,9 +5,10 @@
 # random) beside a site that fills its slabs (waste_dense: 100 000 kept):
 # the view names waste_sparse first, its class's waste is within 15 % of
 # jemalloc's own figure as the program computed it, and waste_dense is
-# blamed for nothing. Then Debian's redis-server under a write/delete load:
-# the parts add up to its RSS within 5 %, the route's and a snapshot's
-# (the timeline's "where is my RSS").
+# blamed for nothing; the live heap's page links to the waste page. Then
+# Debian's redis-server under a write/delete load: the parts add up to its
+# RSS within 5 %, the route's and a snapshot's (the timeline's "where is
+# my RSS").
 . "$(dirname "$0")/hooklib.sh"
 command -v redis-server >/dev/null || { notok "redis-server is not installed (scripts/install-deps)"; echo "1..$tn"; exit 1; }
 # py EXPR: a Python expression over the JSON in $T/w.json (d).
@@ -46,6 +47,12 @@ check "folded: no line of waste_dense" sh -c "! printf '%s\n' '$out' | grep -q w
 cu "$U/internal/heap/waste?format=flame" >"$T/w.svg"
 is "flame: 200" "$(code)" 200
 check "flame: an SVG naming waste_sparse" grep -q waste_sparse "$T/w.svg"
+# The live heap's page links to this process's waste page.
+cu "$U/internal/heap?format=flame" >"$T/live.svg"
+link=$(sed -n 's/^waste=//p' "$T/live.svg" | sed 's/&amp;/\&/g')
+is "the live page links to the waste page" "$link" "/internal/heap/waste?format=flame&pid=$HOST_PID"
+cu "$U$link" >"$T/w2.svg"
+check "which is served: an SVG naming waste_sparse ($(code))" grep -q waste_sparse "$T/w2.svg"
 cu "$U/internal/heap/waste?format=pprof" >/dev/null
 is "an unknown format: 400" "$(code)" 400
 # A snapshot carries RSS's parts (the timeline's "waste" line and "where is
