@@ -6,7 +6,8 @@
  * All sockets are Linux abstract unix sockets named
  * "@flamekit-hook/GROUP/NAME" (unix(7)): nothing on disk to clean up, gone
  * when their process is. GROUP is the first listener's pid, start time and
- * a random number, inherited by fork. Who may connect is checked on every
+ * a random number, inherited by fork and kept across the listener's exec
+ * (hook_state.c carries it to the next image of the same pid). Who may connect is checked on every
  * connection with SO_PEERCRED (libflamekit-hook(3), PROCESSES): the same
  * user, root, or the user the group began as; the registry also takes a
  * process of another user that descends from the listener (a worker that
@@ -16,8 +17,10 @@
  * a worker whose name another process took serves under another and
  * tells the listener which, in one line on its registry connection
  * (hook_answer.c reads it). A worker watches its registry
- * connection: when it ends, the listener is gone, and the worker takes
- * the address over (hook_loop.c). Requests to workers are bounded: the
+ * connection: when it ends and the listener it knew (pid and start time)
+ * is gone, the worker takes the address over (hook_loop.c); when that
+ * listener is still alive, it exec'd itself, and the worker joins its
+ * next image under the same name. Requests to workers are bounded: the
  * list and pid=all ask every worker at once, within one deadline, and
  * keep small answers; a proxied answer's body is streamed. */
 #include <errno.h>
@@ -38,8 +41,12 @@
 #include "hook_int.h"
 #include "num.h"
 
-static char gid[96];               /* the group's name, inherited by fork */
+static char gid[FK_GROUP_NAME_MAX]; /* the group's name, inherited by fork */
 static uid_t first_uid;            /* the user the group began as */
+/* The listener this process knows (itself, the one it joined, or its
+ * parent's), with its start time: an exec keeps both. Inherited by fork. */
+static pid_t lst_pid;
+static uint64_t lst_start;
 static int reg_fd = -1;            /* listener: the registry's socket */
 static int join_fd = -1;           /* worker: its registry connection */
 static pid_t join_pid;             /* worker: the listener's pid */
@@ -61,15 +68,27 @@ static size_t nworkers;
 static int poll_reg = -1, poll_join = -1, poll_first = -1;
 static size_t poll_nw;
 
-void fk_group_init(void)
+void fk_group_init(const char *carried, uid_t uid)
 {
-	uint64_t nonce = 0;
+	uint64_t nonce = 0, start = fk_proc_start(getpid());
 
+	lst_pid = getpid();
+	lst_start = start;
+	first_uid = uid;
+	if (carried && *carried && strlen(carried) < sizeof gid &&
+	    strspn(carried, "0123456789abcdef-") == strlen(carried)) {
+		snprintf(gid, sizeof gid, "%s", carried);
+		return;
+	}
 	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
 		nonce = (uint64_t)(fk_now() * 1e9) ^ ((uint64_t)getpid() << 32);
-	snprintf(gid, sizeof gid, "%ld-%llu-%016llx", (long)getpid(),
-		 (unsigned long long)fk_proc_start(getpid()), (unsigned long long)nonce);
-	first_uid = geteuid();
+	snprintf(gid, sizeof gid, "%ld-%llu-%016llx", (long)getpid(), (unsigned long long)start,
+		 (unsigned long long)nonce);
+}
+
+uid_t fk_group_first_uid(void)
+{
+	return first_uid;
 }
 
 const char *fk_group_name(void)
@@ -169,11 +188,15 @@ int fk_group_peer_ok(int fd)
 int fk_group_listen(struct fk_err *err)
 {
 	if (!gid[0])
-		fk_group_init();
+		fk_group_init(NULL, geteuid());
 	if (reg_fd >= 0)
 		return 0;
 	reg_fd = bind_name("listener", err);
-	return reg_fd < 0 ? -1 : 0;
+	if (reg_fd < 0)
+		return -1;
+	lst_pid = getpid();
+	lst_start = fk_proc_start(lst_pid);
+	return 0;
 }
 
 /* Connects to NAME of the group without blocking (a unix socket
@@ -278,8 +301,19 @@ int fk_group_join(void)
 	squat_uid = squat_pid = -1;
 	join_fd = fd;
 	join_pid = c.pid;
+	lst_pid = c.pid;
+	lst_start = fk_proc_start(c.pid);
 	announce();
 	return 0;
+}
+
+int fk_group_listener_alive(void)
+{
+	struct fk_proc p;
+
+	/* A zombie has exited: its parent has not reaped it yet. */
+	return lst_pid > 0 && lst_pid != getpid() && fk_proc_info(lst_pid, &p) == 0 &&
+	       p.start == lst_start && p.state != 'Z' && p.state != 'X';
 }
 
 pid_t fk_group_listener(void)
@@ -307,7 +341,8 @@ void fk_group_close(void)
 
 void fk_group_atfork_child(void)
 {
-	/* The parent's sockets are in its hook thread's table, not here. */
+	/* The parent's sockets are in its hook thread's table, not here;
+	 * the listener it knew is this one's. */
 	reg_fd = join_fd = -1;
 	nworkers = 0;
 	memset(&own, 0, sizeof own);

@@ -1065,9 +1065,16 @@ int fk_answer_field(const char *json, size_t n, const char *key, char *out, size
 struct pollfd;
 struct fk_addr;
 
-/* Names a new group after the calling process (the first listener). */
-void fk_group_init(void);
+/* The longest group name, its NUL included. */
+#define FK_GROUP_NAME_MAX 96
+
+/* The listener's group: the one an earlier image of this process left
+ * (name and first user, carried across exec by hook_state.c), else a new
+ * one named after the calling process, its start time and a random
+ * number. */
+void fk_group_init(const char *carried, uid_t first_uid);
 const char *fk_group_name(void);
+uid_t fk_group_first_uid(void);
 
 /* Listener: listens on the group's registry. 0 or -1 with err. */
 int fk_group_listen(struct fk_err *err);
@@ -1083,6 +1090,11 @@ int fk_group_worker_socket(struct fk_err *err);
  * of the program. */
 int fk_group_join(void);
 void fk_group_leave(void);
+
+/* Worker: whether the listener it knew (joined, or its parent's) is
+ * still alive with the start time it had: then its registry went with
+ * an exec, not an exit, and the next image opens it again. */
+int fk_group_listener_alive(void);
 
 /* The takeover of addr failed (the listener is gone, its address is
  * held): from the third try on, says so once on stderr when a process of
@@ -1250,6 +1262,12 @@ int fk_state_init(void);
 
 /* Records the settings a request or the API set (lg_sample -1: unchanged). */
 void fk_state_save(int enabled, int lg_sample);
+
+/* The process group's name and first user, as the previous image left
+ * them or fk_state_save_group recorded: 0, or -1 when none (a forked
+ * child has none). */
+int fk_state_group(char *name, size_t size, uid_t *first_uid);
+void fk_state_save_group(const char *name, uid_t first_uid);
 
 /* Applies inherited settings, once jemalloc is found; from the loop
  * thread before it serves. */

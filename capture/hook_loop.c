@@ -255,16 +255,35 @@ static int setup(struct fk_loop *lp, struct fk_err *err)
 	return 0;
 }
 
-/* The listener of the group is gone: take its address over, or learn who
- * did and watch that one. */
+/* Backs off the next try: from first, doubling, at most 1 s. */
+static void retry_later(struct fk_loop *lp, double first)
+{
+	lp->retry_step = lp->retry_step <= 0 ? first : lp->retry_step * 2 > 1 ? 1 : lp->retry_step * 2;
+	lp->retry_at = fk_now() + lp->retry_step;
+}
+
+/* The worker's registry connection ended, or none could be made: join
+ * the listener again (the next image of one that exec'd itself, or a
+ * worker that took over), wait while the listener it knew lives, or
+ * take its address over, or learn who did and watch that one. */
 static void take_over(struct fk_loop *lp)
 {
 	struct fk_err err;
 
 	fk_err_init(&err, NULL);
 	lp->retry_at = 0;
-	if (fk_group_join() == 0)
+	if (fk_group_join() == 0) {
+		lp->retry_step = 0;
 		return;
+	}
+	if (fk_group_listener_alive()) {
+		/* Same pid, same start: it exec'd itself and its next image
+		 * has not opened the registry yet (or no longer serves). Its
+		 * address stays its own; the tries start fast, since an
+		 * image's start takes milliseconds. */
+		retry_later(lp, 0.01);
+		return;
+	}
 	if (listen_public(lp, &err) == 0) {
 		fk_group_leave();
 		if (fk_group_listen(&err) < 0)
@@ -277,8 +296,7 @@ static void take_over(struct fk_loop *lp)
 	/* Someone else holds it and has not said so yet, or another program
 	 * (another user's is said once): try again, less and less often. */
 	fk_group_takeover_failed(&lp->cfg.addr);
-	lp->retry_step = lp->retry_step <= 0 ? 0.1 : lp->retry_step * 2 > 1 ? 1 : lp->retry_step * 2;
-	lp->retry_at = fk_now() + lp->retry_step;
+	retry_later(lp, 0.1);
 }
 
 static void drain(struct fk_loop *lp)

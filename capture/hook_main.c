@@ -168,6 +168,22 @@ static void signal_loop(void)
 		fk_log("%s", err.msg);
 }
 
+/* The group this listener serves: the one an earlier image of the same
+ * pid left (its workers forked before the exec rejoin it), else a new
+ * one, recorded for the next image. */
+static void group_init(void)
+{
+	char name[FK_GROUP_NAME_MAX];
+	uid_t uid;
+
+	if (fk_state_group(name, sizeof name, &uid) == 0) {
+		fk_group_init(name, uid);
+		return;
+	}
+	fk_group_init(NULL, geteuid());
+	fk_state_save_group(fk_group_name(), fk_group_first_uid());
+}
+
 /* Starts the server (0), or takes a running loop that must end first
  * into *old (1; call again once it ended), or -1 with err. */
 static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *err)
@@ -215,7 +231,7 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 		*old = fk_loop_take();
 		return 1;
 	}
-	fk_group_init();
+	group_init();
 	if (fk_loop_start(&cfg, err) < 0)
 		return -1;
 	remember_socket(&cfg.addr);

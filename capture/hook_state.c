@@ -12,7 +12,10 @@
  * owner, its mode, not a link). No other user can plant a name there, and
  * no open can block (O_NONBLOCK: a FIFO is refused, not waited on). The
  * hook of the next image of the same process reads the file before it
- * serves its first request. No descriptor is held: nothing leaks into
+ * serves its first request. The record also carries the name of the
+ * program's process group (hook_group.c), written when the listener
+ * starts: the next image keeps it, and the workers forked before the
+ * exec rejoin it. No descriptor is held: nothing leaks into
  * exec'd children, and a host that closes every descriptor cannot have
  * the hook write into one of its own files. */
 #include <dirent.h>
@@ -37,13 +40,19 @@ struct state {
 	uint64_t start;
 	int32_t enabled;           /* -1: never set */
 	int32_t lg_sample;         /* -1: never set */
+	int64_t first_uid;         /* the group's first user; -1: no group */
+	char group[FK_GROUP_NAME_MAX];  /* the group's name, NUL-terminated */
 };
+#define STATE_MAGIC "fkstate4"
 
 /* The user folder, "" when there is none to trust, and this process's
  * file in it, "" when none (a forked child). */
 static char st_dir[320];
 static char st_name[64];
 static uint64_t st_start;
+/* The group the last image left (or this one saved), "" none. */
+static char st_group[FK_GROUP_NAME_MAX];
+static uid_t st_group_uid;
 
 /* Held only to read or write these, never around a call. */
 static pthread_mutex_t st_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -228,8 +237,8 @@ static int read_state(int dfd, struct state *s)
 	if (fd < 0)
 		return -1;
 	if (pread(fd, s, sizeof *s, 0) == (ssize_t)sizeof *s &&
-	    memcmp(s->magic, "fkstate3", 8) == 0 && s->pid == (int64_t)getpid() &&
-	    s->start == st_start)
+	    memcmp(s->magic, STATE_MAGIC, 8) == 0 && s->pid == (int64_t)getpid() &&
+	    s->start == st_start && memchr(s->group, '\0', sizeof s->group))
 		rc = 0;
 	close(fd);
 	return rc;
@@ -249,35 +258,34 @@ int fk_state_init(void)
 		 (unsigned long long)st_start);
 	if (make_dir() < 0 || (dfd = open_dir()) < 0)
 		return 0;
-	if (read_state(dfd, &s) == 0)
+	if (read_state(dfd, &s) == 0) {
 		rc = 1;
-	else
+		if (s.first_uid >= 0 && s.group[0]) {
+			snprintf(st_group, sizeof st_group, "%s", s.group);
+			st_group_uid = (uid_t)s.first_uid;
+		}
+	} else {
 		sweep(dfd);
+	}
 	close(dfd);
 	return rc;
 }
 
-void fk_state_save(int enabled, int lg_sample)
+int fk_state_group(char *name, size_t size, uid_t *first_uid)
 {
-	struct state s;
-	char tmp[sizeof st_name + 8];
-	int dfd = open_dir(), fd;
+	if (!st_group[0] || !st_name[0])
+		return -1;
+	snprintf(name, size, "%s", st_group);
+	*first_uid = st_group_uid;
+	return 0;
+}
 
-	if (dfd < 0 || !st_name[0]) {
-		if (dfd >= 0)
-			close(dfd);
-		return;
-	}
-	if (read_state(dfd, &s) < 0) {
-		memset(&s, 0, sizeof s);
-		memcpy(s.magic, "fkstate3", 8);
-		s.pid = getpid();
-		s.start = st_start;
-		s.lg_sample = -1;
-	}
-	s.enabled = enabled;
-	if (lg_sample >= 0)
-		s.lg_sample = lg_sample;
+/* Writes s as this process's file in the user folder dfd. */
+static void write_state(int dfd, const struct state *s)
+{
+	char tmp[sizeof st_name + 8];
+	int fd;
+
 	/* Written beside and renamed: a reader sees the old or the new. The
 	 * folder is this user's alone, so a fixed temporary name is safe;
 	 * one left by a save cut short is replaced. */
@@ -285,11 +293,59 @@ void fk_state_save(int enabled, int lg_sample)
 	unlinkat(dfd, tmp, 0);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 		    0600);
-	if (fd >= 0 && (fchmod(fd, 0600) < 0 || write(fd, &s, sizeof s) != (ssize_t)sizeof s ||
+	if (fd >= 0 && (fchmod(fd, 0600) < 0 || write(fd, s, sizeof *s) != (ssize_t)sizeof *s ||
 			close(fd) < 0 || renameat(dfd, tmp, dfd, st_name) < 0)) {
 		/* A lost save only loses the carry-over. */
 		unlinkat(dfd, tmp, 0);
 	}
+}
+
+/* Opens the user folder and reads this process's record into s, or
+ * makes a new one (nothing set, no group): the folder's descriptor, or
+ * -1 when there is no file to keep (no folder, a forked child). */
+static int open_record(struct state *s)
+{
+	int dfd = st_name[0] ? open_dir() : -1;
+
+	if (dfd < 0)
+		return -1;
+	if (read_state(dfd, s) < 0) {
+		memset(s, 0, sizeof *s);
+		memcpy(s->magic, STATE_MAGIC, 8);
+		s->pid = getpid();
+		s->start = st_start;
+		s->enabled = s->lg_sample = -1;
+		s->first_uid = -1;
+	}
+	return dfd;
+}
+
+void fk_state_save(int enabled, int lg_sample)
+{
+	struct state s;
+	int dfd = open_record(&s);
+
+	if (dfd < 0)
+		return;
+	s.enabled = enabled;
+	if (lg_sample >= 0)
+		s.lg_sample = lg_sample;
+	write_state(dfd, &s);
+	close(dfd);
+}
+
+void fk_state_save_group(const char *name, uid_t first_uid)
+{
+	struct state s;
+	int dfd = open_record(&s);
+
+	if (dfd < 0)
+		return;
+	snprintf(s.group, sizeof s.group, "%s", name);
+	s.first_uid = first_uid;
+	snprintf(st_group, sizeof st_group, "%s", name);
+	st_group_uid = first_uid;
+	write_state(dfd, &s);
 	close(dfd);
 }
 

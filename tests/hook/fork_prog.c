@@ -36,6 +36,10 @@
  *           "fdcheck" through system(3) without LD_PRELOAD: "system
  *           STATUS"), exec (execs itself in the same pid, GEN + 1),
  *           grow N (reexec_grow), quit
+ *   forkexec MS  forks one worker (as prefork's: "worker PID PPID", it
+ *           allocates in worker_churn until its parent goes), then MS
+ *           milliseconds later execs itself in the same pid as "reexec 2",
+ *           as haproxy -W's master does at every start and reload
  *   fdcheck  prints "fd N LINK" for every descriptor it inherited, then
  *           "flamekit-fds N tampered N": it overwrites every descriptor
  *           named flamekit after its first 16 bytes with zeros, as a
@@ -639,6 +643,26 @@ static int run_closefds(const char *dir)
 	return 0;
 }
 
+/* ---- forkexec ---- */
+
+static int run_forkexec(long ms)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	if (n <= 0 || ms < 0)
+		return 2;
+	self[n] = '\0';
+	printf("ready %ld\n", (long)getpid());
+	if (spawn_worker(0) < 0)
+		return 1;
+	nap_ms(ms);
+	fflush(stdout);
+	execl(self, self, "reexec", "2", (char *)NULL);
+	printf("exec failed: %s\n", strerror(errno));
+	return 1;
+}
+
 /* ---- reexec and fdcheck ---- */
 
 static int run_reexec(long gen)
@@ -738,7 +762,9 @@ int main(int argc, char **argv)
 		return run_reexec(argc > 2 ? atol(argv[2]) : 1);
 	if (strcmp(m, "fdcheck") == 0)
 		return run_fdcheck();
+	if (strcmp(m, "forkexec") == 0 && argc == 3)
+		return run_forkexec(atol(argv[2]));
 	fprintf(stderr, "usage: hook-fork-prog storm SECONDS RATE | prefork N | daemon|daemon1 [stop] | "
-			"closefds DIR | reexec [GEN] | fdcheck\n");
+			"closefds DIR | reexec [GEN] | forkexec MS | fdcheck\n");
 	return 2;
 }
