@@ -235,7 +235,7 @@ check "then nothing listens on the endpoint" wait_secs 10 silent
 is "no abstract socket of the program's group is left" \
 	"$(grep -c "@flamekit-hook/$MP-" /proc/net/unix)" 0
 left=""
-for f in /dev/shm/flamekit-hook-state.*."$MP".* /tmp/flamekit-hook-state.*."$MP".*; do
+for f in /dev/shm/flamekit-hook.*/state."$MP".* /tmp/flamekit-hook.*/state."$MP".*; do
 	[ -e "$f" ] && left="$left $f"
 done
 is "no state file of the master is left" "$left" ""
