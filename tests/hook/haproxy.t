@@ -86,27 +86,7 @@ is "200 requests through haproxy, 200 answered 200" "$(traffic 200)" 200
 # Forty connections, each halfway through a request with 3 KB of
 # headers, keep the worker's session, stream and buffer memory in use
 # until they close. hold.in ends them.
-cat >"$T/hold.py" <<'EOF'
-import socket, sys
-conns = []
-for i in range(40):
-    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
-    s.sendall(b"GET /f.txt HTTP/1.1\r\nHost: t\r\nX-Pad: " + b"a" * 3000 + b"\r\n")
-    conns.append(s)
-open(sys.argv[2], "w").write("held\n")
-sys.stdin.read()
-for s in conns:
-    s.sendall(b"\r\n")
-    if not s.recv(1):
-        sys.exit(1)
-    s.close()
-EOF
-rm -f "$T/hold.in"; mkfifo "$T/hold.in"
-python3 "$T/hold.py" "$FPORT" "$T/hold.out" <"$T/hold.in" &
-HOLD=$!
-PIDS="$PIDS $HOLD"
-exec 4>"$T/hold.in"
-held() { grep -q held "$T/hold.out" 2>/dev/null; }
+hold_conns "$FPORT" /f.txt 3000
 check "forty connections held open" wait_secs 20 held
 # listener_accept: haproxy's accept path, which only a worker runs.
 check "the worker's in-use heap (folded) names haproxy's listener_accept" \

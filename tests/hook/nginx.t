@@ -144,27 +144,7 @@ is "300 requests, 300 answered 200" "$(traffic 300)" 300
 # Forty connections, each halfway through a request with 6 KB of
 # headers, keep memory of a worker in use (its connection pools and
 # large header buffers) until they close. hold.in ends them.
-cat >"$T/hold.py" <<'EOF'
-import socket, sys
-conns = []
-for i in range(40):
-    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
-    s.sendall(b"GET /f0.txt HTTP/1.1\r\nHost: t\r\nX-Pad: " + b"a" * 6000 + b"\r\n")
-    conns.append(s)
-open(sys.argv[2], "w").write("held\n")
-sys.stdin.read()
-for s in conns:
-    s.sendall(b"\r\n")
-    if not s.recv(1):
-        sys.exit(1)
-    s.close()
-EOF
-rm -f "$T/hold.in"; mkfifo "$T/hold.in"
-python3 "$T/hold.py" "$NPORT" "$T/hold.out" <"$T/hold.in" &
-HOLD=$!
-PIDS="$PIDS $HOLD"
-exec 4>"$T/hold.in"
-held() { grep -q held "$T/hold.out" 2>/dev/null; }
+hold_conns "$NPORT" /f0.txt 6000
 check "forty connections held open" wait_secs 20 held
 
 # Each worker: its folded text has lines, or is a 409 with a sentence;

@@ -162,3 +162,15 @@ end_host() {
 
 # nogrep PATTERN FILE: FILE has no line matching PATTERN (and exists).
 nogrep() { [ -e "$2" ] && ! grep -q -- "$1" "$2"; }
+
+# hold_conns PORT PATH PAD: 40 connections to PORT, each halfway through
+# a GET of PATH with PAD bytes of headers (hold_conns.py), kept open until
+# fd 4 is closed; sets HOLD. Then wait with: check ... wait_secs 20 held.
+hold_conns() {
+	rm -f "$T/hold.in" "$T/hold.out"; mkfifo "$T/hold.in"
+	python3 "$(dirname "$0")/hold_conns.py" "$1" "$2" "$3" "$T/hold.out" <"$T/hold.in" &
+	HOLD=$!
+	PIDS="$PIDS $HOLD"
+	exec 4>"$T/hold.in"
+}
+held() { grep -q held "$T/hold.out" 2>/dev/null; }
