@@ -32,12 +32,29 @@ static int idle_copy(struct fk_reply *r)
 	return 1;
 }
 
-/* 409 with FK_HOOK_NOTHING_SAMPLED and how to turn sampling on. */
+/* 409 with FK_HOOK_NOTHING_SAMPLED and how to turn sampling on, as a
+ * command that works when pasted: a worker's request came through its
+ * listener with the Host "localhost", so a worker names the program's
+ * address (FLAMEKIT_HTTP, which it inherited) and itself (pid=). */
 static void nothing_sampled(const struct fk_request *rq, struct fk_reply *r)
 {
-	fk_reply_error(r, 409, "%s: curl -X POST "
-		       "'http://%s/internal/heap/settings?enabled=true'",
-		       FK_HOOK_NOTHING_SAMPLED, rq->host);
+	const char *addr = getenv("FLAMEKIT_HTTP"), *host = rq->host, *sock = NULL;
+	long self = (long)getpid();
+	int worker = fk_group_listener() != (pid_t)self;
+	char pid[32] = "";
+
+	if (addr && strncmp(addr, "unix:", 5) == 0 && strlen(addr) < 200 &&
+	    !strpbrk(addr, "'\\")) {
+		sock = addr + 5;
+		host = "localhost";
+	} else if (worker && addr && strlen(addr) < 100 && !strpbrk(addr, "'\"\\ ")) {
+		host = addr;
+	}
+	if (worker)
+		snprintf(pid, sizeof pid, "&pid=%ld", self);
+	fk_reply_error(r, 409, "%s: curl -X POST %s%s%s'http://%s/internal/heap/settings"
+		       "?enabled=true%s'", FK_HOOK_NOTHING_SAMPLED, sock ? "--unix-socket '" : "",
+		       sock ? sock : "", sock ? "' " : "", host, pid);
 }
 
 /* 409 in place of folded text without a line: nothing this process

@@ -78,6 +78,18 @@ EOS
 is "processes: each has pid, ppid, cmdline, start_time, enabled, jemalloc, listener, as /proc says" \
 	"$(python3 "$T/fields.py" "$j" "$M" 2>&1 | tail -n 1)" none
 
+# A worker's advice before anything is sampled is a command that works
+# when pasted: the program's address, and the worker's pid.
+b=$(cu "$U/internal/heap?pid=$W2&format=folded")
+is "a worker's folded before sampling: 409" "$(code)" 409
+cmd=$(printf '%s' "$b" | sed -n "s/.*: \(curl -X POST '[^']*'\)\$/\1/p")
+is "its advice names the address and the worker" "$cmd" \
+	"curl -X POST 'http://127.0.0.1:$port/internal/heap/settings?enabled=true&pid=$W2'"
+eval "$cmd" >"$T/pasted" 2>&1
+is "the pasted command turns sampling on in that worker" \
+	"$(jfield "$(cu "$U/internal/heap/settings?pid=$W2")" enabled)" true
+post "$U/internal/heap/settings?enabled=false&pid=$W2" >/dev/null
+
 # 2. pid=all.
 r=$(post "$U/internal/heap/settings?enabled=true&lg_sample=14&pid=all")
 is "POST enabled=true&pid=all: 200" "$(code)" 200
