@@ -74,6 +74,16 @@ static int parse_url(const char *url, struct target *t, struct fk_err *err)
 	memcpy(t->hosthdr, p, n);
 	if (*path == '\0' || strcmp(path, "/") == 0) {
 		snprintf(t->path, sizeof t->path, DEFAULT_PATH);
+	} else if (path[strspn(path, "/")] == '?' && strspn(path, "/") <= 1) {
+		/* "HOST/?pid=W" or "HOST?pid=W": the dump, with these parameters
+		 * (the raw one unless they name a format). */
+		const char *q = path + strspn(path, "/") + 1;
+		int fmt = strncmp(q, "format=", 7) == 0 || strstr(q, "&format=");
+
+		if (strlen(q) + sizeof DEFAULT_PATH + 1 > sizeof t->path)
+			return fk_err_set(err, FK_ELIMIT, 0, "URL path too long");
+		snprintf(t->path, sizeof t->path, "/internal/heap?%s%s%s", fmt ? "" : "format=raw",
+			 !fmt && *q ? "&" : "", q);
 	} else {
 		size_t pl = strlen(path), lead = *path == '?';
 

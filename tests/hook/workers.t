@@ -121,6 +121,11 @@ check "the sub-worker's folded profile names worker_churn" \
 cu "$U/internal/heap?format=folded" >"$T/mf"
 check "the master's profile (no pid) names master_grow" grep -q master_grow "$T/mf"
 check "the master's profile does not name worker_churn" nogrep worker_churn "$T/mf"
+# jeprof-raw's URL form for a worker: HOST/?pid=W is that worker's dump.
+"$B/jeprof-raw" "$U/?pid=$W1" >"$T/w1.raw" 2>"$T/w1.err"; st=$?
+is "jeprof-raw HOST/?pid=W: exit 0 ($(head -c 200 "$T/w1.err"))" "$st" 0
+"$B/symbolize" "$T/w1.raw" 2>/dev/null | "$B/to-folded" >"$T/w1.folded"
+check "and it is the worker's heap (worker_churn)" grep -q worker_churn "$T/w1.folded"
 cu "$U/internal/heap?pid=$M&format=folded" >"$T/mf2"
 check "pid=MASTER is the master's profile" grep -q master_grow "$T/mf2"
 for f in flame symbolized; do

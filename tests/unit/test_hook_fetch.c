@@ -142,7 +142,11 @@ int main(void)
 
 	rc = fetch_canned("?format=raw", "HTTP/1.0 200 OK\r\n\r\nuntil close", out, sizeof out, &c);
 	T_OK(rc == 0 && strcmp(out, "until close") == 0, "body ended by close ('%s')", out);
-	T_OK(strncmp(c.request, "GET /?format=raw ", 17) == 0, "a bare query gets a '/'");
+	T_OK(strncmp(c.request, "GET /internal/heap?format=raw ", 30) == 0,
+	     "a bare query asks the dump route ('%.29s')", c.request);
+	rc = fetch_canned("/?pid=12", "HTTP/1.0 200 OK\r\n\r\nw", out, sizeof out, &c);
+	T_OK(rc == 0 && strncmp(c.request, "GET /internal/heap?format=raw&pid=12 ", 37) == 0,
+	     "'/?pid=W' asks for that process's raw dump ('%.36s')", c.request);
 
 	rc = fetch_canned("", "HTTP/1.1 409 Conflict\r\nContent-Length: 57\r\n\r\n"
 			  "sampling is not active: turn it on with curl -X POST ...\n", out, sizeof out, &c);
