@@ -472,6 +472,9 @@ struct fk_serve_opts {
 	size_t max_samples;        /* pprof: at most this many samples, 0 = no limit */
 	int lines;                 /* flame and folded: frames "NAME (FILE:LINE)"
 				      where the line is known (to-folded --lines) */
+	int sample_type;           /* folded: 0 inuse_space (the default),
+				      1 inuse_objects, 2 alloc_space,
+				      3 alloc_objects (fk_sample_type_name) */
 	/* A field added here that changes an answer goes into fk_memo_key. */
 };
 
@@ -480,6 +483,10 @@ struct fk_serve_opts {
  * limit, so that a scraper's profiles are never refused for their size. */
 extern size_t fk_serve_max_samples;
 #define FK_HOOK_MAX_SAMPLES 16000
+
+/* The name of heap sample type i (0 inuse_space, 1 inuse_objects, 2
+ * alloc_space, 3 alloc_objects), NULL past the last. */
+const char *fk_sample_type_name(int i);
 
 /* Checks o before any dump is taken; returns 0, or -1 with *msg a
  * sentence for a 400 answer. */

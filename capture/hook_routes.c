@@ -313,7 +313,7 @@ static const char *format_list(char *buf, size_t size, const char *sep, const ch
 
 static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 {
-	const char *f = fk_req_arg(rq, "format");
+	const char *f = fk_req_arg(rq, "format"), *st;
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
 	int fmt = FK_OUT_PPROF;
 
@@ -323,6 +323,18 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 		fk_reply_error(r, 400, "unknown format '%.40s': want %s", f,
 			       format_list(names, sizeof names, ", ", " or "));
 		return;
+	}
+	if ((st = fk_req_arg(rq, "sample_type"))) {
+		/* The page has a column of each, a pprof carries all four. */
+		if (fmt != FK_OUT_FOLDED) {
+			fk_reply_error(r, 400, "sample_type chooses folded text's value "
+				       "(format=folded): the flame page has a column of each "
+				       "type, a pprof carries all four");
+			return;
+		}
+		while (fk_sample_type_name(o.sample_type) &&
+		       strcmp(fk_sample_type_name(o.sample_type), st) != 0)
+			o.sample_type++;
 	}
 	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
 		return;
@@ -458,6 +470,7 @@ static const struct fk_param heap_params[] = {
 	{ .name = "format", .kind = FK_PARAM_WORD, .word = fk_fmt_name },
 	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
 	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG), P("lines", FK_PARAM_FLAG),
+	{ .name = "sample_type", .kind = FK_PARAM_WORD, .word = fk_sample_type_name },
 	MAX_SAMPLES, SNAP("snapshot"), SNAP("base"),
 	P(NULL, 0) };
 static const struct fk_param timeline_params[] = {

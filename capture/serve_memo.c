@@ -60,11 +60,11 @@ uint64_t fk_memo_key(const char *dump, size_t len, int fmt, const struct fk_serv
 	if (fk_serve_cache_mb == 0)
 		return 0;
 	/* Everything of a request an answer depends on, with the dump. */
-	n = snprintf(req, sizeof req, "%d|%s|%s|%.17g|%d|%d|%d|%zu|%d|%d", fmt,
+	n = snprintf(req, sizeof req, "%d|%s|%s|%.17g|%d|%d|%d|%zu|%d|%d|%d", fmt,
 		     o && o->title ? o->title : "", o && o->colors ? o->colors : "",
 		     o ? o->minwidth : -1.0, o ? o->minwidth_pct : 0, o ? o->inverted : -1,
 		     o ? o->allocs : 0, o ? o->max_samples : fk_serve_max_samples,
-		     fk_je_prof_accum(), o ? o->lines : 0);
+		     fk_je_prof_accum(), o ? o->lines : 0, o ? o->sample_type : 0);
 	if (n < 0 || (size_t)n >= sizeof req)
 		return 0;          /* a title too long to tell apart: never kept */
 	return fk_hash_long(dump, len) ^ (fk_hash_long(req, (size_t)n) * 0x9e3779b97f4a7c15ULL);

@@ -64,6 +64,14 @@ const char *fk_fmt_ctype(int fmt)
 	return fmts[fmt].ctype;
 }
 
+const char *fk_sample_type_name(int i)
+{
+	static const char *const w[] = { "inuse_space", "inuse_objects", "alloc_space",
+					 "alloc_objects" };
+
+	return i >= 0 && i < 4 ? w[i] : NULL;
+}
+
 int fk_serve_check(const struct fk_serve_opts *o, const char **msg)
 {
 	if (o->colors && fk_flame_palette_check(o->colors) < 0) {
@@ -372,7 +380,11 @@ static int emit(struct fk_profile *p, int fmt, const struct fk_serve_opts *o,
 		if (mb_open(&m, err) < 0)
 			return -1;
 		if (fmt == FK_OUT_FOLDED) {
-			struct fk_folded_opts fold = { .lines = o && o->lines };
+			int st = o ? o->sample_type : 0;
+			struct fk_folded_opts fold = {
+				.lines = o && o->lines, .alloc = st >= 2,
+				.value = st & 1 ? FK_FOLDED_OBJECTS : FK_FOLDED_BYTES,
+			};
 
 			rc = fk_folded_write(p, &fold, m.f, err);
 		} else {

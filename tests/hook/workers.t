@@ -121,6 +121,20 @@ check "the sub-worker's folded profile names worker_churn" \
 cu "$U/internal/heap?format=folded" >"$T/mf"
 check "the master's profile (no pid) names master_grow" grep -q master_grow "$T/mf"
 check "the master's profile does not name worker_churn" nogrep worker_churn "$T/mf"
+# A worker's allocated bytes as folded text, and its in-use objects.
+total() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
+cu "$U/internal/heap?pid=$W1&format=folded" >"$T/w1.inuse"
+cu "$U/internal/heap?pid=$W1&format=folded&sample_type=alloc_space" >"$T/w1.alloc"
+is "folded&sample_type=alloc_space for a worker: 200" "$(code)" 200
+check "it names worker_churn" grep -q worker_churn "$T/w1.alloc"
+check "allocated ($(total "$T/w1.alloc")) at least what is in use ($(total "$T/w1.inuse"))" \
+	[ "$(total "$T/w1.alloc")" -ge "$(total "$T/w1.inuse")" ]
+cu "$U/internal/heap?pid=$W1&format=folded&sample_type=inuse_objects" >"$T/w1.objs"
+objs=$(total "$T/w1.objs")
+check "sample_type=inuse_objects counts objects ($objs), fewer than bytes" \
+	sh -c '[ "$1" -gt 0 ] && [ "$1" -lt "$2" ]' - "$objs" "$(total "$T/w1.inuse")"
+b=$(cu "$U/internal/heap?pid=$W1&format=flame&sample_type=alloc_space")
+is "sample_type with the page: 400" "$(code)" 400
 # jeprof-raw's URL form for a worker: HOST/?pid=W is that worker's dump.
 "$B/jeprof-raw" "$U/?pid=$W1" >"$T/w1.raw" 2>"$T/w1.err"; st=$?
 is "jeprof-raw HOST/?pid=W: exit 0 ($(head -c 200 "$T/w1.err"))" "$st" 0
