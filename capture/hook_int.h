@@ -814,6 +814,10 @@ int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
  * *out, or -1. */
 int fk_param_bool(const char *s, int *out);
 
+/* The index of v among word(0), word(1), ... (a FK_PARAM_WORD list), or
+ * -1. */
+int fk_param_word(const char *(*word)(int i), const char *v);
+
 /* ---- serve_waste.c: where the program's memory goes ---- */
 
 /* GET /internal/heap/waste[?format=json|folded|flame]: jemalloc's

@@ -118,9 +118,12 @@ static int width_ok(const char *v, size_t n)
 	return fk_parse_minwidth(v, n, &x, &pct) == 0 && x <= 1e6;
 }
 
+/* Whether v (n bytes, NUL-terminated there: the caller refused a NUL
+ * inside) is a value of p's kind. */
 static int value_ok(const struct fk_param *p, const char *v, size_t n)
 {
 	uint64_t x;
+	int b;
 
 	switch (p->kind) {
 	case FK_PARAM_FLAG:
@@ -128,17 +131,13 @@ static int value_ok(const struct fk_param *p, const char *v, size_t n)
 			return 1;
 		/* fall through */
 	case FK_PARAM_BOOL:
-		return (n == 4 && memcmp(v, "true", 4) == 0) || (n == 5 && memcmp(v, "false", 5) == 0) ||
-		       (n == 1 && (v[0] == '1' || v[0] == '0'));
+		return fk_param_bool(v, &b) == 0;
 	case FK_PARAM_UINT:
 		return fk_parse_u64(v, n, &x) == 0 && x <= p->max;
 	case FK_PARAM_ID:
 		return fk_parse_u64(v, n, &x) == 0 && x >= 1 && x <= p->max;
 	case FK_PARAM_WORD:
-		for (int i = 0; p->word(i); i++)
-			if (strlen(p->word(i)) == n && memcmp(p->word(i), v, n) == 0)
-				return 1;
-		return 0;
+		return fk_param_word(p->word, v) >= 0;
 	case FK_PARAM_TEXT:
 		return n <= FK_HOOK_MAX_URL;
 	case FK_PARAM_WIDTH:
@@ -234,3 +233,10 @@ int fk_param_bool(const char *s, int *out)
 	return -1;
 }
 
+int fk_param_word(const char *(*word)(int i), const char *v)
+{
+	for (int i = 0; word(i); i++)
+		if (strcmp(word(i), v) == 0)
+			return i;
+	return -1;
+}

@@ -332,9 +332,7 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 				       "type, a pprof carries all four");
 			return;
 		}
-		while (fk_sample_type_name(o.sample_type) &&
-		       strcmp(fk_sample_type_name(o.sample_type), st) != 0)
-			o.sample_type++;
+		o.sample_type = fk_param_word(fk_sample_type_name, st);
 	}
 	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
 		return;
