@@ -1000,6 +1000,11 @@ int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err);
 int fk_loop_running(void);
 int fk_loop_serving(void);
 
+/* The program's address as the serving loop was given it ("127.0.0.1:6060",
+ * "unix:/path"; a worker's is its listener's, which it may take over), or
+ * NULL when no loop serves. */
+const char *fk_loop_addr(void);
+
 
 /* Whether the running loop is a worker's (a forked child's, not serving
  * the address). */

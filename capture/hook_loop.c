@@ -676,6 +676,13 @@ int fk_loop_serving(void)
 	return cur && cur->cfg.http;
 }
 
+const char *fk_loop_addr(void)
+{
+	const struct fk_loop *lp = self_loop ? self_loop : cur;
+
+	return lp && lp->cfg.http ? lp->cfg.addr.text : NULL;
+}
+
 int fk_loop_forget(struct fk_loop_cfg *cfg)
 {
 	struct fk_loop *lp = cur;

@@ -35,10 +35,10 @@ static int idle_copy(struct fk_reply *r)
 /* 409 with FK_HOOK_NOTHING_SAMPLED and how to turn sampling on, as a
  * command that works when pasted: a worker's request came through its
  * listener with the Host "localhost", so a worker names the program's
- * address (FLAMEKIT_HTTP, which it inherited) and itself (pid=). */
+ * address (its loop's, the listener's) and itself (pid=). */
 static void nothing_sampled(const struct fk_request *rq, struct fk_reply *r)
 {
-	const char *addr = getenv("FLAMEKIT_HTTP"), *host = rq->host, *sock = NULL;
+	const char *addr = fk_loop_addr(), *host = rq->host, *sock = NULL;
 	long self = (long)getpid();
 	int worker = fk_group_listener() != (pid_t)self;
 	char pid[32] = "";
