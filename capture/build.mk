@@ -132,7 +132,7 @@ $(B)/hook-bench-prog: $(B)/hook_bench.o
 # peer-bench: what finding a connection's user costs (bench/peer.sh).
 $(B)/peer_bench.o: bench/peer_bench.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(HOOK_CFLAGS) $(ALL_CFLAGS) -c -o $@ $<
-$(B)/peer-bench: $(B)/peer_bench.o $(B)/hook_peer.o $(B)/libfkcore.a
+$(B)/peer-bench: $(B)/peer_bench.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/dl-prog: tests/hook/dl_prog.c | $(B)
@@ -192,7 +192,7 @@ $(B)/test_hook_addr.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
-$(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/libfkcore.a
+$(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_sampling.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_sampling: $(B)/test_hook_sampling.o $(B)/hook_sampling.o $(B)/hook_arena.o $(B)/libfkcore.a
@@ -205,7 +205,7 @@ FUZZ     += fuzz_params
 $(B)/fuzz_params: $(B)/fuzz_params.o $(B)/hook_params.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 # libFuzzer: what the peer lookup reads (hook_peer.c).
 FUZZ     += fuzz_peer
-$(B)/fuzz_peer: $(B)/fuzz_peer.o $(B)/hook_peer.o $(B)/libfkcore.a ; $(FUZZ_LINK)
+$(B)/fuzz_peer: $(B)/fuzz_peer.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 # libFuzzer: what the listener reads from a worker (hook_answer.c).
 FUZZ     += fuzz_answer
 $(B)/fuzz_answer: $(B)/fuzz_answer.o $(B)/hook_answer.o $(B)/libfkcore.a ; $(FUZZ_LINK)

@@ -500,37 +500,24 @@ size_t fk_group_workers(struct fk_member *out, size_t max)
 
 /* ---- a takeover that another user blocks ---- */
 
-/* The owner of a listening TCP socket on port in /proc/net/tcp or tcp6
- * (every user may read them): 0 with *uid, or -1 when none is listed. */
+/* A listening socket (state 0A) on *ctx's port. */
+static int listens_on(const struct fk_tcp_line *l, void *ctx)
+{
+	const char *colon = memrchr(l->f[1], ':', l->len[1]);
+	uint64_t port;
+
+	return l->len[3] == 2 && memcmp(l->f[3], "0A", 2) == 0 && colon &&
+	       fk_parse_hex(colon + 1, l->len[1] - (size_t)(colon + 1 - l->f[1]), 0, &port) == 0 &&
+	       port == *(const unsigned *)ctx;
+}
+
+/* The owner of a listening TCP socket on port in /proc/net/tcp or tcp6:
+ * 0 with *uid, or -1 when none is listed. */
 static int tcp_owner(unsigned port, uid_t *uid)
 {
-	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-
-	for (size_t f = 0; f < 2; f++) {
-		FILE *in = fopen(files[f], "re");
-		char line[512];
-
-		if (!in)
-			continue;
-		/* "sl local_address rem_address st ... uid ...": LISTEN is 0A. */
-		while (fgets(line, sizeof line, in)) {
-			char *tok[8], *save = NULL, *p = line;
-			size_t nt = 0;
-			const char *colon;
-			uint64_t lport, u;
-
-			while (nt < 8 && (tok[nt] = strtok_r(p, " \t\n", &save)))
-				p = NULL, nt++;
-			if (nt < 8 || strcmp(tok[3], "0A") != 0 || !(colon = strrchr(tok[1], ':')) ||
-			    fk_parse_hex(colon + 1, strlen(colon + 1), 0, &lport) < 0 || lport != port ||
-			    fk_parse_u64(tok[7], strlen(tok[7]), &u) < 0)
-				continue;
-			fclose(in);
-			*uid = (uid_t)u;
+	for (int v6 = 0; v6 < 2; v6++)
+		if (fk_proc_tcp(v6, listens_on, &port, uid) == 1)
 			return 0;
-		}
-		fclose(in);
-	}
 	return -1;
 }
 

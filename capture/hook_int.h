@@ -181,6 +181,25 @@ double fk_proc_start_epoch(uint64_t start);
  * length (0: unknown). */
 size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size);
 
+/* A line of /proc/net/tcp or tcp6: its first fields ("sl", local address,
+ * remote address, state, ..., uid), each f[i][0..len[i]). */
+#define FK_TCP_FIELDS 8
+struct fk_tcp_line {
+	const char *f[FK_TCP_FIELDS];
+	size_t len[FK_TCP_FIELDS];
+};
+typedef int fk_tcp_match_fn(const struct fk_tcp_line *l, void *ctx);
+
+/* Finds, in buf[0..len) (whole lines of /proc/net/tcp or tcp6; a last
+ * line without its newline is ignored), the first socket match() accepts.
+ * 1 with *uid its owner, or 0. */
+int fk_proc_tcp_scan(const char *buf, size_t len, fk_tcp_match_fn *match, void *ctx,
+		     uid_t *uid);
+
+/* The same over /proc/net/tcp (v6: tcp6), read a few pages at a time: 1
+ * with *uid, 0 when no socket matches, -1 when it cannot be read. */
+int fk_proc_tcp(int v6, fk_tcp_match_fn *match, void *ctx, uid_t *uid);
+
 /* ---- hook_unwind.c: the sampling backtrace ---- */
 
 /* Installs the hook's own backtrace as jemalloc's

@@ -5,12 +5,11 @@
  * whose owner the kernel's socket diagnostics give for the exact address
  * pair (netlink sock_diag, inet_diag_req_v2 without NLM_F_DUMP: one
  * lookup in the kernel's table, whatever the number of sockets);
- * /proc/net/tcp and tcp6 list it too, read only when netlink is refused
- * (a seccomp filter, a kernel without inet_diag). A peer on another host
+ * /proc/net/tcp and tcp6 list it too (hook_proc.c), read only when
+ * netlink is refused (a seccomp filter, a kernel without inet_diag). A peer on another host
  * has no user here. No descriptor outlives the call. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -23,7 +22,6 @@
 
 #include "hash.h"
 #include "hook_int.h"
-#include "num.h"
 
 /* An address as the kernel's /proc/net/tcp prints it: each 32-bit word
  * of the address as it lies in memory, in hex, then ':' and the port. */
@@ -45,43 +43,26 @@ static void proc_name(const struct sockaddr_storage *ss, char *out, size_t size)
 	}
 }
 
+/* The socket whose local and remote addresses read exactly these. */
+struct pair {
+	const char *local, *remote;
+	size_t nl, nr;
+};
+
+static int pair_match(const struct fk_tcp_line *l, void *ctx)
+{
+	const struct pair *w = ctx;
+
+	return l->len[1] == w->nl && l->len[2] == w->nr && memcmp(l->f[1], w->local, w->nl) == 0 &&
+	       memcmp(l->f[2], w->remote, w->nr) == 0;
+}
+
 int fk_peer_scan(const char *buf, size_t len, const char *local, const char *remote,
 		 uid_t *uid)
 {
-	const char *p = buf, *end = buf + len;
-	size_t nl = strlen(local), nr = strlen(remote);
+	struct pair w = { local, remote, strlen(local), strlen(remote) };
 
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *f[8];
-		size_t flen[8], nf = 0;
-		const char *q;
-		uint64_t v;
-
-		if (!eol)
-			return 0;
-		/* "sl local rem st tx:rx tr:when retrnsmt uid ...": fields 1,
-		 * 2 and 7 from 0. */
-		for (q = p; q < eol && nf < 8;) {
-			while (q < eol && *q == ' ')
-				q++;
-			if (q == eol)
-				break;
-			f[nf] = q;
-			while (q < eol && *q != ' ')
-				q++;
-			flen[nf] = (size_t)(q - f[nf]);
-			nf++;
-		}
-		if (nf == 8 && flen[1] == nl && flen[2] == nr && memcmp(f[1], local, nl) == 0 &&
-		    memcmp(f[2], remote, nr) == 0 && fk_parse_u64(f[7], flen[7], &v) == 0 &&
-		    v <= UINT32_MAX - 1) {
-			*uid = (uid_t)v;
-			return 1;
-		}
-		p = eol + 1;
-	}
-	return 0;
+	return fk_proc_tcp_scan(buf, len, pair_match, &w, uid);
 }
 
 /* The owner of the socket whose own end is peer and whose other end is
@@ -89,40 +70,13 @@ int fk_peer_scan(const char *buf, size_t len, const char *local, const char *rem
 static int proc_lookup(const struct sockaddr_storage *peer,
 		       const struct sockaddr_storage *self, uid_t *uid)
 {
-	char local[48], remote[48], buf[16384];
-	const char *path = peer->ss_family == AF_INET ? "/proc/net/tcp" : "/proc/net/tcp6";
-	size_t have = 0;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0;
+	char local[48], remote[48];
+	struct pair w;
 
-	if (fd < 0)
-		return -1;
 	proc_name(peer, local, sizeof local);
 	proc_name(self, remote, sizeof remote);
-	/* Whole lines at a time; a line longer than the buffer is none of
-	 * the kernel's. */
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof buf - have);
-		char *last;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -1 : 0;
-			break;
-		}
-		have += (size_t)n;
-		if ((rc = fk_peer_scan(buf, have, local, remote, uid)) != 0)
-			break;
-		last = memrchr(buf, '\n', have);
-		if (!last) {
-			have = 0;
-			continue;
-		}
-		have -= (size_t)(last + 1 - buf);
-		memmove(buf, last + 1, have);
-	}
-	close(fd);
-	return rc;
+	w = (struct pair){ local, remote, strlen(local), strlen(remote) };
+	return fk_proc_tcp(peer->ss_family == AF_INET6, pair_match, &w, uid);
 }
 
 int fk_peer_parse_diag(const void *buf, size_t len, uid_t *uid)

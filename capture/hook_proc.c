@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Facts about a process read from /proc (proc(5): /proc/PID/stat fields 3,
  * 4 and 22, /proc/PID/cmdline): what tells two processes with one pid apart
- * (the start time), and what the process list shows. */
+ * (the start time), and what the process list shows; and the owners of
+ * TCP sockets in /proc/net/tcp and tcp6, which every user may read. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,4 +122,76 @@ size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size)
 			buf[i] = ' ';
 	buf[n] = '\0';
 	return (size_t)n;
+}
+
+int fk_proc_tcp_scan(const char *buf, size_t len, fk_tcp_match_fn *match, void *ctx,
+		     uid_t *uid)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		struct fk_tcp_line l;
+		size_t nf = 0;
+		const char *q;
+		uint64_t v;
+
+		if (!eol)
+			return 0;
+		/* "sl local rem st tx:rx tr:when retrnsmt uid ...". */
+		for (q = p; q < eol && nf < FK_TCP_FIELDS;) {
+			while (q < eol && *q == ' ')
+				q++;
+			if (q == eol)
+				break;
+			l.f[nf] = q;
+			while (q < eol && *q != ' ')
+				q++;
+			l.len[nf] = (size_t)(q - l.f[nf]);
+			nf++;
+		}
+		if (nf == FK_TCP_FIELDS && match(&l, ctx) &&
+		    fk_parse_u64(l.f[7], l.len[7], &v) == 0 && v <= UINT32_MAX - 1) {
+			*uid = (uid_t)v;
+			return 1;
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
+int fk_proc_tcp(int v6, fk_tcp_match_fn *match, void *ctx, uid_t *uid)
+{
+	char buf[16384];
+	size_t have = 0;
+	int fd = open(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -1;
+	/* Whole lines at a time; a line longer than the buffer is none of
+	 * the kernel's. */
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof buf - have);
+		char *last;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -1 : 0;
+			break;
+		}
+		have += (size_t)n;
+		if ((rc = fk_proc_tcp_scan(buf, have, match, ctx, uid)) != 0)
+			break;
+		last = memrchr(buf, '\n', have);
+		if (!last) {
+			have = 0;
+			continue;
+		}
+		have -= (size_t)(last + 1 - buf);
+		memmove(buf, last + 1, have);
+	}
+	close(fd);
+	return rc;
 }
