@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* A page's origin (man/render-flame.1, "Origin"): the "# info: KEY=VALUE"
  * lines at the start of an input and the lines of fk_flame_opts.info,
- * checked, kept as "KEY=VALUE\n" text and written as the page's
- * <metadata id="fkinfo">, which its header shows. */
+ * checked, kept as "KEY=VALUE\n" text, and cleaned for the page's
+ * <metadata id="fkinfo"> (svg.c writes it), which its header shows. */
 #include <string.h>
-
-#include <libxml/xmlwriter.h>
 
 #include "limits.h"
 #include "render_int.h"
@@ -116,28 +114,17 @@ int fk_info_add_text(struct fk_buf *b, const char *text, struct fk_err *err)
 	return 0;
 }
 
-int fk_info_write(const struct fk_buf *info, xmlTextWriterPtr w, struct fk_buf *tmp)
+int fk_info_text(const struct fk_buf *info, struct fk_buf *out)
 {
 	size_t off = 0, ll;
 
-	if (!info->len)
-		return 0;
 	/* A line at a time: cleaning makes a newline U+FFFD. */
-	tmp->len = 0;
+	out->len = 0;
 	while (off < info->len) {
 		ll = line_len(info->p + off, info->len - off);
-		if (fk_buf_add_clean(tmp, info->p + off, ll) < 0 || fk_buf_add(tmp, "\n", 1) < 0)
-			return -2;
+		if (fk_buf_add_clean(out, info->p + off, ll) < 0 || fk_buf_add(out, "\n", 1) < 0)
+			return -1;
 		off += ll + 1;
 	}
-	if (fk_buf_add(tmp, "", 1) < 0)
-		return -2;
-	if (xmlTextWriterStartElement(w, BAD_CAST "metadata") < 0 ||
-	    xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST "fkinfo") < 0 ||
-	    xmlTextWriterWriteRaw(w, BAD_CAST "\n") < 0 ||
-	    xmlTextWriterWriteString(w, BAD_CAST tmp->p) < 0 ||
-	    xmlTextWriterEndElement(w) < 0 ||
-	    xmlTextWriterWriteRaw(w, BAD_CAST "\n") < 0)
-		return -1;
 	return 0;
 }

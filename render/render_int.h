@@ -346,9 +346,10 @@ long fk_info_read(struct fk_buf *b, const char *data, size_t len, uint64_t *line
  * are skipped) to b. 0, or -1 with err naming the bad line. */
 int fk_info_add_text(struct fk_buf *b, const char *text, struct fk_err *err);
 
-/* Writes info's lines as <metadata id="fkinfo"> through w (nothing when
- * there is none), using tmp. 0, -1 on a write error, -2 out of memory. */
-int fk_info_write(const struct fk_buf *info, struct _xmlTextWriter *w, struct fk_buf *tmp);
+/* info's lines into out (emptied first), each cleaned to valid UTF-8
+ * without control bytes: the text of the page's <metadata id="fkinfo">.
+ * 0, or -1 out of memory. */
+int fk_info_text(const struct fk_buf *info, struct fk_buf *out);
 
 /* The embedded page assets (generated at build time from render/flame-*.js
  * and render/flame.css). */

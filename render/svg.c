@@ -163,16 +163,18 @@ static int text_el(xmlTextWriterPtr w, struct fk_buf *tmp, const char *id,
 	return xmlTextWriterEndElement(w);
 }
 
-/* Writes an embedded asset (render/flame.css, the page script) as the
- * escaped content of element name, on lines of its own. -1 a write error,
- * -2 out of memory. */
-static int asset_el(xmlTextWriterPtr w, struct fk_buf *b, const char *name,
+/* Writes data as the escaped content of element name (with the id, when
+ * not NULL), on lines of its own: an embedded asset (render/flame.css, the
+ * page script), the page's origin. Uses b. -1 a write error, -2 out of
+ * memory. */
+static int block_el(xmlTextWriterPtr w, struct fk_buf *b, const char *name, const char *id,
 		    const char *data, size_t len)
 {
 	b->len = 0;
 	if (fk_buf_add(b, data, len) < 0 || fk_buf_add(b, "", 1) < 0)
 		return -2;
 	if (xmlTextWriterStartElement(w, BAD_CAST name) < 0 ||
+	    (id && xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST id) < 0) ||
 	    xmlTextWriterWriteRaw(w, BAD_CAST "\n") < 0 ||
 	    xmlTextWriterWriteString(w, BAD_CAST b->p) < 0 ||
 	    xmlTextWriterEndElement(w) < 0 ||
@@ -363,7 +365,7 @@ static int write_open(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 
 	/* Style: the embedded sheet, then the palette and this graph's sizes.
 	 * Top-level elements start lines, so the page reads well. */
-	H(asset_el(w, b, "style", fk_flame_css, fk_flame_css_len));
+	H(block_el(w, b, "style", NULL, fk_flame_css, fk_flame_css_len));
 	b->len = 0;
 	BC(fk_palette_css(b, o->colors, e->diff));
 	/* A timeline shows snapshots and the growth between them, and any
@@ -468,7 +470,10 @@ static int write_data(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 		X(xmlTextWriterEndElement(w));
 		X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 	}
-	H(fk_info_write(info, w, tmp));
+	if (info->len) {
+		BC(fk_info_text(info, tmp));
+		H(block_el(w, b, "metadata", "fkinfo", tmp->p, tmp->len));
+	}
 	if (e->t->series)
 		H(fk_series_write(e->t->series, w, tmp));
 	/* The frame table: only the characters of enc(), so raw is safe. */
@@ -498,7 +503,7 @@ static int write_data(const struct fk_emit *e, const struct fk_geom *gp, xmlText
 	X(xmlTextWriterWriteRaw(w, BAD_CAST "\n"));
 
 	/* The script last, so every element exists when it runs. */
-	H(asset_el(w, b, "script", fk_flame_js, fk_flame_js_len));
+	H(block_el(w, b, "script", NULL, fk_flame_js, fk_flame_js_len));
 	return 0;
 fail:
 	return -1;
