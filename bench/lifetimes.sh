@@ -15,19 +15,11 @@ set -eu
 B=${B:-build}
 RUNS=${1:-7}
 SECS=${2:-2}
-JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
-HOOK=$B/libflamekit-hook.so
-PROG=$B/life-prog
-T=$(mktemp -d /tmp/fk-lifebench.XXXXXX)
+. "$(dirname "$0")/hooklib.sh"
+hook_bench_init lifetimes life-prog
 HPID=""
 cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
-for f in "$HOOK" "$PROG" "$JE"; do
-	[ -e "$f" ] || { echo "bench/lifetimes.sh: missing $f (run make B=$B)" >&2; exit 1; }
-done
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-spread() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "[%s .. %s]", v[1], v[NR] }'; }
 S=$T/s
 cu() { curl -s --max-time 120 --unix-socket "$S" "$@"; }
 
