@@ -154,10 +154,11 @@ static int open_dir(void)
 		      S_IFDIR, 0700);
 }
 
-/* Makes the user folder if it is missing and checks it. 0, or -1 with
- * st_dir "" and one line on stderr when the name is taken by something
- * that is not this user's private folder (another user may have made it
- * first, in a folder every user can write). */
+/* Makes the user folder if it is missing and opens it as open_dir does:
+ * its descriptor, or -1 with st_dir "" and one line on stderr when the
+ * name is taken by something that is not this user's private folder
+ * (another user may have made it first, in a folder every user can
+ * write). */
 static int make_dir(void)
 {
 	struct stat sb;
@@ -170,10 +171,8 @@ static int make_dir(void)
 		}
 	}
 	fd = open_dir();
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
+	if (fd >= 0)
+		return fd;
 	if (lstat(st_dir, &sb) < 0)
 		fk_log("cannot make %s (%s): settings set over HTTP will not survive an exec",
 		       st_dir, strerror(errno));
@@ -256,7 +255,7 @@ int fk_state_init(void)
 		 (unsigned long)geteuid());
 	snprintf(st_name, sizeof st_name, STATE_PREFIX "%ld.%llu", (long)getpid(),
 		 (unsigned long long)st_start);
-	if (make_dir() < 0 || (dfd = open_dir()) < 0)
+	if ((dfd = make_dir()) < 0)
 		return 0;
 	if (read_state(dfd, &s) == 0) {
 		rc = 1;
