@@ -14,12 +14,14 @@
 #include "hook_int.h"
 
 /* Made once per process image (a forked child keeps its parent's arena,
- * which its copy of jemalloc holds too); under mu. */
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int tried;
-static int have;
-static unsigned arena_ind;
-static char why[1024];
+ * which its copy of jemalloc holds too); under ar.mu. */
+static struct {
+	pthread_mutex_t mu;
+	int tried;
+	int have;
+	unsigned ind;
+	char why[1024];
+} ar = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 /* Creates the arena on first use; 1 when there is one. */
 static int ensure(void)
@@ -30,19 +32,19 @@ static int ensure(void)
 	unsigned ind = 0;
 	int rc;
 
-	pthread_mutex_lock(&mu);
-	if (tried)
+	pthread_mutex_lock(&ar.mu);
+	if (ar.tried)
 		goto out;
-	tried = 1;
+	ar.tried = 1;
 	if (fk_je_chosen(&c, &ncopies, &note) < 0) {
-		snprintf(why, sizeof why, "no jemalloc found: the hook allocates through "
+		snprintf(ar.why, sizeof ar.why, "no jemalloc found: the hook allocates through "
 			 "the process's malloc");
 		goto out;
 	}
 	if (!c.serves_malloc) {
 		/* Then malloc is another allocator (glibc's, or another copy):
 		 * the hook's allocations are in none of this jemalloc's figures. */
-		snprintf(why, sizeof why, "the jemalloc profiled (%s in %s) does not serve "
+		snprintf(ar.why, sizeof ar.why, "the jemalloc profiled (%s in %s) does not serve "
 			 "malloc: the hook's allocations go to the process's malloc and are in "
 			 "none of its figures", c.symbol, c.module);
 		goto out;
@@ -50,16 +52,16 @@ static int ensure(void)
 	sz = sizeof ind;
 	rc = fk_je_ctl("arenas.create", &ind, &sz, NULL, 0);
 	if (rc != 0) {
-		snprintf(why, sizeof why, "arenas.create failed (%s): the hook's allocations "
+		snprintf(ar.why, sizeof ar.why, "arenas.create failed (%s): the hook's allocations "
 			 "are counted as the program's", strerror(rc));
 		goto out;
 	}
-	arena_ind = ind;
-	have = 1;
-	why[0] = '\0';
+	ar.ind = ind;
+	ar.have = 1;
+	ar.why[0] = '\0';
 out:
-	rc = have;
-	pthread_mutex_unlock(&mu);
+	rc = ar.have;
+	pthread_mutex_unlock(&ar.mu);
 	return rc;
 }
 
@@ -89,11 +91,11 @@ int fk_arena_enter_thread(void)
 
 	if (!ensure())
 		return -1;
-	if (move_to(arena_ind, &sv.tcache, &sv.arena) < 0) {
-		pthread_mutex_lock(&mu);
-		snprintf(why, sizeof why, "the hook's thread could not be moved to its arena "
-			 "%u: its allocations are counted as the program's", arena_ind);
-		pthread_mutex_unlock(&mu);
+	if (move_to(ar.ind, &sv.tcache, &sv.arena) < 0) {
+		pthread_mutex_lock(&ar.mu);
+		snprintf(ar.why, sizeof ar.why, "the hook's thread could not be moved to its arena "
+			 "%u: its allocations are counted as the program's", ar.ind);
+		pthread_mutex_unlock(&ar.mu);
 		return -1;
 	}
 	return 0;
@@ -102,7 +104,7 @@ int fk_arena_enter_thread(void)
 void fk_arena_begin(struct fk_arena_save *sv)
 {
 	memset(sv, 0, sizeof *sv);
-	if (ensure() && move_to(arena_ind, &sv->tcache, &sv->arena) == 0)
+	if (ensure() && move_to(ar.ind, &sv->tcache, &sv->arena) == 0)
 		sv->moved = 1;
 }
 
@@ -153,10 +155,10 @@ int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook)
 	uint64_t epoch = 1;
 	int ind = -1;
 
-	pthread_mutex_lock(&mu);
-	if (have)
-		ind = (int)arena_ind;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&ar.mu);
+	if (ar.have)
+		ind = (int)ar.ind;
+	pthread_mutex_unlock(&ar.mu);
 	fk_je_ctl("epoch", NULL, NULL, &epoch, sizeof epoch);
 	all.allocated = size_stat("stats.allocated");
 	all.active = size_stat("stats.active");
@@ -195,15 +197,15 @@ int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook)
 
 void fk_arena_why(char *buf, size_t size)
 {
-	pthread_mutex_lock(&mu);
-	snprintf(buf, size, "%s", why);
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&ar.mu);
+	snprintf(buf, size, "%s", ar.why);
+	pthread_mutex_unlock(&ar.mu);
 }
 
 void fk_arena_atfork(int phase)
 {
 	if (phase == 0)
-		pthread_mutex_lock(&mu);
+		pthread_mutex_lock(&ar.mu);
 	else
-		pthread_mutex_unlock(&mu);
+		pthread_mutex_unlock(&ar.mu);
 }

@@ -342,7 +342,7 @@ int fk_arena_split(struct fk_arena_mem *host, struct fk_arena_mem *hook);
 void fk_arena_why(char *buf, size_t size);
 
 /* fork handling, as fk_je_atfork: its lock is held only around jemalloc
- * calls (never while waiting for another lock of the hook's but je_mu). */
+ * calls (never while waiting for another lock of the hook's but je.mu). */
 void fk_arena_atfork(int phase);
 
 /* ---- hook_sampling.c: what sampling itself costs ---- */

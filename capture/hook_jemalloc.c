@@ -21,48 +21,60 @@
 #include "hook_int.h"
 #include "limits.h"
 
-/* What was found, chosen and learnt of it; under je_mu. */
-static pthread_mutex_t je_mu = PTHREAD_MUTEX_INITIALIZER;
-static int je_done;                    /* discovery ran since the last change */
-static fk_mallctl_fn je_api;           /* given by fk_hook_set_mallctl */
-static fk_mallctl_fn je_ctl;           /* the chosen copy's mallctl */
-static struct fk_je_copy je_copies[FK_HOOK_MAX_COPIES];
-static size_t je_ncopies;
-static int je_chosen = -1;
-static enum fk_je_avail je_avail = FK_JE_NOTFOUND;
-static char je_why[3072];               /* the sentence for je_avail */
-static char je_accum[700];             /* what allocs lacks without prof_accum */
-static char je_note[2048];              /* why this copy, when several */
-static char je_env_name[80];           /* FLAMEKIT_MALLCTL, as given */
-
-/* One dump at a time: jemalloc serialises prof.dump itself, but the
- * parsing and encoding that follow are memory-hungry. */
-static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+/* What was found, chosen and learnt of it, under je.mu; and the dump
+ * lock (one dump at a time: jemalloc serialises prof.dump itself, but the
+ * parsing and encoding that follow are memory-hungry). docs/hook.md
+ * lists both locks in their order. */
+static struct {
+	pthread_mutex_t mu;
+	int done;                      /* discovery ran since the last change */
+	fk_mallctl_fn api;             /* given by fk_hook_set_mallctl */
+	fk_mallctl_fn ctl;             /* the chosen copy's mallctl */
+	struct fk_je_copy copies[FK_HOOK_MAX_COPIES];
+	size_t ncopies;
+	int chosen;
+	enum fk_je_avail avail;
+	char why[3072];                /* the sentence for avail */
+	char accum[700];               /* what allocs lacks without prof_accum */
+	char note[2048];               /* why this copy, when several */
+	char env_name[80];             /* FLAMEKIT_MALLCTL, as given */
+	/* The copies FLAMEKIT_MALLCTL left out (those of the default names
+	 * in other functions), kept to tell when the one it chose holds
+	 * nothing while another holds the program's memory; set by discover. */
+	struct fk_je_copy others[FK_HOOK_MAX_COPIES];
+	size_t nothers;
+	pthread_mutex_t dump_lock;
+} je = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.chosen = -1,
+	.avail = FK_JE_NOTFOUND,
+	.dump_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 void fk_je_lock(void)
 {
-	pthread_mutex_lock(&dump_lock);
+	pthread_mutex_lock(&je.dump_lock);
 }
 
 void fk_je_unlock(void)
 {
-	pthread_mutex_unlock(&dump_lock);
+	pthread_mutex_unlock(&je.dump_lock);
 }
 
 void fk_je_atfork(int phase)
 {
-	/* je_mu is held only while jemalloc is found (never with the dump
+	/* je.mu is held only while jemalloc is found (never with the dump
 	 * lock wanted after it), so taking it here cannot wait on a thread
 	 * that waits on the fork. The dump lock is held for a whole dump and
 	 * conversion: a fork never waits for it; in the child it is made
 	 * anew, and what it guards (the module cache, the snapshots) is
 	 * left by the child's hook (serve_profile.c, serve_snap.c). */
 	if (phase == 0) {
-		pthread_mutex_lock(&je_mu);
+		pthread_mutex_lock(&je.mu);
 	} else {
-		pthread_mutex_unlock(&je_mu);
+		pthread_mutex_unlock(&je.mu);
 		if (phase == 2)
-			pthread_mutex_init(&dump_lock, NULL);
+			pthread_mutex_init(&je.dump_lock, NULL);
 	}
 }
 
@@ -148,16 +160,16 @@ static uint64_t thread_allocated(const struct fk_je_copy *c)
  * process's malloc moves their thread.allocated. */
 static void probe_malloc(void)
 {
-	static void *(*volatile mal)(size_t) = malloc;
-	static void (*volatile fre)(void *) = free;
+	void *(*volatile mal)(size_t) = malloc;
+	void (*volatile fre)(void *) = free;
 	uint64_t before[FK_HOOK_MAX_COPIES];
 	void *p;
 
-	for (size_t i = 0; i < je_ncopies; i++)
-		before[i] = thread_allocated(&je_copies[i]);
+	for (size_t i = 0; i < je.ncopies; i++)
+		before[i] = thread_allocated(&je.copies[i]);
 	p = mal(64 * 1024);
-	for (size_t i = 0; i < je_ncopies; i++)
-		je_copies[i].serves_malloc = p && thread_allocated(&je_copies[i]) - before[i] >= 64 * 1024;
+	for (size_t i = 0; i < je.ncopies; i++)
+		je.copies[i].serves_malloc = p && thread_allocated(&je.copies[i]) - before[i] >= 64 * 1024;
 	fre(p);
 }
 
@@ -166,14 +178,14 @@ static void probe_malloc(void)
  * allocates through it); else the one that serves malloc; else the first. */
 static int choose(const char **reason)
 {
-	for (size_t i = 0; i < je_ncopies; i++)
-		if (strcmp(je_copies[i].source, "api") == 0)
+	for (size_t i = 0; i < je.ncopies; i++)
+		if (strcmp(je.copies[i].source, "api") == 0)
 			return *reason = "given by fk_hook_set_mallctl", (int)i;
-	for (size_t i = 0; i < je_ncopies; i++)
-		if (je_copies[i].in_exe)
+	for (size_t i = 0; i < je.ncopies; i++)
+		if (je.copies[i].in_exe)
 			return *reason = "it is linked into the executable", (int)i;
-	for (size_t i = 0; i < je_ncopies; i++)
-		if (je_copies[i].serves_malloc)
+	for (size_t i = 0; i < je.ncopies; i++)
+		if (je.copies[i].serves_malloc)
 			return *reason = "it serves malloc", (int)i;
 	return *reason = "the first found", 0;
 }
@@ -231,7 +243,7 @@ static void shared_not_started(const struct fk_je_copy *c, const char *w)
 
 	setting("MALLOC_CONF", NEEDED, set, sizeof set);
 	if (own == 0 && strcmp(mod, c->module) != 0) {
-		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+		snprintf(je.why, sizeof je.why, "jemalloc profiling was not enabled at startup "
 			 "(%s): %s defines its own malloc_conf (\"%s\"), which jemalloc reads "
 			 "instead of the hook's: restart the program with %s (jemalloc reads "
 			 "MALLOC_CONF after malloc_conf, option by option, so the program's own "
@@ -239,7 +251,7 @@ static void shared_not_started(const struct fk_je_copy *c, const char *w)
 		return;
 	}
 	if (own != 1) {
-		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+		snprintf(je.why, sizeof je.why, "jemalloc profiling was not enabled at startup "
 			 "(%s): jemalloc read its own empty malloc_conf, not the hook's, so "
 			 "libflamekit-hook.so came after libjemalloc.so.2: put libflamekit-hook.so "
 			 "first in LD_PRELOAD, or restart the program with %s", w, set);
@@ -247,7 +259,7 @@ static void shared_not_started(const struct fk_je_copy *c, const char *w)
 	}
 	if (mc && *mc) {
 		snprintf(env, sizeof env, "%.300s", mc);
-		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+		snprintf(je.why, sizeof je.why, "jemalloc profiling was not enabled at startup "
 			 "(%s): MALLOC_CONF=%s overrides the hook's malloc_conf: restart the "
 			 "program with %s", w, env, set);
 		return;
@@ -255,12 +267,12 @@ static void shared_not_started(const struct fk_je_copy *c, const char *w)
 	n = readlink("/etc/malloc.conf", link, sizeof link - 1);
 	if (n > 0) {
 		link[n] = '\0';
-		snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup "
+		snprintf(je.why, sizeof je.why, "jemalloc profiling was not enabled at startup "
 			 "(%s): /etc/malloc.conf (\"%s\") overrides the hook's malloc_conf: "
 			 "restart the program with %s", w, link, set);
 		return;
 	}
-	snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at startup (%s): "
+	snprintf(je.why, sizeof je.why, "jemalloc profiling was not enabled at startup (%s): "
 		 "restart the program with %s", w, set);
 }
 
@@ -273,18 +285,18 @@ static void explain(const struct fk_je_copy *c, int bits, const char *exe)
 	where(c, w, sizeof w);
 	conf_var(c, var, sizeof var);
 	setting(var, "prof_accum:true", set, sizeof set);
-	snprintf(je_accum, sizeof je_accum, "no alloc_* values: jemalloc runs without "
+	snprintf(je.accum, sizeof je.accum, "no alloc_* values: jemalloc runs without "
 		 "prof_accum (restart the program with %s)", set);
 	switch (c->state) {
 	case FK_JE_OK:
-		je_why[0] = '\0';
+		je.why[0] = '\0';
 		break;
 	case FK_JE_FAILED:
-		snprintf(je_why, sizeof je_why, "found jemalloc (%s), but mallctl(\"config.prof\") "
+		snprintf(je.why, sizeof je.why, "found jemalloc (%s), but mallctl(\"config.prof\") "
 			 "failed there: %s", w, strerror(c->err));
 		break;
 	case FK_JE_NOTCOMPILED:
-		snprintf(je_why, sizeof je_why, "this jemalloc (%s) was built without profiling "
+		snprintf(je.why, sizeof je.why, "this jemalloc (%s) was built without profiling "
 			 "(config.prof is false): use a build configured with --enable-prof "
 			 "(Debian's libjemalloc2; Rust's jemalloc-sys with its \"profiling\" feature)", w);
 		break;
@@ -292,13 +304,13 @@ static void explain(const struct fk_je_copy *c, int bits, const char *exe)
 		if (strcmp(c->source, "dynamic") == 0 && !c->in_exe && strcmp(var, "MALLOC_CONF") == 0)
 			shared_not_started(c, w);
 		else if (strcmp(c->module, "fk_hook_set_mallctl") == 0)
-			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
+			snprintf(je.why, sizeof je.why, "jemalloc profiling was not enabled at "
 				 "startup (%s): restart the program with its jemalloc's variable "
 				 "set to " NEEDED ": _RJEM_MALLOC_CONF for Rust's jemalloc-sys or "
 				 "tikv-jemallocator (prefix _rjem_), MALLOC_CONF for an unprefixed "
 				 "jemalloc", w);
 		else
-			snprintf(je_why, sizeof je_why, "jemalloc profiling was not enabled at "
+			snprintf(je.why, sizeof je.why, "jemalloc profiling was not enabled at "
 				 "startup (%s): restart the program with %s (this jemalloc is "
 				 "linked into the program, so the hook's own malloc_conf does not "
 				 "reach it)", w, setting(var, NEEDED, set, sizeof set));
@@ -306,12 +318,12 @@ static void explain(const struct fk_je_copy *c, int bits, const char *exe)
 	case FK_JE_ELSEWHERE:
 		if (bits & FK_FIND_HAS_JEMALLOC) {
 			stripped_advice(adv, sizeof adv, bits);
-			snprintf(je_why, sizeof je_why, "the jemalloc found (%s) serves none of "
+			snprintf(je.why, sizeof je.why, "the jemalloc found (%s) serves none of "
 				 "the program's allocations, so its profiles would be empty: %s "
 				 "has a jemalloc of its own, whose mallctl is not found (not "
 				 "exported, its symbol table stripped): %s", w, exe, adv);
 		} else {
-			snprintf(je_why, sizeof je_why, "the jemalloc found (%s) serves none of "
+			snprintf(je.why, sizeof je.why, "the jemalloc found (%s) serves none of "
 				 "the program's allocations, so its profiles would be empty: the "
 				 "program's malloc is its own, in %s, not jemalloc's (the hook "
 				 "profiles only jemalloc)", w, exe);
@@ -327,26 +339,26 @@ static void not_found(void)
 	char exe[512], adv[600];
 	int bits;
 
-	if (je_env_name[0]) {
-		snprintf(je_why, sizeof je_why, "FLAMEKIT_MALLCTL=%s: no function '%s' in the "
+	if (je.env_name[0]) {
+		snprintf(je.why, sizeof je.why, "FLAMEKIT_MALLCTL=%s: no function '%s' in the "
 			 "program or its libraries (exported symbols, .symtab, .gnu_debugdata "
-			 "and build-id debug files searched)", je_env_name, je_env_name);
+			 "and build-id debug files searched)", je.env_name, je.env_name);
 		return;
 	}
 	bits = fk_find_exe_alloc(exe, sizeof exe);
 	if (bits & FK_FIND_HAS_JEMALLOC) {
 		stripped_advice(adv, sizeof adv, bits);
-		snprintf(je_why, sizeof je_why, "jemalloc is linked into %s, but its %s is not "
+		snprintf(je.why, sizeof je.why, "jemalloc is linked into %s, but its %s is not "
 			 "found: not exported, and its symbol table (.symtab) is stripped with no "
 			 "debug file for it: %s", exe,
 			 bits & FK_FIND_RJEM ? "_rjem_mallctl" : "mallctl", adv);
 	} else if (bits & FK_FIND_OWN_MALLOC) {
-		snprintf(je_why, sizeof je_why, "jemalloc not found in this process: the "
+		snprintf(je.why, sizeof je.why, "jemalloc not found in this process: the "
 			 "program's malloc is its own, in %s, not jemalloc's (the hook profiles "
 			 "only jemalloc; if it is one, set FLAMEKIT_MALLCTL to the name of its "
 			 "mallctl or call fk_hook_set_mallctl)", exe);
 	} else {
-		snprintf(je_why, sizeof je_why, "jemalloc not found in this process: no mallctl, "
+		snprintf(je.why, sizeof je.why, "jemalloc not found in this process: no mallctl, "
 			 "je_mallctl or _rjem_mallctl among its exported symbols or in the symbol "
 			 "tables of its executable and libraries (.symtab, .gnu_debugdata, build-id "
 			 "debug files): start it with LD_PRELOAD=\"libflamekit-hook.so "
@@ -362,25 +374,19 @@ static void keep_api_copy(void)
 {
 	size_t k;
 
-	for (k = 0; k < je_ncopies && je_copies[k].ctl != je_api; k++)
+	for (k = 0; k < je.ncopies && je.copies[k].ctl != je.api; k++)
 		;
-	if (k == je_ncopies) {
-		memset(&je_copies[0], 0, sizeof je_copies[0]);
-		snprintf(je_copies[0].symbol, sizeof je_copies[0].symbol, "mallctl");
-		snprintf(je_copies[0].module, sizeof je_copies[0].module, "fk_hook_set_mallctl");
+	if (k == je.ncopies) {
+		memset(&je.copies[0], 0, sizeof je.copies[0]);
+		snprintf(je.copies[0].symbol, sizeof je.copies[0].symbol, "mallctl");
+		snprintf(je.copies[0].module, sizeof je.copies[0].module, "fk_hook_set_mallctl");
 	} else if (k != 0) {
-		je_copies[0] = je_copies[k];
+		je.copies[0] = je.copies[k];
 	}
-	je_copies[0].ctl = je_api;
-	je_copies[0].source = "api";
-	je_ncopies = 1;
+	je.copies[0].ctl = je.api;
+	je.copies[0].source = "api";
+	je.ncopies = 1;
 }
-
-/* The copies FLAMEKIT_MALLCTL left out (those of the default names in
- * other functions), kept to tell when the one it chose holds nothing
- * while another holds the program's memory. Set under je_mu by discover. */
-static struct fk_je_copy je_others[FK_HOOK_MAX_COPIES];
-static size_t je_nothers;
 
 static void find_others(void)
 {
@@ -389,10 +395,10 @@ static void find_others(void)
 	size_t n = fk_find_jemalloc(names, sizeof names / sizeof names[0], all,
 				    FK_HOOK_MAX_COPIES);
 
-	je_nothers = 0;
+	je.nothers = 0;
 	for (size_t i = 0; i < n; i++)
-		if (all[i].ctl != je_copies[je_chosen].ctl)
-			je_others[je_nothers++] = all[i];
+		if (all[i].ctl != je.copies[je.chosen].ctl)
+			je.others[je.nothers++] = all[i];
 }
 
 /* stats.allocated of copy c after an epoch refresh; 0 when unknown. */
@@ -405,7 +411,7 @@ static uint64_t copy_allocated(const struct fk_je_copy *c)
 	return c->ctl("stats.allocated", &v, &sz, NULL, 0) == 0 ? (uint64_t)v : 0;
 }
 
-/* Finds, probes and chooses; under je_mu. */
+/* Finds, probes and chooses; under je.mu. */
 static void discover(void)
 {
 	static const char *const names[] = { "mallctl", "je_mallctl", "_rjem_mallctl" };
@@ -418,31 +424,31 @@ static void discover(void)
 	struct fk_je_copy *c;
 	int bits = 0;
 
-	je_ctl = NULL;
-	je_chosen = -1;
-	je_note[0] = '\0';
-	je_env_name[0] = '\0';
-	if (!je_api && env && *env) {
-		snprintf(je_env_name, sizeof je_env_name, "%s", env);
-		one[0] = je_env_name;
+	je.ctl = NULL;
+	je.chosen = -1;
+	je.note[0] = '\0';
+	je.env_name[0] = '\0';
+	if (!je.api && env && *env) {
+		snprintf(je.env_name, sizeof je.env_name, "%s", env);
+		one[0] = je.env_name;
 		list = one;
 		nlist = 1;
 	}
-	je_ncopies = fk_find_jemalloc(list, nlist, je_copies, FK_HOOK_MAX_COPIES);
-	if (je_api)
+	je.ncopies = fk_find_jemalloc(list, nlist, je.copies, FK_HOOK_MAX_COPIES);
+	if (je.api)
 		keep_api_copy();
-	je_done = 1;
-	if (je_ncopies == 0) {
-		je_avail = FK_JE_NOTFOUND;
+	je.done = 1;
+	if (je.ncopies == 0) {
+		je.avail = FK_JE_NOTFOUND;
 		not_found();
 		return;
 	}
-	for (size_t i = 0; i < je_ncopies; i++)
-		probe(&je_copies[i]);
+	for (size_t i = 0; i < je.ncopies; i++)
+		probe(&je.copies[i]);
 	probe_malloc();
-	je_chosen = choose(&reason);
-	je_ctl = je_copies[je_chosen].ctl;
-	c = &je_copies[je_chosen];
+	je.chosen = choose(&reason);
+	je.ctl = je.copies[je.chosen].ctl;
+	c = &je.copies[je.chosen];
 	/* A shared jemalloc beside an executable with a malloc of its own (a
 	 * static jemalloc whose mallctl is stripped, libjemalloc.so.2
 	 * preloaded as well) holds no sample of the program: say so rather
@@ -450,34 +456,34 @@ static void discover(void)
 	if (strcmp(c->source, "api") != 0 && !c->in_exe && !c->serves_malloc &&
 	    ((bits = fk_find_exe_alloc(exe, sizeof exe)) & FK_FIND_OWN_MALLOC))
 		c->state = FK_JE_ELSEWHERE;
-	je_avail = c->state;
+	je.avail = c->state;
 	explain(c, bits, exe);
-	if (je_env_name[0])
+	if (je.env_name[0])
 		find_others();
-	if (je_ncopies > 1) {
+	if (je.ncopies > 1) {
 		size_t k;
 
-		where(&je_copies[je_chosen], w, sizeof w);
-		k = (size_t)snprintf(je_note, sizeof je_note, "%zu jemalloc copies in this "
-				     "process; serving %s because %s; also ", je_ncopies, w, reason);
-		for (size_t i = 0; i < je_ncopies && k < sizeof je_note; i++) {
-			if ((int)i == je_chosen)
+		where(&je.copies[je.chosen], w, sizeof w);
+		k = (size_t)snprintf(je.note, sizeof je.note, "%zu jemalloc copies in this "
+				     "process; serving %s because %s; also ", je.ncopies, w, reason);
+		for (size_t i = 0; i < je.ncopies && k < sizeof je.note; i++) {
+			if ((int)i == je.chosen)
 				continue;
-			where(&je_copies[i], w, sizeof w);
-			k += (size_t)snprintf(je_note + k, sizeof je_note - k, "%s; ", w);
+			where(&je.copies[i], w, sizeof w);
+			k += (size_t)snprintf(je.note + k, sizeof je.note - k, "%s; ", w);
 		}
-		if (k < sizeof je_note)
-			snprintf(je_note + k, sizeof je_note - k, "do not preload libjemalloc.so.2 "
+		if (k < sizeof je.note)
+			snprintf(je.note + k, sizeof je.note - k, "do not preload libjemalloc.so.2 "
 				 "into a program that contains jemalloc (FLAMEKIT_MALLCTL chooses one)");
 	}
 }
 
 static void ensure(void)
 {
-	pthread_mutex_lock(&je_mu);
-	if (!je_done)
+	pthread_mutex_lock(&je.mu);
+	if (!je.done)
 		discover();
-	pthread_mutex_unlock(&je_mu);
+	pthread_mutex_unlock(&je.mu);
 }
 
 int fk_je_idle(char *buf, size_t size)
@@ -486,11 +492,11 @@ int fk_je_idle(char *buf, size_t size)
 	size_t k = SIZE_MAX;
 
 	ensure();
-	if (!je_env_name[0] || je_chosen < 0 || je_nothers == 0)
+	if (!je.env_name[0] || je.chosen < 0 || je.nothers == 0)
 		return 0;
-	mine = copy_allocated(&je_copies[je_chosen]);
-	for (size_t i = 0; i < je_nothers; i++) {
-		uint64_t a = copy_allocated(&je_others[i]);
+	mine = copy_allocated(&je.copies[je.chosen]);
+	for (size_t i = 0; i < je.nothers; i++) {
+		uint64_t a = copy_allocated(&je.others[i]);
 
 		if (a > best) {
 			best = a;
@@ -502,9 +508,9 @@ int fk_je_idle(char *buf, size_t size)
 	snprintf(buf, size, "FLAMEKIT_MALLCTL=%s chose the jemalloc in %s, which holds %llu "
 		 "bytes, while the one in %s (%s) holds %llu: the program allocates through "
 		 "that one, and profiles of this one are nearly empty (set FLAMEKIT_MALLCTL=%s)",
-		 je_env_name, je_copies[je_chosen].module, (unsigned long long)mine,
-		 je_others[k].module, je_others[k].symbol, (unsigned long long)best,
-		 je_others[k].symbol);
+		 je.env_name, je.copies[je.chosen].module, (unsigned long long)mine,
+		 je.others[k].module, je.others[k].symbol, (unsigned long long)best,
+		 je.others[k].symbol);
 	return 1;
 }
 
@@ -512,8 +518,8 @@ enum fk_je_avail fk_je_check(const char **why)
 {
 	ensure();
 	if (why)
-		*why = je_why;
-	return je_avail;
+		*why = je.why;
+	return je.avail;
 }
 
 int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err)
@@ -526,27 +532,27 @@ int fk_je_set_api(fk_mallctl_fn fn, struct fk_err *err)
 	if (fn("version", &v, &sz, NULL, 0) != 0 || !v)
 		return fk_err_set(err, FK_EUNSUPP, 0, "the function given does not answer "
 				  "mallctl(\"version\"): is it jemalloc's mallctl?");
-	pthread_mutex_lock(&je_mu);
-	je_api = fn;
-	je_done = 0;
-	pthread_mutex_unlock(&je_mu);
+	pthread_mutex_lock(&je.mu);
+	je.api = fn;
+	je.done = 0;
+	pthread_mutex_unlock(&je.mu);
 	return 0;
 }
 
 const char *fk_je_no_accum(void)
 {
 	ensure();
-	return je_accum;
+	return je.accum;
 }
 
 int fk_je_chosen(struct fk_je_copy *c, size_t *ncopies, const char **note)
 {
 	ensure();
-	*ncopies = je_ncopies;
-	*note = je_note;
-	if (je_chosen < 0)
+	*ncopies = je.ncopies;
+	*note = je.note;
+	if (je.chosen < 0)
 		return -1;
-	*c = je_copies[je_chosen];
+	*c = je.copies[je.chosen];
 	return 0;
 }
 
@@ -568,7 +574,7 @@ int fk_je_get_active(int *active, struct fk_err *err)
 
 	if (je_ready(err) < 0)
 		return -1;
-	rc = je_ctl("prof.active", &b, &sz, NULL, 0);
+	rc = je.ctl("prof.active", &b, &sz, NULL, 0);
 	if (rc != 0)
 		return fk_err_set(err, FK_EIO, 0, "cannot read prof.active: %s", strerror(rc));
 	*active = b;
@@ -587,11 +593,11 @@ int fk_je_set_active(int active, int lg_sample, struct fk_err *err)
 
 		if (lg_sample > FK_MAX_PERIOD_LG)
 			return fk_err_set(err, FK_ESYNTAX, 0, "lg_sample out of range '%d'", lg_sample);
-		rc = je_ctl("prof.reset", NULL, NULL, &lg, sizeof lg);
+		rc = je.ctl("prof.reset", NULL, NULL, &lg, sizeof lg);
 		if (rc != 0)
 			return fk_err_set(err, FK_EIO, 0, "prof.reset failed: %s", strerror(rc));
 	}
-	rc = je_ctl("prof.active", NULL, NULL, &b, sizeof b);
+	rc = je.ctl("prof.active", NULL, NULL, &b, sizeof b);
 	if (rc != 0)
 		return fk_err_set(err, FK_EIO, 0, "cannot set prof.active: %s", strerror(rc));
 	return 0;
@@ -604,7 +610,7 @@ int fk_je_lg_sample(void)
 
 	if (fk_je_check(NULL) != FK_JE_OK)
 		return -1;
-	if (je_ctl("prof.lg_sample", &lg, &sz, NULL, 0) != 0)
+	if (je.ctl("prof.lg_sample", &lg, &sz, NULL, 0) != 0)
 		return -1;
 	return (int)lg;
 }
@@ -614,7 +620,7 @@ int fk_je_prof_accum(void)
 	bool b = false;
 	size_t sz = sizeof b;
 
-	if (fk_je_check(NULL) != FK_JE_OK || je_ctl("opt.prof_accum", &b, &sz, NULL, 0) != 0)
+	if (fk_je_check(NULL) != FK_JE_OK || je.ctl("opt.prof_accum", &b, &sz, NULL, 0) != 0)
 		return 0;
 	return b;
 }
@@ -625,7 +631,7 @@ int fk_je_bt_problem(char *buf, size_t size)
 	size_t sz = sizeof bt;
 
 	/* opt.prof_bt_max exists from jemalloc 5.3.1 on; 128 before. */
-	if (fk_je_check(NULL) != FK_JE_OK || je_ctl("opt.prof_bt_max", &bt, &sz, NULL, 0) != 0 ||
+	if (fk_je_check(NULL) != FK_JE_OK || je.ctl("opt.prof_bt_max", &bt, &sz, NULL, 0) != 0 ||
 	    bt <= FK_MAX_DEPTH)
 		return 0;
 	snprintf(buf, size, "jemalloc's prof_bt_max is %u, deeper than the %d frames flamekit "
@@ -661,7 +667,7 @@ int fk_je_thread_active(int active, int *old)
 
 	if (fk_je_check(NULL) != FK_JE_OK)
 		return -1;
-	if (je_ctl("thread.prof.active", &o, &sz, &b, sizeof b) != 0)
+	if (je.ctl("thread.prof.active", &o, &sz, &b, sizeof b) != 0)
 		return -1;
 	if (old)
 		*old = o;
@@ -765,7 +771,7 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 	/* thread-self: the memfd is in the calling thread's table, which for
 	 * the hook's thread is its own (hook_loop.c), not the process's. */
 	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", fd);
-	rc = je_ctl("prof.dump", NULL, NULL, &pp, sizeof pp);
+	rc = je.ctl("prof.dump", NULL, NULL, &pp, sizeof pp);
 	if (rc != 0)
 		ret = dump_failed(path, rc, err);
 	else
@@ -776,7 +782,7 @@ int fk_je_dump(char **data, size_t *len, size_t *maplen, struct fk_err *err)
 
 int fk_je_ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
 {
-	if (fk_je_check(NULL) == FK_JE_NOTFOUND || !je_ctl)
+	if (fk_je_check(NULL) == FK_JE_NOTFOUND || !je.ctl)
 		return ENOENT;
-	return je_ctl(name, oldp, oldlenp, newp, newlen);
+	return je.ctl(name, oldp, oldlenp, newp, newlen);
 }

@@ -33,15 +33,17 @@
  * to a page but still counted the smallest large class. */
 #define PAGE_ROUNDED_AFTER_530 116
 
-/* The size classes and the version's accounting, learnt once; under mu. */
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int learnt;
-static unsigned nbins;
-static size_t *bin_size;           /* nbins sizes, ascending */
-static struct fk_samp_geom geom;
-static int have_prof_stats;
-/* The newest estimate's bytes left out of stats.allocated; -1 none yet. */
-static int64_t est_uncounted = -1;
+/* The size classes and the version's accounting, sm.learnt once; under sm.mu. */
+static struct {
+	pthread_mutex_t mu;
+	int learnt;
+	unsigned nbins;
+	size_t *bin_size;              /* nbins sizes, ascending */
+	struct fk_samp_geom geom;
+	int have_prof_stats;
+	/* The newest estimate's bytes left out of stats.allocated; -1 none yet. */
+	int64_t est_uncounted;
+} sm = { .mu = PTHREAD_MUTEX_INITIALIZER, .est_uncounted = -1 };
 
 /* "N" of s[0..len) up to the first of stop (or the end) into *v; the
  * character after it, or NULL. */
@@ -117,16 +119,16 @@ static int learn(void)
 	size_t sz = sizeof n;
 	int rc;
 
-	pthread_mutex_lock(&mu);
-	if (learnt)
+	pthread_mutex_lock(&sm.mu);
+	if (sm.learnt)
 		goto out;
 	if (fk_je_check(NULL) != FK_JE_OK || fk_je_chosen(&cp, &ncopies, &note) < 0)
 		goto out;               /* again later: nothing is sampled anyway */
-	learnt = 1;
-	geom.page = size_ctl("arenas.page");
-	geom.large_min = size_ctl("arenas.lextent.0.size");
+	sm.learnt = 1;
+	sm.geom.page = size_ctl("arenas.page");
+	sm.geom.large_min = size_ctl("arenas.lextent.0.size");
 	if (fk_je_ctl("arenas.nbins", &n, &sz, NULL, 0) != 0 || n == 0 || n > 1024 ||
-	    geom.large_min == 0 || geom.page == 0)
+	    sm.geom.large_min == 0 || sm.geom.page == 0)
 		goto out;
 	size_t *v = malloc(n * sizeof *v);
 	if (!v)
@@ -141,14 +143,14 @@ static int learn(void)
 			goto out;
 		}
 	}
-	bin_size = v;
-	nbins = n;
-	geom.large_pad = bool_ctl("opt.cache_oblivious") ? geom.page : 0;
-	geom.page_rounded = fk_sampling_page_rounded(cp.version);
-	have_prof_stats = bool_ctl("opt.prof_stats");
+	sm.bin_size = v;
+	sm.nbins = n;
+	sm.geom.large_pad = bool_ctl("opt.cache_oblivious") ? sm.geom.page : 0;
+	sm.geom.page_rounded = fk_sampling_page_rounded(cp.version);
+	sm.have_prof_stats = bool_ctl("opt.prof_stats");
 out:
-	rc = bin_size != NULL;
-	pthread_mutex_unlock(&mu);
+	rc = sm.bin_size != NULL;
+	pthread_mutex_unlock(&sm.mu);
 	return rc;
 }
 
@@ -156,13 +158,13 @@ int fk_sampling_geom(struct fk_samp_geom *g)
 {
 	if (!learn())
 		return -1;
-	*g = geom;
+	*g = sm.geom;
 	return 0;
 }
 
 int fk_sampling_exact(void)
 {
-	return learn() && have_prof_stats;
+	return learn() && sm.have_prof_stats;
 }
 
 /* The figures of the live sampled objects, from prof.stats; -1 without. */
@@ -171,7 +173,7 @@ static int counted(struct fk_samp_cost *c)
 	memset(c, 0, sizeof *c);
 	if (!fk_sampling_exact())
 		return -1;
-	for (unsigned i = 0; i < nbins; i++) {
+	for (unsigned i = 0; i < sm.nbins; i++) {
 		struct { uint64_t req_sum, count; } live;     /* prof_stats_t */
 		size_t sz = sizeof live;
 		char name[64];
@@ -179,7 +181,7 @@ static int counted(struct fk_samp_cost *c)
 		snprintf(name, sizeof name, "prof.stats.bins.%u.live", i);
 		if (fk_je_ctl(name, &live, &sz, NULL, 0) != 0)
 			return -1;
-		fk_sampling_add(&geom, bin_size[i], (double)live.count, c);
+		fk_sampling_add(&sm.geom, sm.bin_size[i], (double)live.count, c);
 	}
 	return 0;
 }
@@ -198,26 +200,26 @@ int64_t fk_sampling_uncounted(void)
 
 	if (counted(&c) == 0)
 		return (int64_t)c.uncounted;
-	pthread_mutex_lock(&mu);
-	v = est_uncounted;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&sm.mu);
+	v = sm.est_uncounted;
+	pthread_mutex_unlock(&sm.mu);
 	return v;
 }
 
 /* The size class holding size bytes, or 0 past the small classes. */
 static size_t small_class(double size)
 {
-	size_t lo = 0, hi = nbins;
+	size_t lo = 0, hi = sm.nbins;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if ((double)bin_size[mid] < size)
+		if ((double)sm.bin_size[mid] < size)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < nbins ? bin_size[lo] : 0;
+	return lo < sm.nbins ? sm.bin_size[lo] : 0;
 }
 
 int64_t fk_sampling_estimate(const int64_t *objs, const int64_t *bytes, size_t n)
@@ -233,18 +235,18 @@ int64_t fk_sampling_estimate(const int64_t *objs, const int64_t *bytes, size_t n
 			continue;
 		cls = small_class((double)bytes[i] / (double)objs[i]);
 		if (cls)
-			fk_sampling_add(&geom, cls, (double)objs[i], &c);
+			fk_sampling_add(&sm.geom, cls, (double)objs[i], &c);
 	}
-	pthread_mutex_lock(&mu);
-	est_uncounted = (int64_t)c.uncounted;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&sm.mu);
+	sm.est_uncounted = (int64_t)c.uncounted;
+	pthread_mutex_unlock(&sm.mu);
 	return (int64_t)c.allocated;
 }
 
 void fk_sampling_atfork(int phase)
 {
 	if (phase == 0)
-		pthread_mutex_lock(&mu);
+		pthread_mutex_lock(&sm.mu);
 	else
-		pthread_mutex_unlock(&mu);
+		pthread_mutex_unlock(&sm.mu);
 }

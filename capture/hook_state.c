@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The sampling state: when sampling was turned on, whether anything can
- * have been sampled since start or the last reset, the dumps served; and
+ * have been st.sampled since start or the last reset, the st.dumps served; and
  * the settings carried across exec. A process that execs itself in
  * the same pid (a shell or pyenv shim exec'ing the real program) starts a
  * fresh jemalloc and a fresh hook, which would silently undo what a
@@ -47,40 +47,41 @@ struct state {
 
 /* The user folder, "" when there is none to trust, and this process's
  * file in it, "" when none (a forked child). */
-static char st_dir[320];
-static char st_name[64];
-static uint64_t st_start;
-/* The group the last image left (or this one saved), "" none. */
-static char st_group[FK_GROUP_NAME_MAX];
-static uid_t st_group_uid;
-
-/* Held only to read or write these, never around a call. */
-static pthread_mutex_t st_mu = PTHREAD_MUTEX_INITIALIZER;
-static double active_since = -1;
-static int sampled;
-static unsigned long dumps;
+static struct {
+	char dir[320];
+	char name[64];
+	uint64_t start;
+	/* The group the last image left (or this one saved), "" none. */
+	char group[FK_GROUP_NAME_MAX];
+	uid_t group_uid;
+	/* Held only to read or write these, never around a call. */
+	pthread_mutex_t mu;
+	double active_since;
+	int sampled;
+	unsigned long dumps;
+} st = { .mu = PTHREAD_MUTEX_INITIALIZER, .active_since = -1 };
 
 void fk_state_note_active(int active, int reset)
 {
-	pthread_mutex_lock(&st_mu);
+	pthread_mutex_lock(&st.mu);
 	if (reset)
-		sampled = 0;
+		st.sampled = 0;
 	if (!active)
-		active_since = -1;
-	else if (active_since < 0 || reset)
-		active_since = fk_now();
+		st.active_since = -1;
+	else if (st.active_since < 0 || reset)
+		st.active_since = fk_now();
 	if (active)
-		sampled = 1;
-	pthread_mutex_unlock(&st_mu);
+		st.sampled = 1;
+	pthread_mutex_unlock(&st.mu);
 }
 
 double fk_state_active_since(void)
 {
 	double t;
 
-	pthread_mutex_lock(&st_mu);
-	t = active_since;
-	pthread_mutex_unlock(&st_mu);
+	pthread_mutex_lock(&st.mu);
+	t = st.active_since;
+	pthread_mutex_unlock(&st.mu);
 	return t;
 }
 
@@ -88,9 +89,9 @@ int fk_state_sampled(void)
 {
 	int s, active = 0;
 
-	pthread_mutex_lock(&st_mu);
-	s = sampled;
-	pthread_mutex_unlock(&st_mu);
+	pthread_mutex_lock(&st.mu);
+	s = st.sampled;
+	pthread_mutex_unlock(&st.mu);
 	/* Sampling turned on by the program or its MALLOC_CONF counts too. */
 	if (!s && fk_je_get_active(&active, NULL) == 0 && active) {
 		fk_state_note_active(1, 0);
@@ -101,18 +102,18 @@ int fk_state_sampled(void)
 
 void fk_state_note_dump(void)
 {
-	pthread_mutex_lock(&st_mu);
-	dumps++;
-	pthread_mutex_unlock(&st_mu);
+	pthread_mutex_lock(&st.mu);
+	st.dumps++;
+	pthread_mutex_unlock(&st.mu);
 }
 
 unsigned long fk_state_dumps(void)
 {
 	unsigned long n;
 
-	pthread_mutex_lock(&st_mu);
-	n = dumps;
-	pthread_mutex_unlock(&st_mu);
+	pthread_mutex_lock(&st.mu);
+	n = st.dumps;
+	pthread_mutex_unlock(&st.mu);
 	return n;
 }
 
@@ -142,20 +143,20 @@ static int owned(int fd, mode_t type, mode_t mode)
 	return fd;
 }
 
-/* Opens the user folder st_dir: a folder, not a symbolic link, of this
+/* Opens the user folder st.dir: a folder, not a symbolic link, of this
  * user's, mode 0700, so that no other user can have made or changed a
  * name in it. An open of a folder never blocks. Returns the descriptor
  * (the caller closes it), or -1. */
 static int open_dir(void)
 {
-	if (!st_dir[0])
+	if (!st.dir[0])
 		return -1;
-	return owned(open(st_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+	return owned(open(st.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
 		      S_IFDIR, 0700);
 }
 
 /* Makes the user folder if it is missing and opens it as open_dir does:
- * its descriptor, or -1 with st_dir "" and one line on stderr when the
+ * its descriptor, or -1 with st.dir "" and one line on stderr when the
  * name is taken by something that is not this user's private folder
  * (another user may have made it first, in a folder every user can
  * write). */
@@ -164,25 +165,25 @@ static int make_dir(void)
 	struct stat sb;
 	int fd;
 
-	if (mkdir(st_dir, 0700) == 0) {
+	if (mkdir(st.dir, 0700) == 0) {
 		/* A umask may have taken bits away; never adds any. */
-		if (chmod(st_dir, 0700) < 0) {
+		if (chmod(st.dir, 0700) < 0) {
 			/* open_dir refuses it below */
 		}
 	}
 	fd = open_dir();
 	if (fd >= 0)
 		return fd;
-	if (lstat(st_dir, &sb) < 0)
+	if (lstat(st.dir, &sb) < 0)
 		fk_log("cannot make %s (%s): settings set over HTTP will not survive an exec",
-		       st_dir, strerror(errno));
+		       st.dir, strerror(errno));
 	else
 		fk_log("%s is not a private folder of this user's (%s of uid %lu, mode %04o): "
-		       "settings set over HTTP will not survive an exec", st_dir,
+		       "settings set over HTTP will not survive an exec", st.dir,
 		       S_ISLNK(sb.st_mode) ? "a symbolic link" : S_ISDIR(sb.st_mode) ?
 		       "a folder" : "not a folder", (unsigned long)sb.st_uid,
 		       (unsigned)(sb.st_mode & 07777));
-	st_dir[0] = '\0';
+	st.dir[0] = '\0';
 	return -1;
 }
 
@@ -231,13 +232,13 @@ static int open_file(int dfd, const char *name)
  * this process's. */
 static int read_state(int dfd, struct state *s)
 {
-	int fd = open_file(dfd, st_name), rc = -1;
+	int fd = open_file(dfd, st.name), rc = -1;
 
 	if (fd < 0)
 		return -1;
 	if (pread(fd, s, sizeof *s, 0) == (ssize_t)sizeof *s &&
 	    memcmp(s->magic, STATE_MAGIC, 8) == 0 && s->pid == (int64_t)getpid() &&
-	    s->start == st_start && memchr(s->group, '\0', sizeof s->group))
+	    s->start == st.start && memchr(s->group, '\0', sizeof s->group))
 		rc = 0;
 	close(fd);
 	return rc;
@@ -248,20 +249,20 @@ int fk_state_init(void)
 	struct state s;
 	int dfd, rc = 0;
 
-	st_start = fk_proc_start(getpid());
-	if (!st_start)
+	st.start = fk_proc_start(getpid());
+	if (!st.start)
 		return 0;
-	snprintf(st_dir, sizeof st_dir, "%s/flamekit-hook.%lu", base_dir(),
+	snprintf(st.dir, sizeof st.dir, "%s/flamekit-hook.%lu", base_dir(),
 		 (unsigned long)geteuid());
-	snprintf(st_name, sizeof st_name, STATE_PREFIX "%ld.%llu", (long)getpid(),
-		 (unsigned long long)st_start);
+	snprintf(st.name, sizeof st.name, STATE_PREFIX "%ld.%llu", (long)getpid(),
+		 (unsigned long long)st.start);
 	if ((dfd = make_dir()) < 0)
 		return 0;
 	if (read_state(dfd, &s) == 0) {
 		rc = 1;
 		if (s.first_uid >= 0 && s.group[0]) {
-			snprintf(st_group, sizeof st_group, "%s", s.group);
-			st_group_uid = (uid_t)s.first_uid;
+			snprintf(st.group, sizeof st.group, "%s", s.group);
+			st.group_uid = (uid_t)s.first_uid;
 		}
 	} else {
 		sweep(dfd);
@@ -272,28 +273,28 @@ int fk_state_init(void)
 
 int fk_state_group(char *name, size_t size, uid_t *first_uid)
 {
-	if (!st_group[0] || !st_name[0])
+	if (!st.group[0] || !st.name[0])
 		return -1;
-	snprintf(name, size, "%s", st_group);
-	*first_uid = st_group_uid;
+	snprintf(name, size, "%s", st.group);
+	*first_uid = st.group_uid;
 	return 0;
 }
 
 /* Writes s as this process's file in the user folder dfd. */
 static void write_state(int dfd, const struct state *s)
 {
-	char tmp[sizeof st_name + 8];
+	char tmp[sizeof st.name + 8];
 	int fd;
 
 	/* Written beside and renamed: a reader sees the old or the new. The
 	 * folder is this user's alone, so a fixed temporary name is safe;
 	 * one left by a save cut short is replaced. */
-	snprintf(tmp, sizeof tmp, "%s.tmp", st_name);
+	snprintf(tmp, sizeof tmp, "%s.tmp", st.name);
 	unlinkat(dfd, tmp, 0);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 		    0600);
 	if (fd >= 0 && (fchmod(fd, 0600) < 0 || write(fd, s, sizeof *s) != (ssize_t)sizeof *s ||
-			close(fd) < 0 || renameat(dfd, tmp, dfd, st_name) < 0)) {
+			close(fd) < 0 || renameat(dfd, tmp, dfd, st.name) < 0)) {
 		/* A lost save only loses the carry-over. */
 		unlinkat(dfd, tmp, 0);
 	}
@@ -304,7 +305,7 @@ static void write_state(int dfd, const struct state *s)
  * -1 when there is no file to keep (no folder, a forked child). */
 static int open_record(struct state *s)
 {
-	int dfd = st_name[0] ? open_dir() : -1;
+	int dfd = st.name[0] ? open_dir() : -1;
 
 	if (dfd < 0)
 		return -1;
@@ -312,7 +313,7 @@ static int open_record(struct state *s)
 		memset(s, 0, sizeof *s);
 		memcpy(s->magic, STATE_MAGIC, 8);
 		s->pid = getpid();
-		s->start = st_start;
+		s->start = st.start;
 		s->enabled = s->lg_sample = -1;
 		s->first_uid = -1;
 	}
@@ -342,8 +343,8 @@ void fk_state_save_group(const char *name, uid_t first_uid)
 		return;
 	snprintf(s.group, sizeof s.group, "%s", name);
 	s.first_uid = first_uid;
-	snprintf(st_group, sizeof st_group, "%s", name);
-	st_group_uid = first_uid;
+	snprintf(st.group, sizeof st.group, "%s", name);
+	st.group_uid = first_uid;
 	write_state(dfd, &s);
 	close(dfd);
 }
@@ -353,7 +354,7 @@ void fk_state_restore(void)
 	struct state s;
 	struct fk_err err;
 
-	int dfd = st_name[0] ? open_dir() : -1, rc = dfd < 0 ? -1 : read_state(dfd, &s);
+	int dfd = st.name[0] ? open_dir() : -1, rc = dfd < 0 ? -1 : read_state(dfd, &s);
 
 	if (dfd >= 0)
 		close(dfd);
@@ -368,19 +369,19 @@ void fk_state_restore(void)
 
 void fk_state_forget(int remove)
 {
-	int dfd = remove && st_name[0] ? open_dir() : -1;
+	int dfd = remove && st.name[0] ? open_dir() : -1;
 
 	if (dfd >= 0) {
-		unlinkat(dfd, st_name, 0);
+		unlinkat(dfd, st.name, 0);
 		close(dfd);
 	}
-	st_name[0] = '\0';
+	st.name[0] = '\0';
 }
 
 void fk_state_atfork(int phase)
 {
 	if (phase == 0)
-		pthread_mutex_lock(&st_mu);
+		pthread_mutex_lock(&st.mu);
 	else
-		pthread_mutex_unlock(&st_mu);
+		pthread_mutex_unlock(&st.mu);
 }

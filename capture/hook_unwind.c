@@ -730,8 +730,10 @@ NO_SAN __attribute__((noinline)) static void backtrace_hook(void **vec, unsigned
 
 typedef void (*bt_fn)(void **, unsigned *, unsigned);
 
-static char unw_desc[256] = "jemalloc: the hook has not looked for jemalloc yet";
-static atomic_int unw_done;
+static struct {
+	char desc[256];
+	atomic_int done;
+} unw = { .desc = "jemalloc: the hook has not looked for jemalloc yet" };
 
 void fk_unwind_install(void)
 {
@@ -742,14 +744,14 @@ void fk_unwind_install(void)
 	bt_fn old = NULL, mine = backtrace_hook;
 	int rc;
 
-	if (atomic_exchange(&unw_done, 1))
+	if (atomic_exchange(&unw.done, 1))
 		return;
 	if (fk_je_check(NULL) != FK_JE_OK || fk_je_chosen(&cp, &n, &note) < 0) {
-		snprintf(unw_desc, sizeof unw_desc, "jemalloc: no jemalloc with profiling started");
+		snprintf(unw.desc, sizeof unw.desc, "jemalloc: no jemalloc with profiling started");
 		return;
 	}
 	if (env && strcmp(env, "jemalloc") == 0) {
-		snprintf(unw_desc, sizeof unw_desc, "jemalloc: FLAMEKIT_UNWIND=jemalloc");
+		snprintf(unw.desc, sizeof unw.desc, "jemalloc: FLAMEKIT_UNWIND=jemalloc");
 		return;
 	}
 	if (env && *env && strcmp(env, "flamekit") != 0)
@@ -757,23 +759,23 @@ void fk_unwind_install(void)
 	sz = sizeof old;
 	rc = fk_je_ctl("experimental.hooks.prof_backtrace", &old, &sz, NULL, 0);
 	if (rc != 0 || !old) {
-		snprintf(unw_desc, sizeof unw_desc, "jemalloc: jemalloc %.40s (%.120s) has no "
+		snprintf(unw.desc, sizeof unw.desc, "jemalloc: jemalloc %.40s (%.120s) has no "
 			 "experimental.hooks.prof_backtrace", cp.version, cp.module);
 		return;
 	}
 	if (old == mine) {
-		snprintf(unw_desc, sizeof unw_desc, "flamekit");
+		snprintf(unw.desc, sizeof unw.desc, "flamekit");
 		return;
 	}
 	rc = fk_je_ctl("experimental.hooks.prof_backtrace", NULL, NULL, &mine, sizeof mine);
 	if (rc != 0)
-		snprintf(unw_desc, sizeof unw_desc, "jemalloc: experimental.hooks.prof_backtrace "
+		snprintf(unw.desc, sizeof unw.desc, "jemalloc: experimental.hooks.prof_backtrace "
 			 "refused the hook's backtrace (%s)", strerror(rc));
 	else
-		snprintf(unw_desc, sizeof unw_desc, "flamekit");
+		snprintf(unw.desc, sizeof unw.desc, "flamekit");
 }
 
 const char *fk_unwind_name(void)
 {
-	return unw_desc;
+	return unw.desc;
 }
