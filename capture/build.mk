@@ -8,7 +8,8 @@
 # pipeline linked in.
 HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_state.c \
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
-            hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c
+            hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c \
+            hook_sockets.c
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c serve_settings.c \
              hook_params.c hook_reply.c \
              serve_origin.c serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c \

@@ -12,7 +12,9 @@
  * its pipe through /proc/self/task/TID/fd, since the pipe exists in its
  * table only. Until the serving half is loaded (hook_serve.c) it polls
  * the listening sockets themselves: the first connection, or sampling
- * turned on, loads it and hands the sockets to its daemons. */
+ * turned on, loads it and hands the sockets to its daemons. What it polls
+ * is a table of event sources (below, "the poll loop"); the sockets
+ * themselves and the takeover are hook_sockets.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -28,51 +30,20 @@
 #include <unistd.h>
 
 #include "hook_int.h"
+#include "hook_loop.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE 2
 #endif
-
-struct fk_loop {
-	pthread_t th;
-	struct fk_loop_cfg cfg;
-	atomic_int tid;            /* the thread's id once it runs */
-	int private_fds;           /* its table is its own */
-	int ctl[2];                /* wake pipe, in the thread's table */
-	atomic_int quit;
-	/* the start: the starter waits until the thread serves or failed */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int state;                 /* 0 starting, 1 running, -1 failed, 2 ended */
-	int abandoned;             /* ended before it ran: it frees itself */
-	struct fk_err err;
-	/* one call from another thread at a time (fk_loop_call) */
-	void (*job)(void *);
-	void *job_arg;
-	int job_done;
-	struct MHD_Daemon *pub;    /* the address of FLAMEKIT_HTTP */
-	struct MHD_Daemon *own;    /* a worker's private socket */
-	int pub_fd, own_fd;        /* their sockets before the serving half
-				      is loaded (-1: none) */
-	int load_failed;           /* the serving half could not be loaded */
-	double retry_at;           /* when to try taking the address over */
-	double retry_step;
-};
 
 /* The running loop; the callers of start/take/forget serialise them. */
 static struct fk_loop *cur;
 /* The loop thread's own loop, for code that runs on it. */
 static __thread struct fk_loop *self_loop;
 
-/* Whether this loop serves the public address (now or once loaded). */
-static int is_public(const struct fk_loop *lp)
-{
-	return lp->pub || lp->pub_fd >= 0;
-}
-
 int fk_loop_member(void)
 {
-	return cur && cur->cfg.member && !is_public(cur);
+	return cur && cur->cfg.member && !fk_sock_is_public(cur);
 }
 
 static void set_state(struct fk_loop *lp, int st)
@@ -106,197 +77,14 @@ static void own_table(struct fk_loop *lp)
 	}
 }
 
-/* The public address: listens and starts its daemon, in place of a
- * worker's (one daemon at a time). 0 or -1 with err. */
-/* Hands the listening sockets to daemons of the serving half, when it
- * is loaded (a no-op before). A socket whose daemon cannot be made is
- * closed: 0, or -1 with err (the last failure). */
-static int attach(struct fk_loop *lp, struct fk_err *err)
-{
-	const struct fk_serve_ops *ops = fk_serve_ops();
-	int rc = 0;
-
-	if (!ops)
-		return 0;
-	if (lp->pub_fd >= 0) {
-		lp->pub = ops->http_new(lp->pub_fd, ops->handler, 0, err);
-		lp->pub_fd = -1;
-		rc = lp->pub ? rc : -1;
-	}
-	if (lp->own_fd >= 0) {
-		lp->own = ops->http_new(lp->own_fd, ops->handler, 1, err);
-		lp->own_fd = -1;
-		rc = lp->own ? rc : -1;
-	}
-	return rc;
-}
-
-/* Loads the serving half (on this thread: its libraries' start-up
- * allocations are the hook's own) and attaches the sockets to it. A
- * failure is said once; the sockets are then closed, since nothing can
- * answer on them. */
-static void serve(struct fk_loop *lp)
-{
-	struct fk_err err;
-
-	if (lp->load_failed)
-		return;
-	fk_err_init(&err, NULL);
-	if (!fk_serve_load(&err)) {
-		lp->load_failed = 1;
-		fk_log("serving stopped: %s", err.msg);
-		if (lp->pub_fd >= 0)
-			close(lp->pub_fd);
-		if (lp->own_fd >= 0)
-			close(lp->own_fd);
-		lp->pub_fd = lp->own_fd = -1;
-		return;
-	}
-	if (attach(lp, &err) < 0)
-		fk_log("%s", err.msg);
-}
-
-/* Closes a daemon, or the socket waiting for one. */
-static void close_own(struct fk_loop *lp)
-{
-	if (lp->own)
-		fk_serve_ops()->http_free(lp->own);
-	if (lp->own_fd >= 0)
-		close(lp->own_fd);
-	lp->own = NULL;
-	lp->own_fd = -1;
-}
-
-static void close_public(struct fk_loop *lp)
-{
-	if (lp->pub)
-		fk_serve_ops()->http_free(lp->pub);
-	if (lp->pub_fd >= 0)
-		close(lp->pub_fd);
-	lp->pub = NULL;
-	lp->pub_fd = -1;
-}
-
-/* The public address: listens, in place of a worker's socket (one at a
- * time), and starts its daemon once the serving half is there. 0 or -1
- * with err. */
-static int listen_public(struct fk_loop *lp, struct fk_err *err)
-{
-	int fd = fk_addr_listen(&lp->cfg.addr, 128, err);
-
-	if (fd < 0)
-		return -1;
-	close_own(lp);
-	lp->pub_fd = fd;
-	return attach(lp, err);
-}
-
-/* A worker's private socket, and its daemon once the serving half is
- * there. 0 or -1 with err. */
-static int listen_own(struct fk_loop *lp, struct fk_err *err)
-{
-	int fd = fk_group_worker_socket(err);
-
-	if (fd < 0)
-		return -1;
-	lp->own_fd = fd;
-	return attach(lp, err);
-}
-
-/* libmicrohttpd panicked: its daemon is left, a new one made. */
-static void renew(struct fk_loop *lp)
-{
-	const struct fk_serve_ops *ops = fk_serve_ops();
-	struct fk_err err;
-
-	fk_err_init(&err, NULL);
-	if (lp->pub) {
-		ops->http_free(lp->pub);
-		lp->pub = NULL;
-		if (listen_public(lp, &err) < 0)
-			fk_log("%s: %s", lp->cfg.addr.text, err.msg);
-	} else if (lp->own) {
-		ops->http_free(lp->own);
-		lp->own = NULL;
-		if (listen_own(lp, &err) < 0)
-			fk_log("worker %ld: %s", (long)getpid(), err.msg);
-	}
-}
-
 /* Whether sampling is on (the snapshots' timer needs the serving half),
  * as serve_snap.c's timer tells it. */
 static int sampling_on(void)
 {
+	/* fk_state_sampled notes sampling the program or its MALLOC_CONF
+	 * turned on, which moves the start asked again. */
 	return fk_state_active_since() >= 0 ||
 	       (fk_state_sampled() && fk_state_active_since() >= 0);
-}
-
-/* What the thread serves, made in its own table. */
-static int setup(struct fk_loop *lp, struct fk_err *err)
-{
-	if (pipe2(lp->ctl, O_CLOEXEC | O_NONBLOCK) < 0)
-		return fk_err_set(err, FK_EIO, 0, "pipe: %s", strerror(errno));
-	if (!lp->cfg.http)
-		return 0;
-	if (!lp->cfg.member) {
-		if (listen_public(lp, err) < 0)
-			return -1;
-		if (fk_group_listen(err) < 0)
-			fk_log("%s: worker processes will not be reachable", err->msg);
-		return 0;
-	}
-	/* A forked worker: its own private socket, then the listener's. */
-	if (listen_own(lp, err) < 0)
-		fk_log("worker %ld: %s", (long)getpid(), err->msg);
-	if (fk_group_join() < 0) {
-		/* No listener answers: it may be gone already (a daemon's parent). */
-		lp->retry_at = fk_now();
-	}
-	return 0;
-}
-
-/* Backs off the next try: from first, doubling, at most 1 s. */
-static void retry_later(struct fk_loop *lp, double first)
-{
-	lp->retry_step = lp->retry_step <= 0 ? first : lp->retry_step * 2 > 1 ? 1 : lp->retry_step * 2;
-	lp->retry_at = fk_now() + lp->retry_step;
-}
-
-/* The worker's registry connection ended, or none could be made: join
- * the listener again (the next image of one that exec'd itself, or a
- * worker that took over), wait while the listener it knew lives, or
- * take its address over, or learn who did and watch that one. */
-static void take_over(struct fk_loop *lp)
-{
-	struct fk_err err;
-
-	fk_err_init(&err, NULL);
-	lp->retry_at = 0;
-	if (fk_group_join() == 0) {
-		lp->retry_step = 0;
-		return;
-	}
-	if (fk_group_listener_alive()) {
-		/* Same pid, same start: it exec'd itself and its next image
-		 * has not opened the registry yet (or no longer serves). Its
-		 * address stays its own; the tries start fast, since an
-		 * image's start takes milliseconds. */
-		retry_later(lp, 0.01);
-		return;
-	}
-	if (listen_public(lp, &err) == 0) {
-		fk_group_leave();
-		if (fk_group_listen(&err) < 0)
-			fk_log("%s: worker processes will not be reachable", err.msg);
-		fk_log("process %ld now serves %s (the process that served it exited)",
-		       (long)getpid(), lp->cfg.addr.text);
-		lp->retry_step = 0;
-		return;
-	}
-	/* Someone else holds it and has not said so yet, or another program
-	 * (another user's is said once): try again, less and less often. */
-	fk_group_takeover_failed(&lp->cfg.addr);
-	retry_later(lp, 0.1);
 }
 
 static void drain(struct fk_loop *lp)
@@ -319,104 +107,222 @@ static void drain(struct fk_loop *lp)
 	pthread_mutex_unlock(&lp->mu);
 }
 
-static int min_timeout(int a, int b)
+/* ---- the poll loop: a table of event sources ----
+ * Each source puts its descriptors in the poll set and may shorten the
+ * wait (want); after the wait, each handles what happened, in the
+ * table's order (ready, given its own descriptors' results). */
+
+
+static void want_fd(struct poll_set *ps, int fd)
 {
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+	if (ps->n < MAX_POLL) {
+		ps->pf[ps->n].fd = fd;
+		ps->pf[ps->n].events = POLLIN;
+		ps->pf[ps->n++].revents = 0;
+	}
 }
 
-#define MAX_POLL (4 + FK_HOOK_MAX_WORKERS)
+static void want_ms(struct poll_set *ps, int ms)
+{
+	if (ms >= 0 && (ps->timeout < 0 || ms < ps->timeout))
+		ps->timeout = ms;
+}
+
+/* A descriptor of ours closed under us: cannot happen with a table of
+ * our own; with a shared one the program closed the hook's descriptors. */
+static int closed_under_us(const struct pollfd *pf, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (pf[i].revents & POLLNVAL) {
+			fk_log("the program closed the hook's file descriptors; serving stopped");
+			return 1;
+		}
+	return 0;
+}
+
+/* The wake pipe: a call from another thread (fk_loop_call), or quit. */
+static void ctl_want(struct fk_loop *lp, struct poll_set *ps)
+{
+	want_fd(ps, lp->ctl[0]);
+}
+
+static int ctl_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
+{
+	if (n > 0 && pf[0].revents)
+		drain(lp);
+	return atomic_load(&lp->quit) ? -1 : 0;
+}
+
+/* The dump signal, unblocked only while the loop waits. */
+static void sig_want(struct fk_loop *lp, struct poll_set *ps)
+{
+	(void)lp;
+	(void)ps;
+}
+
+static int sig_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
+{
+	(void)lp;
+	(void)pf;
+	(void)n;
+	if (fk_sig_take())
+		fk_sig_dump();
+	return 0;
+}
+
+/* Listening sockets waiting for the serving half: a connection loads it. */
+static void wait_want(struct fk_loop *lp, struct poll_set *ps)
+{
+	if (lp->pub_fd >= 0)
+		want_fd(ps, lp->pub_fd);
+	if (lp->own_fd >= 0)
+		want_fd(ps, lp->own_fd);
+}
+
+static int wait_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
+{
+	if (closed_under_us(pf, n))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (pf[i].revents)
+			fk_sock_serve(lp);
+	return 0;
+}
+
+/* The HTTP daemons (the public address, a worker's private socket) and
+ * the serving half's work-done descriptor. */
+static void http_want(struct fk_loop *lp, struct poll_set *ps)
+{
+	const struct fk_serve_ops *ops = fk_serve_ops();
+
+	if (lp->pub) {
+		want_fd(ps, ops->http_poll_fd(lp->pub));
+		want_ms(ps, ops->http_timeout(lp->pub));
+	}
+	if (lp->own) {
+		want_fd(ps, ops->http_poll_fd(lp->own));
+		want_ms(ps, ops->http_timeout(lp->own));
+	}
+	if (ops && ops->http_work_fd() >= 0 && (lp->pub || lp->own))
+		want_fd(ps, ops->http_work_fd());
+}
+
+static int http_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
+{
+	const struct fk_serve_ops *ops = fk_serve_ops();
+
+	if (lp->pub && n > 0 && pf[0].fd == ops->http_poll_fd(lp->pub) && closed_under_us(pf, 1))
+		return -1;
+	/* Run whatever daemons there are now: wait_ready may have just
+	 * made them. */
+	if (lp->pub)
+		ops->http_run(lp->pub);
+	if (lp->own)
+		ops->http_run(lp->own);
+	if (ops && ops->http_broken())
+		fk_sock_renew(lp);
+	return 0;
+}
+
+/* The process group's sockets (hook_group.c): the registry, a worker's
+ * registry connection; its end may call for a takeover. */
+static void group_want(struct fk_loop *lp, struct poll_set *ps)
+{
+	(void)lp;
+	ps->n += fk_group_pollfds(ps->pf + ps->n, MAX_POLL - ps->n);
+}
+
+static int group_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
+{
+	if (fk_group_events(pf, n) == FK_GROUP_LOST && !fk_sock_is_public(lp))
+		fk_sock_take_over(lp);
+	return 0;
+}
+
+/* The next try at taking the address over. */
+static void retry_want(struct fk_loop *lp, struct poll_set *ps)
+{
+	if (lp->retry_at > 0) {
+		double left = (lp->retry_at - fk_now()) * 1000.0;
+
+		want_ms(ps, left < 0 ? 0 : (int)left + 1);
+	}
+}
+
+static int retry_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
+{
+	(void)pf;
+	(void)n;
+	if (lp->retry_at > 0 && fk_now() >= lp->retry_at)
+		fk_sock_take_over(lp);
+	return 0;
+}
+
+/* The snapshots' timer (serve_snap.c), once the serving half is there. */
+static void snap_want(struct fk_loop *lp, struct poll_set *ps)
+{
+	if (lp->cfg.http && fk_serve_ops())
+		want_ms(ps, fk_serve_ops()->snap_timeout_ms());
+}
+
+static int snap_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
+{
+	(void)pf;
+	(void)n;
+	if (lp->cfg.http && fk_serve_ops())
+		fk_serve_ops()->snap_tick();
+	return 0;
+}
+
+static const struct source {
+	const char *what;
+	void (*want)(struct fk_loop *lp, struct poll_set *ps);
+	int (*ready)(struct fk_loop *lp, const struct pollfd *pf, int n); /* -1: stop */
+} sources[] = {
+	{ "wake pipe", ctl_want, ctl_ready },
+	{ "dump signal", sig_want, sig_ready },
+	{ "sockets waiting for the serving half", wait_want, wait_ready },
+	{ "HTTP daemons", http_want, http_ready },
+	{ "process group", group_want, group_ready },
+	{ "takeover retry", retry_want, retry_ready },
+	{ "snapshots", snap_want, snap_ready },
+};
+#define NSOURCES (sizeof sources / sizeof sources[0])
 
 static void run(struct fk_loop *lp)
 {
-	static struct pollfd pf[MAX_POLL];
+	struct poll_set *ps = &lp->ps;
+	int first[NSOURCES], count[NSOURCES];
 	sigset_t wait_mask;
 
 	sigfillset(&wait_mask);
 	if (lp->cfg.sig > 0)
 		sigdelset(&wait_mask, lp->cfg.sig);
 	while (!atomic_load(&lp->quit)) {
-		int n = 0, ipub = -1, iwait, nwait, igrp, to = -1;
 		struct timespec ts, *tsp = NULL;
-		const struct fk_serve_ops *ops;
+		size_t i;
 
 		if (lp->cfg.http && !fk_serve_ops() && sampling_on())
-			serve(lp);
-		ops = fk_serve_ops();
-		pf[n].fd = lp->ctl[0];
-		pf[n++].events = POLLIN;
-		if (lp->pub) {
-			ipub = n;
-			pf[n].fd = ops->http_poll_fd(lp->pub);
-			pf[n++].events = POLLIN;
-			to = min_timeout(to, ops->http_timeout(lp->pub));
+			fk_sock_serve(lp);
+		ps->n = 0;
+		ps->timeout = -1;
+		for (i = 0; i < NSOURCES; i++) {
+			first[i] = ps->n;
+			sources[i].want(lp, ps);
+			count[i] = ps->n - first[i];
 		}
-		if (lp->own) {
-			pf[n].fd = ops->http_poll_fd(lp->own);
-			pf[n++].events = POLLIN;
-			to = min_timeout(to, ops->http_timeout(lp->own));
-		}
-		/* Sockets waiting for the serving half: a connection loads it. */
-		iwait = n;
-		if (lp->pub_fd >= 0) {
-			pf[n].fd = lp->pub_fd;
-			pf[n++].events = POLLIN;
-		}
-		if (lp->own_fd >= 0) {
-			pf[n].fd = lp->own_fd;
-			pf[n++].events = POLLIN;
-		}
-		nwait = n - iwait;
-		if (lp->cfg.http && ops)
-			to = min_timeout(to, ops->snap_timeout_ms());
-		if (ops && ops->http_work_fd() >= 0 && (lp->pub || lp->own)) {
-			pf[n].fd = ops->http_work_fd();
-			pf[n++].events = POLLIN;
-		}
-		if (lp->retry_at > 0) {
-			double left = (lp->retry_at - fk_now()) * 1000.0;
-
-			to = min_timeout(to, left < 0 ? 0 : (int)left + 1);
-		}
-		igrp = n;
-		n += fk_group_pollfds(pf + n, MAX_POLL - n);
-		if (to >= 0) {
-			ts.tv_sec = to / 1000;
-			ts.tv_nsec = (long)(to % 1000) * 1000000L;
+		if (ps->timeout >= 0) {
+			ts.tv_sec = ps->timeout / 1000;
+			ts.tv_nsec = (long)(ps->timeout % 1000) * 1000000L;
 			tsp = &ts;
 		}
-		if (ppoll(pf, (nfds_t)n, tsp, &wait_mask) < 0 && errno != EINTR) {
+		if (ppoll(ps->pf, (nfds_t)ps->n, tsp, &wait_mask) < 0 && errno != EINTR) {
 			usleep(10000);
 			continue;
 		}
-		if (pf[0].revents)
-			drain(lp);
-		if (atomic_load(&lp->quit))
-			break;
-		if (fk_sig_take())
-			fk_sig_dump();
-		if ((ipub >= 0 && (pf[ipub].revents & POLLNVAL)) ||
-		    (nwait > 0 && (pf[iwait].revents & POLLNVAL))) {
-			/* Cannot happen with a table of our own; with a shared
-			 * one the program closed the hook's descriptors. */
-			fk_log("the program closed the hook's file descriptors; serving stopped");
-			break;
-		}
-		for (int i = iwait; i < iwait + nwait; i++)
-			if (pf[i].revents)
-				serve(lp);
-		ops = fk_serve_ops();
-		if (lp->pub)
-			ops->http_run(lp->pub);
-		if (lp->own)
-			ops->http_run(lp->own);
-		if (ops && ops->http_broken())
-			renew(lp);
-		if (fk_group_events(pf + igrp, n - igrp) == FK_GROUP_LOST && !is_public(lp))
-			take_over(lp);
-		if (lp->retry_at > 0 && fk_now() >= lp->retry_at)
-			take_over(lp);
-		if (lp->cfg.http && ops)
-			ops->snap_tick();
+		for (i = 0; i < NSOURCES; i++)
+			if (sources[i].ready(lp, ps->pf + first[i], count[i]) < 0)
+				return;
 	}
 }
 
@@ -458,9 +364,11 @@ static void *loop_main(void *arg)
 	own_table(lp);
 	fk_self_mark(lp->private_fds);
 	fk_err_init(&err, NULL);
-	if (setup(lp, &err) < 0) {
+	if ((pipe2(lp->ctl, O_CLOEXEC | O_NONBLOCK) < 0 ?
+	     fk_err_set(&err, FK_EIO, 0, "pipe: %s", strerror(errno)) :
+	     fk_sock_setup(lp, &err)) < 0) {
 		lp->err = err;
-		close_public(lp);
+		fk_sock_close_public(lp);
 		if (lp->cfg.member)
 			fk_log("worker %ld: %s", (long)getpid(), err.msg);
 		set_state(lp, -1);
@@ -472,7 +380,7 @@ static void *loop_main(void *arg)
 		 * not wait for a thread that had not started). */
 		pthread_mutex_unlock(&lp->mu);
 		fk_group_close();
-		close_own(lp);
+		fk_sock_close_own(lp);
 		loop_free(lp);
 		return NULL;
 	}
@@ -489,8 +397,8 @@ static void *loop_main(void *arg)
 		fk_serve_ops()->cache_drop();
 	}
 	fk_group_close();
-	close_public(lp);
-	close_own(lp);
+	fk_sock_close_public(lp);
+	fk_sock_close_own(lp);
 	pthread_mutex_lock(&lp->mu);
 	lp->state = 2;
 	pthread_cond_broadcast(&lp->cv);

@@ -81,30 +81,36 @@ static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
 /* fork: the forking thread holds the hook's short locks across it, so the
  * child's copies are consistent and unlocked by their owner (prepare runs
  * before jemalloc's own, whose handlers were registered first; the child
- * handler after it). Their order: st_lock, the arena's, sampling's, je_mu,
- * the serving half's load lock, the state's; each is held only around
- * calls that take those after it. None of them is ever held while waiting for another
- * lock of the hook's or for a dump, so no fork waits for the hook's
- * thread: the dump lock is made anew in the child, and what it guards is
- * left there. The child of a serving process becomes a worker of its
- * program: a thread of its own, its private socket, its own profile. */
+ * handler after it). The fork table below holds them in their order
+ * (docs/hook.md, "Locks"): st_lock first, then each file's, which its
+ * handler takes at phase 0 (prepare), releases at 1 (parent) and releases
+ * or makes anew at 2 (child); each lock is held only around calls that
+ * take those after it. None of them is ever held while waiting for
+ * another lock of the hook's or for a dump, so no fork waits for the
+ * hook's thread: the dump lock is made anew in the child, and what it
+ * guards is left there. The child of a serving process becomes a worker
+ * of its program: a thread of its own, its private socket, its own
+ * profile. */
+static void (*const fork_table[])(int phase) = {
+	fk_arena_atfork,     /* ar.mu */
+	fk_sampling_atfork,  /* sm.mu */
+	fk_je_atfork,        /* je.mu; je.dump_lock made anew in the child */
+	fk_serve_atfork,     /* sv.mu */
+	fk_state_atfork,     /* st.mu */
+};
+#define NFORK (sizeof fork_table / sizeof fork_table[0])
+
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&st_lock);
-	fk_arena_atfork(0);
-	fk_sampling_atfork(0);
-	fk_je_atfork(0);
-	fk_serve_atfork(0);
-	fk_state_atfork(0);
+	for (size_t i = 0; i < NFORK; i++)
+		fork_table[i](0);
 }
 
 static void fork_parent(void)
 {
-	fk_state_atfork(1);
-	fk_serve_atfork(1);
-	fk_je_atfork(1);
-	fk_sampling_atfork(1);
-	fk_arena_atfork(1);
+	for (size_t i = NFORK; i-- > 0;)
+		fork_table[i](1);
 	pthread_mutex_unlock(&st_lock);
 }
 
@@ -114,11 +120,8 @@ static void forked_child(void)
 	struct fk_err err;
 	int had;
 
-	fk_state_atfork(2);
-	fk_serve_atfork(2);
-	fk_je_atfork(2);
-	fk_sampling_atfork(2);
-	fk_arena_atfork(2);
+	for (size_t i = NFORK; i-- > 0;)
+		fork_table[i](2);
 	fk_state_forget(0);
 	stopping = 0;
 	owner = 0;
