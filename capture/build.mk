@@ -2,7 +2,7 @@
 # capture/: libflamekit-hook.so (see DESIGN.md, "The hook", and
 # man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
-# The hook is two libraries (hook_int.h, "the serving half"): the resident
+# The hook is two libraries (hook_private.h, "the serving half"): the resident
 # half, which a host maps while idle and which needs nothing but libc, and
 # the serving half, which it loads on first use, with every library of the
 # pipeline linked in.

@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 
 /* Compares without leaking the position of the first difference. */
 static int same_secret(const char *a, const char *b)

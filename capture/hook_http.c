@@ -27,7 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 
 /* Work a handler gave to do off the loop, shared with its thread. */
 struct fk_job {

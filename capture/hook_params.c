@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 #include "num.h"
 
 /* What every route takes besides its own list. */

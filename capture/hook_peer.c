@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "hash.h"
-#include "hook_int.h"
+#include "serve_int.h"
 
 /* An address as the kernel's /proc/net/tcp prints it: each 32-bit word
  * of the address as it lies in memory, in hex, then ':' and the port. */

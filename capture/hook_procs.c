@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 #include "num.h"
 
 /* One request to every worker of asks[0..n), made by the work. */

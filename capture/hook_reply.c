@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Replies as the routes make them (hook_int.h, "hook_reply.c"): the one
+/* Replies as the routes make them (serve_int.h, "hook_reply.c"): the one
  * shape of an error answer, a sentence and a newline. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "grow.h"
-#include "hook_int.h"
+#include "serve_int.h"
 
 void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
 {

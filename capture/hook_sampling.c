@@ -33,7 +33,7 @@
  * to a page but still counted the smallest large class. */
 #define PAGE_ROUNDED_AFTER_530 116
 
-/* The size classes and the version's accounting, sm.learnt once; under sm.mu. */
+/* The size classes and the version's accounting, learnt once; under sm.mu. */
 static struct {
 	pthread_mutex_t mu;
 	int learnt;

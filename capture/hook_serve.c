@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Loading the serving half (libflamekit-hook-serve.so.0, from the folder
- * this library was loaded from) on first use: see hook_int.h, "the
- * serving half". The load runs once; its outcome, a table or a sv.failure,
+ * this library was loaded from) on first use: see hook_private.h, "the
+ * serving half". The load runs once; its outcome, a table or a failure,
  * is kept. It is serialised with fork, so that a child never inherits the
  * dynamic loader's lock taken by a load half done. */
 #include <dlfcn.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The sampling state: when sampling was turned on, whether anything can
- * have been st.sampled since start or the last reset, the st.dumps served; and
+ * have been sampled since start or the last reset, the dumps served; and
  * the settings carried across exec. A process that execs itself in
  * the same pid (a shell or pyenv shim exec'ing the real program) starts a
  * fresh jemalloc and a fresh hook, which would silently undo what a

@@ -13,7 +13,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 
 struct stream {
 	struct MHD_Connection *c;

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 #include "pprof_enc.h"
 #include "stackmemo.h"
 #include "hash.h"

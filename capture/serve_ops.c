@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The serving half's one export: the table the resident half calls it
- * through (hook_int.h, "the serving half"; hook_serve.c loads it). */
-#include "hook_int.h"
+ * through (hook_private.h, "the serving half"; hook_serve.c loads it). */
+#include "serve_int.h"
 #include "symbolize.h"
 
 /* A forked child forgets what the parent's hook thread held. */

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 #include "life.h"
 
 /* Appends "key=VALUE\n" to buf[0..*n) (FK_ORIGIN_SIZE): v[0..vn) cut to

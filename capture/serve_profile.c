@@ -15,7 +15,7 @@
 #include "diff.h"
 #include "flame.h"
 #include "folded_enc.h"
-#include "hook_int.h"
+#include "serve_int.h"
 #include "num.h"
 #include "pprof_enc.h"
 #include "series_enc.h"

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 #include "life.h"
 #include "flame.h"
 #include "life_enc.h"

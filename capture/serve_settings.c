@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 #include "life.h"
 #include "num.h"
 #include "symbolize.h"

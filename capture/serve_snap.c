@@ -19,7 +19,7 @@
 #include "diff.h"
 #include "grow.h"
 #include "hash.h"
-#include "hook_int.h"
+#include "serve_int.h"
 #include "input.h"
 #include "maps.h"
 #include "series.h"

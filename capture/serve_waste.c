@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 #include "input.h"
 #include "jestats.h"
 #include "waste_enc.h"

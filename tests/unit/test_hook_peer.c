@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "t.h"
-#include "hook_int.h"
+#include "serve_int.h"
 
 /* A connection to a loopback listener of family fam, the client made by
  * a child running as uid (or by this process when uid is -1); the
