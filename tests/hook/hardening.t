@@ -171,12 +171,8 @@ stop_host
 # 5. The signal dump never writes through a planted symlink.
 mkdir "$T/dumps"
 echo precious >"$T/victim"; echo precious >"$T/victim2"
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/sig.out
-env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:14 \
-	FLAMEKIT_DUMP_SIGNAL=USR2 FLAMEKIT_DUMP_DIR="$T/dumps" \
-	"$B/hook-alloc-prog" <"$T/in" >"$HOST_OUT" 2>"$T/sig.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"; exec 3>"$T/in"
-wait_line '^ready'
+start_as sig env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:14 \
+	FLAMEKIT_DUMP_SIGNAL=USR2 FLAMEKIT_DUMP_DIR="$T/dumps" "$B/hook-alloc-prog"
 host_cmd "grow 10" '^grown 10'
 ln -s "$T/victim" "$T/dumps/flamekit.$HOST_PID.0.heap.tmp"
 ln -s "$T/victim2" "$T/dumps/flamekit.$HOST_PID.0.heap"
