@@ -60,6 +60,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Blocks kept by the grow commands, each under its own name. */
+#define KEEP_FIRST 256
+#include "prog_keep.h"
+
 #define BLOCK (64 * 1024)
 #define RING 64
 
@@ -89,28 +93,6 @@ static void *touch(size_t n)
 	return p;
 }
 
-/* Blocks kept by the grow commands, each under its own name. */
-static void **kept;
-static size_t nkept, capkept;
-
-static int keep(void *p)
-{
-	if (!p)
-		return -1;
-	if (nkept == capkept) {
-		size_t nc = capkept ? capkept * 2 : 256;
-		void **k = realloc(kept, nc * sizeof *k);
-
-		if (!k) {
-			free(p);
-			return -1;
-		}
-		kept = k;
-		capkept = nc;
-	}
-	kept[nkept++] = p;
-	return 0;
-}
 
 __attribute__((noinline)) void *master_grow(size_t n);
 __attribute__((noinline)) void *master_grow(size_t n) { return touch(n); }
