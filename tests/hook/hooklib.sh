@@ -126,16 +126,19 @@ wait_http() {
 
 # gone PID: the process has exited.
 gone() { ! kill -0 "$1" 2>/dev/null; }
-# retry CMD...: runs CMD every tenth of a second until it succeeds, for at
-# most WAIT_TENTHS tries (the event the caller waits for, bounded).
-retry() {
-	i=0
-	while [ $i -lt "$WAIT_TENTHS" ]; do
+# wait_for TENTHS CMD...: runs CMD every tenth of a second until it
+# succeeds, at most TENTHS times (the event the caller waits for,
+# bounded); retry CMD...: the same, WAIT_TENTHS times.
+wait_for() {
+	wf_n=$1; shift
+	wf_j=0
+	while [ $wf_j -lt "$wf_n" ]; do
 		"$@" && return 0
-		sleep 0.1; i=$((i + 1))
+		sleep 0.1; wf_j=$((wf_j + 1))
 	done
 	return 1
 }
+retry() { wait_for "$WAIT_TENTHS" "$@"; }
 
 stop_host() {
 	echo quit >&3 2>/dev/null
