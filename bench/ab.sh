@@ -8,23 +8,13 @@
 #   bench/ab.sh /tmp/old build 15 '$B/symbolize fixtures/dumps/cc1.prof | $B/to-folded'
 set -eu
 [ $# -eq 4 ] || { echo "usage: bench/ab.sh A_BUILD B_BUILD RUNS COMMAND" >&2; exit 2; }
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
 A=$1 Bb=$2 total=$3 cmd=$4
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-. bench/lib.sh
-runs=1
-: >"$tmp/all_a"; : >"$tmp/all_b"
+. "$(dirname "$0")/lib.sh"
+bench_init
 # Warm the page cache once with each.
 B=$A sh -c "$cmd" >/dev/null 2>&1 || true
 B=$Bb sh -c "$cmd" >/dev/null 2>&1 || true
-# measure (bench/lib.sh) counts its runs in $i: this loop counts in $k.
-k=0
-while [ "$k" -lt "$total" ]; do
-	measure one "B=$A; $cmd"; cat "$tmp/one" >>"$tmp/all_a"
-	measure one "B=$Bb; $cmd"; cat "$tmp/one" >>"$tmp/all_b"
-	k=$((k + 1))
-done
+measure_pair all_a "B=$A; $cmd" all_b "B=$Bb; $cmd" "$total"
 wa=$(median all_a 1) ca=$(median all_a 3) ra=$(median all_a 2)
 wb=$(median all_b 1) cb=$(median all_b 3) rb=$(median all_b 2)
 echo "runs: $total each, interleaved; load $(cut -d' ' -f1-3 /proc/loadavg)"

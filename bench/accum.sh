@@ -11,7 +11,6 @@
 # Runs interleaved; medians with [min .. max]. Usage (after make):
 #   B=build bench/accum.sh [RUNS] [LOOP_N] [CHURN_BITS]
 set -eu
-B=${B:-build}
 RUNS=${1:-11}
 N=${2:-20000000}
 BITS=${3:-16}

@@ -6,14 +6,10 @@
 # <= 2x the file size. Prints medians of RUNS runs (wall, CPU, peak RSS).
 # Usage: B=DIR bench/dump-read.sh [RUNS] [STACKS]   (defaults 7 and 100000)
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
+. "$(dirname "$0")/lib.sh"
+bench_init
 runs=${1:-7}
 nstacks=${2:-100000}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-. bench/lib.sh
 
 bench/gen-dump --stacks "$nstacks" >"$tmp/synth.prof"
 size=$(wc -c <"$tmp/synth.prof")

@@ -11,23 +11,10 @@
 # between them); medians are printed with the [min .. max] of the runs. Usage (from the top of the
 # tree, after make): B=build bench/hook.sh [RUNS] [LOOP_N]
 set -eu
-B=${B:-build}
 RUNS=${1:-11}
 N=${2:-20000000}
-JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
-HOOK=$B/libflamekit-hook.so
-PROG=$B/hook-bench-prog
-T=$(mktemp -d /tmp/fk-hookbench.XXXXXX)
-HPID=""
-cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-for f in "$HOOK" "$PROG" "$JE"; do
-	[ -e "$f" ] || { echo "bench/hook.sh: missing $f (run make B=$B)" >&2; exit 1; }
-done
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-spread() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "[%s .. %s]", v[1], v[NR] }'; }
+. "$(dirname "$0")/hooklib.sh"
+hook_bench_init hook hook-bench-prog
 
 ACTIVE=prof:true,prof_active:true,lg_prof_sample:19
 INACTIVE=prof:true,prof_active:false,lg_prof_sample:19

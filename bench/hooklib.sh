@@ -1,20 +1,28 @@
 # SPDX-License-Identifier: MIT
 # Shared by the bench scripts that run a program under the hook (sourced,
-# not run; with $B set). Its median reads standard input: a script that
-# also sources bench/lib.sh sources it after this, and gets that one.
+# not run; $B is build unless set). Its median reads standard input: a
+# script that also sources bench/lib.sh sources it after this, and gets
+# that one.
 
-# hook_bench_init NAME PROG: sets JE (the system's libjemalloc.so.2), HOOK
-# ($B's hook library), PROG ($B/PROG) and T (a scratch folder, removed on
-# exit); exits 1 naming bench/NAME.sh when one of the files is missing.
+B=${B:-build}
+
+# hook_bench_init NAME PROG [FILE...]: sets JE (the system's
+# libjemalloc.so.2), HOOK ($B's hook library), PROG ($B/PROG), T (a scratch
+# folder) and S ($T/s, the host's socket: c's); on exit, kills the host
+# whose pid is in HPID (empty: none) and removes T. Exits 1 naming
+# bench/NAME.sh when one of the files (those and FILE...) is missing.
 hook_bench_init() {
 	JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
 	HOOK=$B/libflamekit-hook.so
 	PROG=$B/$2
 	T=$(mktemp -d "/tmp/fk-$1bench.XXXXXX")
-	trap 'rm -rf "$T"' EXIT
+	S=$T/s
+	HPID=""
+	trap '[ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"' EXIT
 	trap 'exit 1' INT TERM
-	for f in "$HOOK" "$PROG" "$JE"; do
-		[ -e "$f" ] || { echo "bench/$1.sh: missing $f (run make B=$B)" >&2; exit 1; }
+	name=$1; shift 2
+	for f in "$HOOK" "$PROG" "$JE" "$@"; do
+		[ -e "$f" ] || { echo "bench/$name.sh: missing $f (run make B=$B)" >&2; exit 1; }
 	done
 }
 
@@ -36,7 +44,12 @@ hook_bench_start() {
 	i=0; while [ ! -S "$S" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	hb_seconds=$4
 }
+# c ARGS...: curl on the host's socket $S, hb_seconds (120 unless
+# hook_bench_start set it) at most.
+hb_seconds=120
 c() { curl -s --max-time "$hb_seconds" --unix-socket "$S" "$@"; }
+# port: a free TCP port on 127.0.0.1.
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # median < FILE: the median of one number a line; spread FILE: "[min .. max]".
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

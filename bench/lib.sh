@@ -1,6 +1,17 @@
 # SPDX-License-Identifier: MIT
-# Shared by the bench/*.sh scripts (sourced, not run): timing of repeated
-# runs with /usr/bin/time -v, and medians. Callers set $tmp and $runs.
+# Shared by the bench/*.sh scripts (sourced, not run): their set-up,
+# timing of repeated runs with /usr/bin/time -v, and medians. Callers set
+# $tmp (bench_init does) and $runs.
+
+# bench_init: the top of the tree as the working folder ($top), $B
+# absolute (build unless set), $tmp a scratch folder removed on exit.
+bench_init() {
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	cd "$top"
+	B=${B:-build}
+	case "$B" in /*) ;; *) B=$top/$B ;; esac
+	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+}
 
 # measure NAME COMMAND...: runs the shell command $runs times, appending one
 # "wall_seconds peak_rss_kb cpu_seconds" line per run to $tmp/NAME. The wall
@@ -20,6 +31,22 @@ measure() {
 			END { printf "%.3f %d %.3f\n", wall, rss, cpu }' "$tmp/time" >>"$tmp/$name"
 		i=$((i + 1))
 	done
+}
+
+# measure_pair NAME_A CMD_A NAME_B CMD_B COUNT: COUNT runs of each command,
+# interleaved (A, B, A, B, ...) so that a busy machine slows both alike;
+# their lines in $tmp/NAME_A and $tmp/NAME_B.
+measure_pair() {
+	: >"$tmp/$1"; : >"$tmp/$3"
+	mp_runs=${runs:-1}; runs=1
+	# measure counts its runs in $i: this loop counts in $k.
+	k=0
+	while [ "$k" -lt "$5" ]; do
+		measure one "$2"; cat "$tmp/one" >>"$tmp/$1"
+		measure one "$4"; cat "$tmp/one" >>"$tmp/$3"
+		k=$((k + 1))
+	done
+	runs=$mp_runs
 }
 
 # median NAME COLUMN: the median of that column of $tmp/NAME

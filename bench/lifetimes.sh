@@ -12,16 +12,10 @@
 #     count them), medians of RUNS fetches.
 # Usage (from the top of the tree, after make): B=build bench/lifetimes.sh [RUNS] [SECONDS]
 set -eu
-B=${B:-build}
 RUNS=${1:-7}
 SECS=${2:-2}
 . "$(dirname "$0")/hooklib.sh"
 hook_bench_init lifetimes life-prog
-HPID=""
-cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-S=$T/s
-cu() { curl -s --max-time 120 --unix-socket "$S" "$@"; }
 
 # start LG [ENV=VALUE...]: life-prog serving $S with sampling on at LG.
 start() {
@@ -33,11 +27,11 @@ start() {
 	HPID=$!
 	exec 3>"$T/in"
 	w=0
-	until cu -o /dev/null http://localhost/internal/heap/settings 2>/dev/null; do
+	until c -o /dev/null http://localhost/internal/heap/settings 2>/dev/null; do
 		w=$((w + 1)); [ $w -lt 200 ] || { echo "bench/lifetimes.sh: the host did not start" >&2; exit 1; }
 		sleep 0.05
 	done
-	cu -X POST -H 'X-Flamekit: 1' 'http://localhost/internal/heap/settings?enabled=true' >/dev/null
+	c -X POST -H 'X-Flamekit: 1' 'http://localhost/internal/heap/settings?enabled=true' >/dev/null
 }
 # loop SECONDS: the loop's malloc/free pairs per CPU second of its
 # thread (on a shared machine the wall clock counts the others' work; the
@@ -75,7 +69,7 @@ for mode in off on; do
 	if [ $mode = off ]; then start 10 FLAMEKIT_RECENT=0; else start 10; fi
 	loop 3 >/dev/null
 	[ $mode = off ] || loop 3 >/dev/null
-	s=$(cu http://localhost/internal/heap/settings)
+	s=$(c http://localhost/internal/heap/settings)
 	printf '%s: records %s, allocated %s, metadata %s, resident %s, RSS %s kB\n' $mode \
 		"$(printf '%s' "$s" | lt records)" "$(printf '%s' "$s" | mem allocated)" \
 		"$(printf '%s' "$s" | mem metadata)" "$(printf '%s' "$s" | mem resident)" "$(rss)"
@@ -85,14 +79,14 @@ done
 echo "## 3. serving a view of 100 000 records (medians of $RUNS fetches, seconds)"
 start 10 FLAMEKIT_RECENT=100000
 loop 4 >/dev/null
-echo "records: $(cu http://localhost/internal/heap/settings | lt records)"
+echo "records: $(c http://localhost/internal/heap/settings | lt records)"
 for q in "view=temporary&format=folded" "view=temporary&format=pprof" "format=json" \
 	 "view=freed&format=flame" "format=raw" settings; do
 	: >"$T/t"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		if [ "$q" = settings ]; then u=http://localhost/internal/heap/settings; else u="http://localhost/internal/heap/lifetimes?$q"; fi
-		cu -o "$T/body" -w '%{time_total}\n' "$u" >>"$T/t"
+		c -o "$T/body" -w '%{time_total}\n' "$u" >>"$T/t"
 		i=$((i + 1))
 	done
 	printf '%-30s %s s %s, %s bytes\n' "$q" "$(median <"$T/t")" "$(spread "$T/t")" "$(wc -c <"$T/body")"

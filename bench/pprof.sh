@@ -9,19 +9,14 @@
 # Usage: bench/pprof.sh [RUNS] [STACKS]   (defaults 7 and 100000)
 # Build first: make B=DIR, then B=DIR bench/pprof.sh.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
+. "$(dirname "$0")/lib.sh"
+bench_init
 runs=${1:-7}
 nstacks=${2:-100000}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 for t in "$B/to-pprof" "$B/symbolize" /usr/bin/time go bench/gen-dump; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench: missing $t" >&2; exit 1; }
 done
-
-. bench/lib.sh
 
 bench/gen-dump --stacks "$nstacks" >"$tmp/synth.prof"
 "$B/symbolize" fixtures/dumps/cc1.prof >"$tmp/cc1.sym" 2>/dev/null

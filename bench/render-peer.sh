@@ -13,10 +13,8 @@
 # Defaults: 5 runs each, 100000 lines. The input is generated once and kept
 # in $FK_BENCH_DIR (default /tmp/fk-bench-render).
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
+. "$(dirname "$0")/lib.sh"
+bench_init
 runs=${1:-5}
 lines=${2:-100000}
 fg=${FLAMEGRAPH_PL:-}
@@ -32,9 +30,6 @@ work=${FK_BENCH_DIR:-/tmp/fk-bench-render}
 mkdir -p "$work"
 in=$work/synth-$lines.folded
 [ -s "$in" ] || python3 bench/gen-synth.py "$lines" >"$in"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-
-. bench/lib.sh
 
 # Both must succeed and write an SVG; a failed run would time nothing.
 "$B/render-flame" "$in" >"$tmp/ours.svg"
@@ -45,21 +40,12 @@ for f in ours theirs; do
 done
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-runs_wanted=$runs
-runs=1
-: >"$tmp/all_ours"; : >"$tmp/all_theirs"
-# measure uses $i itself: count with another name.
-k=0
-while [ "$k" -lt "$runs_wanted" ]; do
-	measure one "'$B/render-flame' '$in'"; cat "$tmp/one" >>"$tmp/all_ours"
-	measure one "perl '$fg' '$in'"; cat "$tmp/one" >>"$tmp/all_theirs"
-	k=$((k + 1))
-done
+measure_pair all_ours "'$B/render-flame' '$in'" all_theirs "perl '$fg' '$in'" "$runs"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 spread() { sort -n -k1 "$tmp/$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
 echo "input: $in, $(wc -l <"$in") lines, $(($(stat -c %s "$in") / 1000000)) MB"
-echo "runs: $runs_wanted each, interleaved; load average before: $load0, after: $load1"
+echo "runs: $runs each, interleaved; load average before: $load0, after: $load1"
 printf '%-14s %10s %14s %10s %12s %10s\n' tool "wall s" "wall min-max" "cpu s" "peak RSS MB" "svg bytes"
 for m in "ours render-flame" "theirs flamegraph.pl"; do
 	set -- $m

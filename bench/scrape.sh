@@ -23,28 +23,17 @@
 # defaults 60 scrapes, 1 s, 14 bits, 600 scrapes in all, CHANGE 0.
 # FLAMEKIT_CACHE_MB passes through (0: the uncached path, to compare).
 set -eu
-B=${B:-build}
 COUNT=${1:-60}
 INTERVAL=${2:-1}
 BITS=${3:-14}
 TOTAL=${4:-600}
 CHANGE=${5:-0}
-JE=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64/ { print $NF; exit }')
-HOOK=$B/libflamekit-hook.so
-PROG=$B/hook-bench-prog
-T=$(mktemp -d /tmp/fk-scrapebench.XXXXXX)
-HPID=""
-cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/hooklib.sh"
 SB=$B/scrape-bench
-for f in "$HOOK" "$PROG" "$JE" "$SB"; do
-	[ -e "$f" ] || { echo "bench/scrape.sh: missing $f (run make B=$B)" >&2; exit 1; }
-done
+hook_bench_init scrape hook-bench-prog "$SB"
 [ "$TOTAL" -ge "$COUNT" ] && [ "$TOTAL" -ge 10 ] ||
 	{ echo "bench/scrape.sh: TOTAL must be at least COUNT and 10" >&2; exit 2; }
 TICK_MS=$(awk -v t="$(getconf CLK_TCK)" 'BEGIN { print 1000 / t }')
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$HPID/stat"; }
 # The host's CPU so far in ns, every live thread's (a thread that ends
 # during a request would take its share along: ticks() keeps it).

@@ -12,15 +12,11 @@
 #     and every second, interleaved, medians of process CPU seconds.
 # Usage (after make): B=build bench/snapshot.sh [RUNS] [BITS] [LOOP_N]
 set -eu
-B=${B:-build}
 RUNS=${1:-11}
 BITS=${2:-13}
 N=${3:-100000000}
 . "$(dirname "$0")/hooklib.sh"
 hook_bench_init snapshot hook-bench-prog
-HPID=""
-cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 hook_bench_start "$T" "$PROG" "$BITS" 120

@@ -9,21 +9,16 @@
 # Usage: bench/symbolize.sh [RUNS] [JEPROF_RUNS]   (defaults 9 and 3)
 # Build first: make B=DIR, then B=DIR bench/symbolize.sh.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
+. "$(dirname "$0")/lib.sh"
+bench_init
 runs=${1:-9}
 jruns=${2:-3}
 dump=fixtures/dumps/cc1.prof
 prog=/usr/lib/gcc/x86_64-linux-gnu/12/cc1
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 for t in "$B/symbolize" "$B/to-folded" /usr/bin/time jeprof "$prog"; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench: missing $t" >&2; exit 1; }
 done
-
-. bench/lib.sh
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 # Warm the page cache (the files symbolize and jeprof read) once.

@@ -13,7 +13,6 @@
 # Runs are interleaved; medians with the [min .. max] of the runs. Usage
 # (from the top of the tree, after make): B=build bench/unwind.sh [RUNS]
 set -eu
-B=${B:-build}
 RUNS=${1:-7}
 N=5000000
 DEPTH=21

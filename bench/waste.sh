@@ -9,16 +9,10 @@
 # before.
 # Usage (from the top of the tree, after make): B=build bench/waste.sh [RUNS] [ARENAS]
 set -eu
-B=${B:-build}
 RUNS=${1:-7}
 ARENAS=${2:-256}
 . "$(dirname "$0")/hooklib.sh"
 hook_bench_init waste waste-prog
-HPID=""
-cleanup() { [ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-S=$T/s
-cu() { curl -s --max-time 120 --unix-socket "$S" "$@"; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$HPID/stat"; }
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$HPID/status"; }
 HZ=$(getconf CLK_TCK)
@@ -31,21 +25,21 @@ for extra in 0 "$ARENAS"; do
 	HPID=$!
 	exec 3>"$T/in"
 	until grep -q '^ready' "$T/out"; do sleep 0.1; done
-	cu -X POST 'http://localhost/internal/heap/settings?enabled=true' >/dev/null
+	c -X POST 'http://localhost/internal/heap/settings?enabled=true' >/dev/null
 	echo "frag 200000 100000" >&3
 	until grep -q '^frag' "$T/out"; do sleep 0.1; done
 	echo "arenas $extra" >&3
 	until grep -q '^arenas' "$T/out"; do sleep 0.1; done
-	narenas=$(cu 'http://localhost/internal/heap/settings' >/dev/null; \
+	narenas=$(c 'http://localhost/internal/heap/settings' >/dev/null; \
 		awk '/^arenas/ { print $2 }' "$T/out")
 	for fmt in json folded flame; do
-		cu -o /dev/null "http://localhost/internal/heap/waste?format=$fmt"   # warm-up
+		c -o /dev/null "http://localhost/internal/heap/waste?format=$fmt"   # warm-up
 		before=$(rss)
 		: >"$T/wall"; : >"$T/codes"
 		t0=$(ticks)
 		for i in $(seq "$RUNS"); do
 			w0=$(date +%s%N)
-			cu -o "$T/body" -w "%{http_code}\n" \
+			c -o "$T/body" -w "%{http_code}\n" \
 				"http://localhost/internal/heap/waste?format=$fmt" >>"$T/codes"
 			w1=$(date +%s%N)
 			echo $(( (w1 - w0) / 1000000 )) >>"$T/wall"

@@ -5,7 +5,7 @@
 # profile.proto is compiled by protoc-c into $(B)/profile.pb-c.[ch] at build
 # time; every object of this folder includes the generated header.
 ENC_SRC := profile.pb-c.c gzbuf.c foldacc.c addrname.c round.c \
-           pprof_dec.c pprof_folded.c pprof_enc.c pprof_limit.c folded_enc.c series_enc.c \
+           pprof_dec.c pprof_folded.c pprof_enc.c pprof_gzip.c pprof_limit.c folded_enc.c series_enc.c \
            life_enc.c json_enc.c waste_enc.c \
            legacy.c legacy_build.c legacy_text.c legacy_heap.c legacy_cpu.c \
            legacy_contention.c legacy_thread.c legacy_count.c legacy_java.c

@@ -244,6 +244,21 @@ struct fk_limit_memo *fk_enc_limit_memo_new(size_t budget);
 void fk_enc_limit_memo_free(struct fk_limit_memo *m);
 size_t fk_enc_limit_memo_bytes(const struct fk_limit_memo *m);
 
+/* What fk_pprof_memo_new (pprof_enc.h) makes. */
+struct fk_pprof_memo {
+	struct fk_limit_memo *limit;
+};
+
+/* ---- pprof_enc.c: the pprof message ---- */
+
+struct fk_profile;
+struct fk_pprof_opts;
+
+/* The profile message of p (o NULL: the defaults), packed, into a
+ * malloc'd *plain of *plainlen bytes. Returns 0, or -1 with err set. */
+int fk_enc_pprof_pack(const struct fk_profile *p, const struct fk_pprof_opts *o,
+		      unsigned char **plain, size_t *plainlen, struct fk_err *err);
+
 /* ---- pprof_dec.c: a decoded, validated pprof profile ---- */
 
 struct fk_pprof {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Heap profile -> pprof (profile.proto, github.com/google/pprof
- * proto/profile.proto; conventions of Go's heap profiles): strings interned
- * once with "" first, dense ids from 1 in first-use order, one Location per
- * (address, resolution) with its inline chain innermost first, gzip with
- * mtime 0. */
+/* Heap profile -> the pprof message, packed (profile.proto,
+ * github.com/google/pprof proto/profile.proto; conventions of Go's heap
+ * profiles): strings interned once with "" first, dense ids from 1 in
+ * first-use order, one Location per (address, resolution) with its inline
+ * chain innermost first. pprof_gzip.c compresses it. */
 #include "pprof_enc.h"
 #include "encode_int.h"
 
@@ -16,9 +16,6 @@
 #include "grow.h"
 #include "strtab.h"
 #include "utf8.h"
-
-/* Uncompressed size above which the default gzip level drops to 3. */
-#define BIG_PLAIN ((size_t)4 << 20)
 
 typedef Perftools__Profiles__Location Loc;
 typedef Perftools__Profiles__Function Fun;
@@ -76,34 +73,6 @@ struct enc {
 static int oom(struct enc *e)
 {
 	return fk_err_set(e->err, FK_ENOMEM, 0, "out of memory");
-}
-
-struct fk_pprof_memo {
-	struct fk_limit_memo *limit;
-};
-
-struct fk_pprof_memo *fk_pprof_memo_new(size_t budget)
-{
-	struct fk_pprof_memo *m = calloc(1, sizeof *m);
-
-	if (m && !(m->limit = fk_enc_limit_memo_new(budget))) {
-		free(m);
-		m = NULL;
-	}
-	return m;
-}
-
-void fk_pprof_memo_free(struct fk_pprof_memo *m)
-{
-	if (m) {
-		fk_enc_limit_memo_free(m->limit);
-		free(m);
-	}
-}
-
-size_t fk_pprof_memo_bytes(const struct fk_pprof_memo *m)
-{
-	return m ? sizeof *m + fk_enc_limit_memo_bytes(m->limit) : 0;
 }
 
 /* Room for element n of *arr. */
@@ -734,8 +703,7 @@ static void enc_release(struct enc *e)
 	fk_enc_rounders_release(&e->rs);
 }
 
-/* The profile message of p, packed, into a malloc'd *plain. */
-static int pack(const struct fk_profile *p, const struct fk_pprof_opts *o,
+int fk_enc_pprof_pack(const struct fk_profile *p, const struct fk_pprof_opts *o,
 		unsigned char **plain, size_t *plainlen, struct fk_err *err)
 {
 	static const struct fk_pprof_opts defaults;
@@ -772,122 +740,5 @@ static int pack(const struct fk_profile *p, const struct fk_pprof_opts *o,
 	perftools__profiles__profile__pack(&msg, *plain);
 	enc_release(&e);
 	*plainlen = n;
-	return 0;
-}
-
-/* zlib's level 6 is a third of to-pprof's time on a 100k-stack dump;
- * past 4 MiB, level 3 (zlib's fast strategy) saves most of it for 1-5 %
- * of size (measured in bench/README.md). */
-static int level_of(const struct fk_pprof_opts *o, size_t n)
-{
-	return o && o->level ? o->level : n > BIG_PLAIN ? 3 : 6;
-}
-
-int fk_pprof_encode(const struct fk_profile *p, const struct fk_pprof_opts *o,
-		    unsigned char **out, size_t *outlen, struct fk_err *err)
-{
-	unsigned char *plain;
-	size_t n;
-	int rc;
-
-	if (pack(p, o, &plain, &n, err) < 0)
-		return -1;
-	rc = fk_gz_compress(plain, n, level_of(o, n), out, outlen, err);
-	free(plain);
-	return rc;
-}
-
-struct fk_pprof_body {
-	struct fk_gz_piece z;          /* the message less its times, compressed */
-};
-
-int fk_pprof_encode_body(const struct fk_profile *p, const struct fk_pprof_opts *o,
-			 struct fk_pprof_body **out, struct fk_err *err)
-{
-	struct fk_pprof_opts untimed = o ? *o : (struct fk_pprof_opts){ 0 };
-	struct fk_pprof_body *b;
-	unsigned char *plain;
-	size_t n;
-	int rc;
-
-	/* proto3 leaves zero scalars out of the message: the stamp adds them. */
-	untimed.time_nanos = untimed.duration_nanos = 0;
-	if (!(b = calloc(1, sizeof *b)))
-		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
-	if (pack(p, &untimed, &plain, &n, err) < 0) {
-		free(b);
-		return -1;
-	}
-	rc = fk_gz_piece(plain, n, level_of(o, n), 0, &b->z, err);
-	free(plain);
-	if (rc < 0) {
-		free(b);
-		return -1;
-	}
-	*out = b;
-	return 0;
-}
-
-/* A varint field (wire type 0) at w; returns the end. */
-static unsigned char *put_field(unsigned char *w, unsigned field, int64_t v)
-{
-	uint64_t u = (uint64_t)v;
-
-	*w++ = (unsigned char)(field << 3);
-	for (; u >= 0x80; u >>= 7)
-		*w++ = (unsigned char)(u | 0x80);
-	*w++ = (unsigned char)u;
-	return w;
-}
-
-int fk_pprof_stamp(const struct fk_pprof_body *b, int64_t time_nanos,
-		   int64_t duration_nanos, unsigned char **out, size_t *outlen,
-		   struct fk_err *err)
-{
-	/* Profile.time_nanos (9) and duration_nanos (10) after every other
-	 * field: a field's place in a message is free (protobuf encoding,
-	 * "field order"). */
-	unsigned char tail[2 * 11], *w = tail;
-	struct fk_gz_piece pc[2];
-	int rc;
-
-	if (time_nanos)
-		w = put_field(w, 9, time_nanos);
-	if (duration_nanos)
-		w = put_field(w, 10, duration_nanos);
-	pc[0] = b->z;
-	if (fk_gz_piece(tail, (size_t)(w - tail), b->z.level, 1, &pc[1], err) < 0)
-		return -1;
-	rc = fk_gz_join(pc, 2, out, outlen, err);
-	free(pc[1].z);
-	return rc;
-}
-
-size_t fk_pprof_body_size(const struct fk_pprof_body *b)
-{
-	return b ? sizeof *b + b->z.zlen : 0;
-}
-
-void fk_pprof_body_free(struct fk_pprof_body *b)
-{
-	if (b) {
-		free(b->z.z);
-		free(b);
-	}
-}
-
-int fk_pprof_write(const struct fk_profile *p, const struct fk_pprof_opts *o,
-		   FILE *out, struct fk_err *err)
-{
-	unsigned char *buf;
-	size_t n;
-
-	if (fk_pprof_encode(p, o, &buf, &n, err) < 0)
-		return -1;
-	if (fwrite(buf, 1, n, out) != n || fflush(out) != 0) {
-		free(buf);
-		return fk_err_set(err, FK_EIO, 0, "write error");
-	}
-	free(buf);
 	return 0;
 }

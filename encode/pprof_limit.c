@@ -18,7 +18,9 @@
  * The trie depends on the samples' stacks alone, the ranks on their
  * values: with a memo (the hook's scrapes of one heap), the trie of the
  * last call is used again when the stacks are the same, and only the
- * ranks are taken anew. */
+ * ranks are taken anew. The memo a caller keeps (fk_pprof_memo,
+ * pprof_enc.h) is made here. */
+#include "pprof_enc.h"
 #include "encode_int.h"
 
 #include <stdlib.h>
@@ -570,4 +572,29 @@ done:
 		lim_release(&l);
 	}
 	return rc;
+}
+
+/* The memo of fk_pprof_opts (pprof_enc.h): the sample limit's trie. */
+struct fk_pprof_memo *fk_pprof_memo_new(size_t budget)
+{
+	struct fk_pprof_memo *m = calloc(1, sizeof *m);
+
+	if (m && !(m->limit = fk_enc_limit_memo_new(budget))) {
+		free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+void fk_pprof_memo_free(struct fk_pprof_memo *m)
+{
+	if (m) {
+		fk_enc_limit_memo_free(m->limit);
+		free(m);
+	}
+}
+
+size_t fk_pprof_memo_bytes(const struct fk_pprof_memo *m)
+{
+	return m ? sizeof *m + fk_enc_limit_memo_bytes(m->limit) : 0;
 }

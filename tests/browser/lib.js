@@ -100,6 +100,23 @@ function contrast(a, b) {
 	return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
 }
 
+// Runs fn({ ctx, dir }) with a browser (launch's) and a scratch folder
+// named from prefix; an exception fails the one check "the browser test
+// ran to the end". Then closes both and ends the test (done).
+async function session(prefix, fn) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	const { ctx, close } = await launch();
+	try {
+		await fn({ ctx, dir });
+	} catch (e) {
+		ok(false, "the browser test ran to the end", String(e && e.stack || e));
+	} finally {
+		await close();
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+	done();
+}
+
 function done() {
 	console.log(`# ${n - failed} of ${n} browser checks passed`);
 	if (!process.env.FK_KEEP)
@@ -122,4 +139,4 @@ async function tlDrag(page, a, b) {
 	await page.mouse.up();
 }
 
-module.exports = { ok, step, launch, openPage, render, done, parseFolded, contrast, tlSelection, tlDrag };
+module.exports = { ok, step, launch, session, openPage, render, done, parseFolded, contrast, tlSelection, tlDrag };

@@ -8,17 +8,7 @@
 # which tried every line against every frame of every stack, reported for
 # this script's input: each line that took stacks, its bytes and stacks.
 # Not timed; bench/heapcheck.sh measures the speed.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
-PATH="$B:$PATH"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-t() {   # t WHAT COMMAND...: ok when COMMAND (one command) succeeds
-	n=$((n + 1)); what=$1; shift
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 # figures BUDGET: heap-check's report on the profile as one "LINE BYTES
 # STACKS" line for each budget line that took stacks, then how many took
 # none; the exit status in $st.

@@ -6,20 +6,7 @@
 # sites that grew; JUnit is read by xmllint and Python's xml.etree, the
 # markdown as a table; bad sizes, budgets and inputs exit 2 with one line
 # naming the file (and line), and write no report.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
-PATH="$B:$PATH"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-# t WHAT COMMAND...: ok when COMMAND succeeds. A condition of several
-# commands runs on its own line, then t WHAT [ $? = 0 ]: in t WHAT A && B,
-# the shell would run B after t, unchecked.
-t() {
-	n=$((n + 1)); what=$1; shift
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 # hc ARGS...: runs heap-check, stdout in $tmp/out, stderr in $tmp/err,
 # the status in $st.
 hc() { heap-check "$@" >"$tmp/out" 2>"$tmp/err"; st=$?; }

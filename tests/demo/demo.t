@@ -3,12 +3,8 @@
 # The demo end to end: scripts/demo (what `make demo` runs after building)
 # writes the SVG, the pprof and the folded stacks, and names the service's
 # biggest allocation site, which go tool pprof agrees on.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-n=0; fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
+. "$(dirname "$0")/../lib/tap.sh"
+out=$tmp
 if DEMO_OUT="$out" timeout 120 scripts/demo >"$out/stdout" 2>"$out/stderr"; then
 	ok "scripts/demo exits 0"
 else

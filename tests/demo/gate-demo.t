@@ -5,12 +5,8 @@
 # hook, and heap-check against demo/heap.budget fails on parse_token's
 # leak and on nothing else; the JUnit report, the summary and the flame
 # graph of what went over are written and valid.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-n=0; fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
+. "$(dirname "$0")/../lib/tap.sh"
+out=$tmp
 if DEMO_OUT="$out" timeout 120 scripts/gate-demo >"$out/stdout" 2>"$out/stderr"; then
 	ok "scripts/gate-demo exits 0 (heap-check failed the gate, as it must)"
 else

@@ -2,12 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Every binary has a man page that mandoc accepts without warnings, that
 # renders with man -l, and that names every long option its --help lists.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-n=0; fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
+. "$(dirname "$0")/../lib/tap.sh"
 # mandoc -T lint, all levels, less what depends on the machine's man
 # database: pages not installed (ours, until make install) and its age.
 lint() {

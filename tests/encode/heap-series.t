@@ -8,21 +8,8 @@
 # render-flame makes a valid page of it. Then its command-line contract:
 # --help, bad names, mixed processes, a malformed dump (one line naming
 # the file, status 1, nothing written).
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
-PATH="$B:$PATH"
+. "$(dirname "$0")/../lib/tap.sh"
 LC_ALL=C; export LC_ALL
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-# t WHAT COMMAND...: ok when COMMAND succeeds. A condition of several
-# commands runs on its own line, then t WHAT [ $? = 0 ]: in t WHAT A && B,
-# the shell would run B after t, unchecked (scripts/check-tests finds such).
-t() {
-	n=$((n + 1)); what=$1; shift
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
 t "series-prog runs under jemalloc with interval dumps" tests/hook/series-run.sh "$B" "$tmp/d"
 ndumps=$(ls "$tmp/d" | grep -c '\.heap$')
 t "it wrote at least 8 interval dumps ($ndumps)" [ "$ndumps" -ge 8 ]

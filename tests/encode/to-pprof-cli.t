@@ -4,19 +4,7 @@
 # terminal unless -f, writes nothing on a malformed input (also with -o, where
 # no file is left behind), and every encode tool answers --help, --version
 # and bad usage as STYLE.md says.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
-PATH="$B:$PATH"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-# t WHAT COMMAND...: ok when COMMAND (one command) succeeds: in
-# t WHAT A && B, the shell would run B after t, unchecked.
-t() {
-	n=$((n + 1)); what=$1; shift
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 command -v script >/dev/null || { echo "not ok 1 - script(1) (util-linux) is needed for a terminal"; exit 1; }
 
 script -qec "to-pprof fixtures/good/tiny.prof" /dev/null >"$tmp/tty" 2>&1; st=$?

@@ -10,20 +10,13 @@
 # program's functions and to-folded's total equals jeprof-raw's, and what
 # jeprof-raw writes reads back with the same totals; from-pprof's total
 # equals go tool pprof's.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
-PATH="$B:$PATH"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0; fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else fails=$((fails + 1)); echo "not ok $n - $2${3:+: $3}"; fi; }
+. "$(dirname "$0")/../lib/tap.sh"
 
 g++ -O1 -g -o "$tmp/gperf-prog" tests/gperf/gperf-prog.cc -ltcmalloc 2>"$tmp/cc.err"
-ok $? "gperf-prog builds against libtcmalloc" "$(head -3 "$tmp/cc.err")"
+okif $? "gperf-prog builds against libtcmalloc" "$(head -3 "$tmp/cc.err")"
 mkdir "$tmp/p"
 HEAPPROFILE="$tmp/p/hp" TCMALLOC_SAMPLE_PARAMETER=524288 "$tmp/gperf-prog" "$tmp/p" 2>"$tmp/run.err"
-ok $? "gperf-prog runs and writes its profiles" "$(head -3 "$tmp/run.err")"
+okif $? "gperf-prog runs and writes its profiles" "$(head -3 "$tmp/run.err")"
 # tcmalloc's own spellings of the same two forms.
 sed '1s/@ heap_v2\//@ heapz_v2\//' "$tmp/p/sample.heap" >"$tmp/p/samplez.heap"
 sed '1s/@ growth$/@ growthz/' "$tmp/p/growth.heap" >"$tmp/p/growthz.heap"
@@ -42,11 +35,11 @@ for f in hp.0001.heap sample.heap samplez.heap growth.heap growthz.heap; do
 	head -1 "$p" | sed 's/.*@ */type: /' >"$tmp/type"
 	type=$(cat "$tmp/type")
 	jeprof-raw -s -o "$tmp/$f.raw" "$p" 2>"$tmp/$f.stats"
-	ok $? "$f ($type): jeprof-raw reads it" "$(head -1 "$tmp/$f.stats")"
+	okif $? "$f ($type): jeprof-raw reads it" "$(head -1 "$tmp/$f.stats")"
 	case "$f" in
 	hp.0001.heap|sample.heap)
 		grep -q '^[0-9a-f]*-[0-9a-f]* rw-- .*shared.bin$' "$p"
-		ok $? "$f: its maps hold gperftools' 'rw--' line for the shared mapping" ;;
+		okif $? "$f: its maps hold gperftools' 'rw--' line for the shared mapping" ;;
 	esac
 	sampled=0
 	case "$type" in *_v2/*) sampled=1 ;; esac
@@ -59,13 +52,13 @@ for f in hp.0001.heap sample.heap samplez.heap growth.heap growthz.heap; do
 		else
 			[ -n "$ours" ] && [ "$ours" = "$g" ]
 		fi
-		ok $? "$f: ${kind%%:*} $ours equals google-pprof's $g ($lines lines)"
+		okif $? "$f: ${kind%%:*} $ours equals google-pprof's $g ($lines lines)"
 	done
 	jeprof-raw -s -c "$tmp/$f.raw" 2>"$tmp/$f.stats2"
 	cmp -s "$tmp/$f.stats" "$tmp/$f.stats2"
-	ok $? "$f: what jeprof-raw wrote reads back with the same totals"
+	okif $? "$f: what jeprof-raw wrote reads back with the same totals"
 	symbolize "$p" >"$tmp/$f.sym" 2>"$tmp/$f.serr" && to-folded "$tmp/$f.sym" >"$tmp/$f.folded" 2>>"$tmp/$f.serr"
-	ok $? "$f: symbolize and to-folded read it" "$(head -1 "$tmp/$f.serr")"
+	okif $? "$f: symbolize and to-folded read it" "$(head -1 "$tmp/$f.serr")"
 	# Growth stacks are those that took memory from the system, from
 	# whichever allocation found the page heap full.
 	case "$f" in
@@ -73,7 +66,7 @@ for f in hp.0001.heap sample.heap samplez.heap growth.heap growthz.heap; do
 	*) want=';main;work;big_blocks ' ;;
 	esac
 	grep -q "$want" "$tmp/$f.folded"
-	ok $? "$f: the program's own functions are named ('$want')" "$(cut -c1-150 "$tmp/$f.folded" | head -3)"
+	okif $? "$f: the program's own functions are named ('$want')" "$(cut -c1-150 "$tmp/$f.folded" | head -3)"
 	total=$(awk '{ s += $NF } END { printf "%d", s }' "$tmp/$f.folded")
 	lines=$(wc -l <"$tmp/$f.folded")
 	bytes=$(stat bytes "$tmp/$f.stats")
@@ -83,7 +76,7 @@ for f in hp.0001.heap sample.heap samplez.heap growth.heap growthz.heap; do
 	else
 		[ "$total" = "$bytes" ]
 	fi
-	ok $? "$f: to-folded's total $total equals jeprof-raw's $bytes"
+	okif $? "$f: to-folded's total $total equals jeprof-raw's $bytes"
 	# go tool pprof reads these forms too: from-pprof gives its totals.
 	HOME=$tmp go tool pprof -raw "$p" 2>/dev/null | awk '
 		/^Samples:/ { s = 1; getline; next }
@@ -92,7 +85,7 @@ for f in hp.0001.heap sample.heap samplez.heap growth.heap growthz.heap; do
 		END { printf "%d", t }' >"$tmp/$f.go"
 	from-pprof "$p" 2>"$tmp/$f.ferr" | awk '{ s += $NF } END { printf "%d", s }' >"$tmp/$f.fp"
 	[ -s "$tmp/$f.go" ] && [ ! -s "$tmp/$f.ferr" ] && cmp -s "$tmp/$f.go" "$tmp/$f.fp"
-	ok $? "$f: from-pprof's total $(cat "$tmp/$f.fp") equals go tool pprof's $(cat "$tmp/$f.go")" "$(head -1 "$tmp/$f.ferr")"
+	okif $? "$f: from-pprof's total $(cat "$tmp/$f.fp") equals go tool pprof's $(cat "$tmp/$f.go")" "$(head -1 "$tmp/$f.ferr")"
 done
 # The stacks are gperftools' own: once in 51 runs under load its dump held
 # no small_blocks stack at all. What we name must be what google-pprof
@@ -102,5 +95,5 @@ for fn in small_blocks big_blocks; do
 		grep -c "[;]$fn(")
 	o=$(grep -c ";$fn " "$tmp/hp.0001.heap.folded")
 	[ "$g" -gt 0 ] && [ "$o" -gt 0 ] || { [ "$g" = 0 ] && [ "$o" = 0 ]; }
-	ok $? "hp.0001.heap: $fn in $o of our stacks, in $g of google-pprof's"
+	okif $? "hp.0001.heap: $fn in $o of our stacks, in $g of google-pprof's"
 done

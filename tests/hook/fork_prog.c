@@ -60,6 +60,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Blocks kept by the grow commands, each under its own name. */
+#define KEEP_FIRST 256
+#include "prog_keep.h"
+
 #define BLOCK (64 * 1024)
 #define RING 64
 
@@ -89,28 +93,6 @@ static void *touch(size_t n)
 	return p;
 }
 
-/* Blocks kept by the grow commands, each under its own name. */
-static void **kept;
-static size_t nkept, capkept;
-
-static int keep(void *p)
-{
-	if (!p)
-		return -1;
-	if (nkept == capkept) {
-		size_t nc = capkept ? capkept * 2 : 256;
-		void **k = realloc(kept, nc * sizeof *k);
-
-		if (!k) {
-			free(p);
-			return -1;
-		}
-		kept = k;
-		capkept = nc;
-	}
-	kept[nkept++] = p;
-	return 0;
-}
 
 __attribute__((noinline)) void *master_grow(size_t n);
 __attribute__((noinline)) void *master_grow(size_t n) { return touch(n); }
@@ -127,6 +109,28 @@ static void grow(void *(*fn)(size_t), long n)
 			return;
 		}
 	printf("grown %zu\n", nkept);
+}
+
+/* Answers the commands on stdin until "quit" or the end of input: each
+ * line goes first to own (a mode's commands, with its arg; 0 when it took
+ * the line), then "grow N" keeps N blocks allocated in fn, and anything
+ * else is "unknown". */
+static void commands(int (*own)(const char *line, void *arg), void *arg,
+		     void *(*fn)(size_t))
+{
+	char line[128];
+	long k;
+
+	while (fgets(line, sizeof line, stdin)) {
+		if (own(line, arg) == 0)
+			continue;
+		if (sscanf(line, "grow %ld", &k) == 1)
+			grow(fn, k);
+		else if (strcmp(line, "quit\n") == 0)
+			break;
+		else
+			printf("unknown\n");
+	}
 }
 
 /* A ring of blocks, one replaced each call: a steady heap that keeps
@@ -332,11 +336,40 @@ static void worker_main(int sub)
 		free(ring[i]);
 }
 
+/* The master's workers, and its own commands: spawn, shell. */
+struct workers {
+	pid_t pids[256];
+	int np;
+};
+
+static int master_cmd(const char *line, void *arg)
+{
+	struct workers *w = arg;
+	pid_t p;
+
+	if (strcmp(line, "spawn\n") == 0) {
+		p = w->np < 256 ? spawn_worker(0) : -1;
+		if (p > 0)
+			w->pids[w->np++] = p;
+		printf("spawned %ld\n", (long)p);
+	} else if (strcmp(line, "shell\n") == 0) {
+		p = fork();
+		if (p == 0) {
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+			_exit(127);
+		}
+		if (p > 0 && w->np < 256)
+			w->pids[w->np++] = p;
+		printf("shell %ld\n", (long)p);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 static int run_prefork(long n)
 {
-	pid_t pids[256];
-	int np = 0;
-	char line[128];
+	struct workers w = { .np = 0 };
 	struct sigaction sa;
 
 	if (n < 1 || n > 64)
@@ -347,37 +380,11 @@ static int run_prefork(long n)
 	sigaction(SIGCHLD, &sa, NULL);
 	printf("ready %ld\n", (long)getpid());
 	for (long i = 0; i < n; i++)
-		pids[np++] = spawn_worker(i == 0);
-	while (fgets(line, sizeof line, stdin)) {
-		long k;
-
-		if (sscanf(line, "grow %ld", &k) == 1) {
-			grow(master_grow, k);
-		} else if (strcmp(line, "spawn\n") == 0) {
-			pid_t p = np < 256 ? spawn_worker(0) : -1;
-
-			if (p > 0)
-				pids[np++] = p;
-			printf("spawned %ld\n", (long)p);
-		} else if (strcmp(line, "shell\n") == 0) {
-			pid_t p = fork();
-
-			if (p == 0) {
-				execl("/bin/sleep", "sleep", "30", (char *)NULL);
-				_exit(127);
-			}
-			if (p > 0 && np < 256)
-				pids[np++] = p;
-			printf("shell %ld\n", (long)p);
-		} else if (strcmp(line, "quit\n") == 0) {
-			break;
-		} else {
-			printf("unknown\n");
-		}
-	}
-	for (int i = 0; i < np; i++)
-		if (pids[i] > 0)
-			kill(pids[i], SIGTERM);
+		w.pids[w.np++] = spawn_worker(i == 0);
+	commands(master_cmd, &w, master_grow);
+	for (int i = 0; i < w.np; i++)
+		if (w.pids[i] > 0)
+			kill(w.pids[i], SIGTERM);
 	printf("bye\n");
 	return 0;
 }
@@ -606,39 +613,38 @@ static void fork_check(void)
 	printf("child broken stuck\n");
 }
 
+/* closefds' own commands (arg: the folder of the files it reopens). */
+static int closefds_cmd(const char *line, void *arg)
+{
+	char why[256];
+
+	if (strcmp(line, "close range\n") == 0 || strcmp(line, "close loop\n") == 0) {
+		close_all(line[6] == 'r');
+		if (reuse(arg) < 0) {
+			printf("reuse failed: %s\n", strerror(errno));
+			return 0;
+		}
+		printf("reused");
+		for (int i = 0; i < nown; i++)
+			printf(" %d", owns[i].fd);
+		printf("\n");
+	} else if (strcmp(line, "check\n") == 0) {
+		if (check_own(why, sizeof why) == 0)
+			printf("intact\n");
+		else
+			printf("broken %s\n", why);
+	} else if (strcmp(line, "fork\n") == 0) {
+		fork_check();
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 static int run_closefds(const char *dir)
 {
-	char line[128], why[256];
-
 	printf("ready %ld\n", (long)getpid());
-	while (fgets(line, sizeof line, stdin)) {
-		long k;
-
-		if (strcmp(line, "close range\n") == 0 || strcmp(line, "close loop\n") == 0) {
-			close_all(line[6] == 'r');
-			if (reuse(dir) < 0) {
-				printf("reuse failed: %s\n", strerror(errno));
-				continue;
-			}
-			printf("reused");
-			for (int i = 0; i < nown; i++)
-				printf(" %d", owns[i].fd);
-			printf("\n");
-		} else if (strcmp(line, "check\n") == 0) {
-			if (check_own(why, sizeof why) == 0)
-				printf("intact\n");
-			else
-				printf("broken %s\n", why);
-		} else if (strcmp(line, "fork\n") == 0) {
-			fork_check();
-		} else if (sscanf(line, "grow %ld", &k) == 1) {
-			grow(closefds_alloc, k);
-		} else if (strcmp(line, "quit\n") == 0) {
-			break;
-		} else {
-			printf("unknown\n");
-		}
-	}
+	commands(closefds_cmd, (void *)dir, closefds_alloc);
 	printf("bye\n");
 	return 0;
 }
@@ -665,40 +671,46 @@ static int run_forkexec(long ms)
 
 /* ---- reexec and fdcheck ---- */
 
+/* The program's own path and this image's generation: reexec's
+ * commands system and exec. */
+struct image {
+	char self[4096];
+	long gen;
+};
+
+static int reexec_cmd(const char *line, void *arg)
+{
+	const struct image *im = arg;
+	char cmd[8192], g[32];
+	int rc;
+
+	if (strcmp(line, "system\n") == 0) {
+		snprintf(cmd, sizeof cmd, "exec env -u LD_PRELOAD '%s' fdcheck", im->self);
+		fflush(stdout);
+		rc = system(cmd);
+		printf("system %d\n", rc);
+	} else if (strcmp(line, "exec\n") == 0) {
+		snprintf(g, sizeof g, "%ld", im->gen + 1);
+		fflush(stdout);
+		execl(im->self, im->self, "reexec", g, (char *)NULL);
+		printf("exec failed: %s\n", strerror(errno));
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 static int run_reexec(long gen)
 {
-	char line[128], self[4096], cmd[8192];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	static struct image im;
+	ssize_t n = readlink("/proc/self/exe", im.self, sizeof im.self - 1);
 
 	if (n <= 0)
 		return 1;
-	self[n] = '\0';
+	im.self[n] = '\0';
+	im.gen = gen;
 	printf("ready %ld gen %ld\n", (long)getpid(), gen);
-	while (fgets(line, sizeof line, stdin)) {
-		long k;
-
-		if (strcmp(line, "system\n") == 0) {
-			int rc;
-
-			snprintf(cmd, sizeof cmd, "exec env -u LD_PRELOAD '%s' fdcheck", self);
-			fflush(stdout);
-			rc = system(cmd);
-			printf("system %d\n", rc);
-		} else if (strcmp(line, "exec\n") == 0) {
-			char g[32];
-
-			snprintf(g, sizeof g, "%ld", gen + 1);
-			fflush(stdout);
-			execl(self, self, "reexec", g, (char *)NULL);
-			printf("exec failed: %s\n", strerror(errno));
-		} else if (sscanf(line, "grow %ld", &k) == 1) {
-			grow(reexec_grow, k);
-		} else if (strcmp(line, "quit\n") == 0) {
-			break;
-		} else {
-			printf("unknown\n");
-		}
-	}
+	commands(reexec_cmd, &im, reexec_grow);
 	printf("bye\n");
 	return 0;
 }

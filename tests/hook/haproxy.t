@@ -39,15 +39,8 @@ backend_up() { curl -s -o /dev/null --max-time 3 "http://127.0.0.1:$BPORT/f.txt"
 check "the backend serves" wait_secs 20 backend_up
 
 # traffic N: N requests through haproxy; prints how many were 200.
-traffic() {
-	k=0 urls=""
-	while [ $k -lt "$1" ]; do
-		urls="$urls -o /dev/null http://127.0.0.1:$FPORT/f.txt?k=$k"
-		k=$((k + 1))
-	done
-	# shellcheck disable=SC2086
-	curl -s --max-time 60 -w '%{http_code}\n' $urls 2>/dev/null | grep -c '^200$'
-}
+front_url() { echo "http://127.0.0.1:$FPORT/f.txt?k=$1"; }
+traffic() { get_many "$1" front_url; }
 serving() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://127.0.0.1:$FPORT/f.txt")" = 200 ]; }
 workers_of() { pgrep -P "$MP" | sort -n | tr '\n' ' ' | sed 's/ $//'; }
 one_worker() { [ "$(workers_of | wc -w)" -eq 1 ]; }

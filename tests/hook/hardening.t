@@ -98,16 +98,23 @@ socks.pop().close()
 print("one closed", flush=True)
 sys.stdin.read()
 EOF
-mkfifo "$T/fillin"
-python3 "$T/fill.py" "$port" 64 <"$T/fillin" >"$T/fill.out" 2>&1 &
-fp=$!; PIDS="$PIDS $fp"
-exec 4>"$T/fillin"
-i=0; while ! grep -q '^one closed' "$T/fill.out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# clients NAME PATTERN TENTHS: runs $T/NAME.py with 64 clients of $port,
+# its stdin a FIFO held on fd 4 (close it to end the script), and waits
+# at most TENTHS tenths of a second for its line matching PATTERN; its pid
+# in CPID.
+clients() {
+	mkfifo "$T/$1.in"
+	python3 "$T/$1.py" "$port" 64 <"$T/$1.in" >"$T/$1.out" 2>&1 &
+	CPID=$!; PIDS="$PIDS $CPID"
+	exec 4>"$T/$1.in"
+	i=0; while ! grep -q "$2" "$T/$1.out" && [ $i -lt "$3" ]; do sleep 0.1; i=$((i + 1)); done
+}
+clients fill '^one closed' 300
 check "64 connections took every slot" grep -q '^accepted' "$T/fill.out"
 curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$U/internal/heap/settings" >"$T/c" 2>/dev/null
 is "a slot freed at the limit serves a new client at once" "$(cat "$T/c")" 200
 exec 4>&-
-wait "$fp"
+wait "$CPID"
 curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$U/internal/heap/settings" >"$T/c" 2>/dev/null
 is "and after every client left" "$(cat "$T/c")" 200
 stop_host
@@ -145,11 +152,7 @@ body = [g for g in got.values() if b" 503 " in g[:20]]
 print("body " + (body[0].split(b"\r\n\r\n", 1)[-1].decode().strip() if body else ""), flush=True)
 sys.stdin.read()
 EOF
-mkfifo "$T/defin"
-python3 "$T/defer.py" "$port" 64 <"$T/defin" >"$T/defer.out" 2>&1 &
-dp=$!; PIDS="$PIDS $dp"
-exec 4>"$T/defin"
-i=0; while ! grep -q '^body' "$T/defer.out" && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+clients defer '^body' 400
 w=$(sed -n 's/^answered \([0-9]*\) waiting \([0-9]*\)/\2/p' "$T/defer.out")
 check "64 deferred requests: a few wait (${w:-none}), not every one" between "$w" 1 16
 is "the others are answered 503" "$(sed -n 's/^codes //p' "$T/defer.out")" 503
@@ -157,7 +160,7 @@ like "with a sentence" "$(sed -n 's/^body //p' "$T/defer.out")" 'too many delta 
 curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$U/internal/heap/settings" >"$T/c" 2>/dev/null
 is "settings answer while they wait" "$(cat "$T/c")" 200
 exec 4>&-
-wait "$dp"
+wait "$CPID"
 # The waiting clients are gone: their slots come back (bounded retries).
 i=0; c=""
 while [ $i -lt 20 ]; do
@@ -171,12 +174,8 @@ stop_host
 # 5. The signal dump never writes through a planted symlink.
 mkdir "$T/dumps"
 echo precious >"$T/victim"; echo precious >"$T/victim2"
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/sig.out
-env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:14 \
-	FLAMEKIT_DUMP_SIGNAL=USR2 FLAMEKIT_DUMP_DIR="$T/dumps" \
-	"$B/hook-alloc-prog" <"$T/in" >"$HOST_OUT" 2>"$T/sig.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"; exec 3>"$T/in"
-wait_line '^ready'
+start_as sig env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:14 \
+	FLAMEKIT_DUMP_SIGNAL=USR2 FLAMEKIT_DUMP_DIR="$T/dumps" "$B/hook-alloc-prog"
 host_cmd "grow 10" '^grown 10'
 ln -s "$T/victim" "$T/dumps/flamekit.$HOST_PID.0.heap.tmp"
 ln -s "$T/victim2" "$T/dumps/flamekit.$HOST_PID.0.heap"

@@ -28,12 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prog_keep.h"
+
 #define BLOCK (64 * 1024)
 
-static void **kept;
 static int filled[65536];
 static size_t nfilled;
-static size_t nkept, capkept;
 
 /* The allocation site the tests expect on top of the profile. */
 __attribute__((noinline)) void *hog_grow_cache(size_t n);
@@ -54,26 +54,6 @@ __attribute__((noinline)) void *hog_small_object(size_t n)
 	if (p)
 		memset(p, 2, n);
 	return p;
-}
-
-/* Keeps p (freed by "free"); -1 when p is NULL or out of memory. */
-static int keep(void *p)
-{
-	if (!p)
-		return -1;
-	if (nkept == capkept) {
-		size_t nc = capkept ? capkept * 2 : 1024;
-		void **k = realloc(kept, nc * sizeof *k);
-
-		if (!k) {
-			free(p);
-			return -1;
-		}
-		kept = k;
-		capkept = nc;
-	}
-	kept[nkept++] = p;
-	return 0;
 }
 
 __attribute__((noinline)) static int hog_outer(long n)
@@ -203,12 +183,7 @@ int main(void)
 				close(filled[--nfilled]);
 			printf("unfilled\n");
 		} else if (strcmp(line, "free\n") == 0) {
-			for (size_t i = 0; i < nkept; i++)
-				free(kept[i]);
-			/* The list too: nothing "keep" allocated stays in use. */
-			free(kept);
-			kept = NULL;
-			nkept = capkept = 0;
+			keep_free();
 			printf("freed\n");
 		} else if (strcmp(line, "quit\n") == 0) {
 			break;

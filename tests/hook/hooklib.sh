@@ -38,19 +38,32 @@ free_port() {
 cu() { curl -s -o "$T/body" -w '%{http_code}' --max-time 30 "$@" >"$T/status" 2>/dev/null; cat "$T/body"; }
 code() { cat "$T/status"; }
 
+# spawn_as NAME CMD...: runs CMD (a program and its arguments, or env
+# with settings first) as the host, in the background: its stdin the FIFO
+# $T/in, which fd 3 holds open for commands; its output in HOST_OUT
+# ($T/NAME.out), its stderr in $T/NAME.err. Sets HOST_PID.
+spawn_as() {
+	HOST_OUT=$T/$1.out; : >"$HOST_OUT"
+	spawn_err=$T/$1.err; shift
+	rm -f "$T/in"; mkfifo "$T/in"
+	"$@" <"$T/in" >"$HOST_OUT" 2>"$spawn_err" &
+	HOST_PID=$!
+	PIDS="$PIDS $HOST_PID"
+	exec 3>"$T/in"
+}
+# spawn_host CMD...: spawn_as host (output in $T/host.out and host.err).
+spawn_host() { spawn_as host "$@"; }
+# start_as NAME CMD..., start_cmd CMD...: the same, then wait for the
+# host's "ready" line; they fail when none comes.
+start_as() { spawn_as "$@"; wait_line '^ready'; }
+start_cmd() { spawn_as host "$@"; wait_line '^ready'; }
+
 # start_host ADDR [ENV=VALUE...]: runs hook-alloc-prog preloaded with the
 # hook (before jemalloc, so its malloc_conf applies) serving ADDR; commands
 # go through fd 3. Sets HOST_PID and HOST_OUT.
 start_host() {
 	addr=$1; shift
-	rm -f "$T/in"; mkfifo "$T/in"
-	HOST_OUT=$T/host.out; : >"$HOST_OUT"
-	env FLAMEKIT_HTTP="$addr" LD_PRELOAD="$HOOK $JE" "$@" \
-		"$B/hook-alloc-prog" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-	HOST_PID=$!
-	PIDS="$PIDS $HOST_PID"
-	exec 3>"$T/in"
-	wait_line '^ready'
+	start_cmd env FLAMEKIT_HTTP="$addr" LD_PRELOAD="$HOOK $JE" "$@" "$B/hook-alloc-prog"
 }
 
 # start_prog PROG [ENV=VALUE...]: like start_host, for any program that
@@ -58,15 +71,18 @@ start_host() {
 # run with exactly the environment additions given: no LD_PRELOAD or
 # FLAMEKIT_HTTP of its own. Sets HOST_PID and HOST_OUT; fails when the
 # program prints no "ready" line.
-start_prog() {
-	prog=$1; shift
-	rm -f "$T/in"; mkfifo "$T/in"
-	HOST_OUT=$T/host.out; : >"$HOST_OUT"
-	env "$@" "$prog" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-	HOST_PID=$!
-	PIDS="$PIDS $HOST_PID"
-	exec 3>"$T/in"
-	wait_line '^ready'
+start_prog() { prog=$1; shift; start_cmd env "$@" "$prog"; }
+
+# start_sampled [ENV=VALUE...] PROG [ARG...]: start_cmd of PROG preloaded
+# with the hook, every allocation sampled, no interval snapshots, and the
+# settings given (which override those), serving a free port: sets port
+# and U (its URL); checks "host ready" and "host serves".
+start_sampled() {
+	port=$(free_port)
+	U=http://127.0.0.1:$port
+	check "host ready" start_cmd env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port \
+		FLAMEKIT_SNAPSHOT_S=0 MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 "$@"
+	check "host serves" wait_http "$U/internal/heap/settings"
 }
 
 # jfield JSON KEY: the value of KEY in a JSON object: a string bare, true,
@@ -110,16 +126,19 @@ wait_http() {
 
 # gone PID: the process has exited.
 gone() { ! kill -0 "$1" 2>/dev/null; }
-# retry CMD...: runs CMD every tenth of a second until it succeeds, for at
-# most WAIT_TENTHS tries (the event the caller waits for, bounded).
-retry() {
-	i=0
-	while [ $i -lt "$WAIT_TENTHS" ]; do
+# wait_for TENTHS CMD...: runs CMD every tenth of a second until it
+# succeeds, at most TENTHS times (the event the caller waits for,
+# bounded); retry CMD...: the same, WAIT_TENTHS times.
+wait_for() {
+	wf_n=$1; shift
+	wf_j=0
+	while [ $wf_j -lt "$wf_n" ]; do
 		"$@" && return 0
-		sleep 0.1; i=$((i + 1))
+		sleep 0.1; wf_j=$((wf_j + 1))
 	done
 	return 1
 }
+retry() { wait_for "$WAIT_TENTHS" "$@"; }
 
 stop_host() {
 	echo quit >&3 2>/dev/null
@@ -156,6 +175,18 @@ cu_other() {
 	as_other curl -s -o - -w '%{stderr}%{http_code}' --max-time 30 "$@" >"$T/body" 2>"$T/status"
 	cat "$T/body"
 }
+
+# py EXPR: evaluates a Python expression over JSON on stdin (d); "null"
+# when it cannot (a figure missing).
+py() { python3 -c "
+import json, sys
+try:
+    d = json.load(sys.stdin); v = $1
+except Exception:
+    v = None
+print('null' if v is None else v)"; }
+# num V: V is a whole number (of bytes, say).
+num() { case $1 in ''|*[!0-9]*) return 1;; esac; }
 
 # page_meta ID FILE: the text of the flame page FILE's <metadata id="ID">
 # (its origin: fkinfo, its columns: fkcols), unescaped, without blank

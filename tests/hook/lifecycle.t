@@ -117,12 +117,8 @@ check "exec in place: nothing on stderr" [ ! -s "$T/exec.err" ]
 
 # 7. FLAMEKIT_DUMP_SIGNAL=USR2 writes dumps into FLAMEKIT_DUMP_DIR.
 mkdir "$T/dumps"
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/sig.out
-env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:14 \
-	FLAMEKIT_DUMP_SIGNAL=USR2 FLAMEKIT_DUMP_DIR="$T/dumps" \
-	"$B/hook-alloc-prog" <"$T/in" >"$HOST_OUT" 2>"$T/sig.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"; exec 3>"$T/in"
-wait_line '^ready'
+start_as sig env LD_PRELOAD="$HOOK $JE" MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:14 \
+	FLAMEKIT_DUMP_SIGNAL=USR2 FLAMEKIT_DUMP_DIR="$T/dumps" "$B/hook-alloc-prog"
 host_cmd "grow 30" '^grown 30'
 kill -USR2 "$HOST_PID"
 i=0; while [ ! -s "$T/dumps/flamekit.$HOST_PID.0.heap" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

@@ -7,16 +7,7 @@
 # The timeline named the first snapshot's bytes with the newest maps, under
 # beta's function; ?snapshot=1 named them rightly.
 . "$(dirname "$0")/hooklib.sh"
-port=$(free_port)
-U=http://127.0.0.1:$port
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/host.out; : >"$HOST_OUT"
-env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0 \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
-	"$B/dl-prog" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"
-exec 3>"$T/in"
-check "host ready" wait_line '^ready'
-check "host serves" wait_http "$U/internal/heap/settings"
+start_sampled "$B/dl-prog"
 # snap: takes a snapshot; its id goes to $T/snap.id. (The hook may take
 # peak snapshots of its own at any time: the checks read the ids it gave.)
 snap() {

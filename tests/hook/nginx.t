@@ -57,15 +57,8 @@ http {
 EOF
 
 # traffic N: N requests over a few connections; prints how many were 200.
-traffic() {
-	k=0 urls=""
-	while [ $k -lt "$1" ]; do
-		urls="$urls -o /dev/null http://127.0.0.1:$NPORT/f$((k % 20)).txt?k=$k"
-		k=$((k + 1))
-	done
-	# shellcheck disable=SC2086
-	curl -s --max-time 60 -w '%{http_code}\n' $urls 2>/dev/null | grep -c '^200$'
-}
+file_url() { echo "http://127.0.0.1:$NPORT/f$(($1 % 20)).txt?k=$1"; }
+traffic() { get_many "$1" file_url; }
 serving() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://127.0.0.1:$NPORT/f0.txt")" = 200 ]; }
 workers_of() { pgrep -P "$1" -f 'nginx: worker' | sort -n | tr '\n' ' ' | sed 's/ $//'; }
 nworkers() { [ "$(workers_of "$MP" | wc -w)" -eq 2 ]; }

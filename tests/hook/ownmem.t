@@ -10,17 +10,6 @@
 port=$(free_port)
 U=http://127.0.0.1:$port
 MiB=1048576
-# py EXPR: evaluates a Python expression over JSON on stdin (d); "null"
-# when it cannot (a figure missing).
-py() { python3 -c "
-import json, sys
-try:
-    d = json.load(sys.stdin); v = $1
-except Exception:
-    v = None
-print('null' if v is None else v)"; }
-# num V: V is a number of bytes.
-num() { case $1 in ''|*[!0-9]*) return 1;; esac; }
 snap() { cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/snapshot" >/dev/null; [ "$(code)" = 200 ]; }
 last() { cu "$U/internal/heap/timeline?format=json" | py "d['snapshots'][-1]$1"; }
 settings() { cu "$U/internal/heap/settings" | py "$1"; }

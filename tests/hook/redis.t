@@ -12,16 +12,6 @@
 . "$(dirname "$0")/hooklib.sh"
 MiB=1048576
 command -v redis-server >/dev/null || { notok "redis-server is not installed (scripts/install-deps)"; echo "1..$tn"; exit 1; }
-# py EXPR: evaluates a Python expression over JSON on stdin (d); "null"
-# when it cannot (a figure missing).
-py() { python3 -c "
-import json, sys
-try:
-    d = json.load(sys.stdin); v = $1
-except Exception:
-    v = None
-print('null' if v is None else v)"; }
-num() { case $1 in ''|*[!0-9]*) return 1;; esac; }
 # resp N [PREFIX]: sets N keys PREFIX:0... (default "key") of 100 bytes
 # through one connection, then waits for PONG (redis answers in order): 0
 # when every reply came.

@@ -9,17 +9,8 @@
 # module+offset with a warning); symbolize on the hook's raw dump, offline,
 # sees the inode differ and leaves them module+offset with one warning.
 . "$(dirname "$0")/hooklib.sh"
-port=$(free_port)
-U=http://127.0.0.1:$port
 cp "$B/libfk-dl-alpha.so" "$T/libfk-dl.so"
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/host.out; : >"$HOST_OUT"
-env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0 \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
-	"$B/dl-prog" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"
-exec 3>"$T/in"
-check "host ready" wait_line '^ready'
-check "host serves" wait_http "$U/internal/heap/settings"
+start_sampled "$B/dl-prog"
 check "the copy of alpha loaded" host_cmd "load $T/libfk-dl.so" '^loaded '
 check "50 blocks from it" host_cmd "alloc 50" '^allocated 50$'
 cu "$U/internal/heap?format=folded" >"$T/before"

@@ -6,16 +6,7 @@
 # snapshots pass the budget and the first is the peak; the ring dropped
 # the new one and answered the old peak's id each time.
 . "$(dirname "$0")/hooklib.sh"
-port=$(free_port)
-U=http://127.0.0.1:$port
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/host.out; : >"$HOST_OUT"
-env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0 FLAMEKIT_SNAPSHOT_MB=1 \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
-	"$B/hook-bench-prog" stacks 13 <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"
-exec 3>"$T/in"
-check "host ready" wait_line '^ready'
-check "host serves" wait_http "$U/internal/heap/settings"
+start_sampled FLAMEKIT_SNAPSHOT_MB=1 "$B/hook-bench-prog" stacks 13
 # The hook's thread may take a peak snapshot of its own between requests:
 # each answer's id is later than the last one and is the ring's newest.
 last=0

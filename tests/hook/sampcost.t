@@ -8,15 +8,6 @@
 # heap's own error at about 1 600 samples being 2.5 %), estimated from the dump by default and counted
 # exactly from prof.stats with prof_stats:true; the settings show it too.
 . "$(dirname "$0")/hooklib.sh"
-# py EXPR: evaluates a Python expression over JSON on stdin (d); "null"
-# when it cannot (a figure missing).
-py() { python3 -c "
-import json, sys
-try:
-    d = json.load(sys.stdin); v = $1
-except Exception:
-    v = None
-print('null' if v is None else v)"; }
 
 # run LABEL FROM [ENV=VALUE...]: one host, its gap explained, the figure
 # taken FROM ("estimate" or "prof_stats").

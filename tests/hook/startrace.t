@@ -63,18 +63,13 @@ HOST_PID=$!; PIDS="$PIDS $HOST_PID"
 race python3
 kill "$HOST_PID" 2>/dev/null; wait "$HOST_PID" 2>/dev/null
 
-port=$(free_port)
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/host.out; : >"$HOST_OUT"
-env LD_PRELOAD="$HOOK" MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port \
-	"$FX/fk-jestatic" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"; exec 3>"$T/in"
-race fk-jestatic
-check "fk-jestatic: exits cleanly" stop_host
-
-port=$(free_port)
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/host.out; : >"$HOST_OUT"
-env LD_PRELOAD="$HOOK" _RJEM_MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port \
-	"$FX/fk-rjem" <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"; exec 3>"$T/in"
-race fk-rjem
-check "fk-rjem: exits cleanly" stop_host
+# race_static PROG CONF: the race on a fixture with jemalloc linked in,
+# whose malloc_conf is the variable CONF.
+race_static() {
+	port=$(free_port)
+	spawn_host env LD_PRELOAD="$HOOK" "$2=$ON" FLAMEKIT_HTTP=127.0.0.1:$port "$FX/$1"
+	race "$1"
+	check "$1: exits cleanly" stop_host
+}
+race_static fk-jestatic MALLOC_CONF
+race_static fk-rjem _RJEM_MALLOC_CONF

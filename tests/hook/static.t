@@ -233,20 +233,22 @@ fi
 
 # FLAMEKIT_MALLCTL names the symbol: found in .symtab when it is there,
 # and said so when it is nowhere.
-port=$(free_port)
-U=http://127.0.0.1:$port
-if started "fk-rjem, FLAMEKIT_MALLCTL=_rjem_mallctl" "$FX/fk-rjem" LD_PRELOAD="$HOOK" \
-    FLAMEKIT_MALLCTL=_rjem_mallctl _RJEM_MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port; then
+# rjem_mallctl SYMBOL: fk-rjem started (started's checks) with
+# FLAMEKIT_MALLCTL=SYMBOL, serving a new port at $U.
+rjem_mallctl() {
+	port=$(free_port)
+	U=http://127.0.0.1:$port
+	started "fk-rjem, FLAMEKIT_MALLCTL=$1" "$FX/fk-rjem" LD_PRELOAD="$HOOK" \
+		FLAMEKIT_MALLCTL="$1" _RJEM_MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port
+}
+if rjem_mallctl _rjem_mallctl; then
 	s=$(cu "$U/internal/heap/settings")
 	is "FLAMEKIT_MALLCTL=_rjem_mallctl: jemalloc found" "$(jfield "$s" jemalloc)" true
 	is "FLAMEKIT_MALLCTL=_rjem_mallctl: that symbol" "$(jfield "$s" mallctl)" _rjem_mallctl
 	is "FLAMEKIT_MALLCTL=_rjem_mallctl: from .symtab" "$(jfield "$s" mallctl_source)" .symtab
 	check "FLAMEKIT_MALLCTL=_rjem_mallctl: exits cleanly" stop_host
 fi
-port=$(free_port)
-U=http://127.0.0.1:$port
-if started "fk-rjem, FLAMEKIT_MALLCTL=fk_no_such_mallctl" "$FX/fk-rjem" LD_PRELOAD="$HOOK" \
-    FLAMEKIT_MALLCTL=fk_no_such_mallctl _RJEM_MALLOC_CONF=$ON FLAMEKIT_HTTP=127.0.0.1:$port; then
+if rjem_mallctl fk_no_such_mallctl; then
 	s=$(cu "$U/internal/heap/settings")
 	is "FLAMEKIT_MALLCTL not found: jemalloc false" "$(jfield "$s" jemalloc)" false
 	like "FLAMEKIT_MALLCTL not found: problem names the variable and the symbol" \

@@ -57,16 +57,17 @@ hcmd() {
 	wait_count "$2" $((n0 + 1))
 }
 
-# wait_for TENTHS CMD...: runs CMD every tenth of a second until it
-# succeeds, at most TENTHS times.
-wait_for() {
-	n=$1; shift
-	j=0
-	while [ $j -lt "$n" ]; do
-		"$@" && return 0
-		sleep 0.1; j=$((j + 1))
+# get_many N URLFN: N GET requests over a few connections of one curl,
+# the K-th (from 0) to the URL the function URLFN prints for K; prints how
+# many were answered 200.
+get_many() {
+	k=0 urls=""
+	while [ $k -lt "$1" ]; do
+		urls="$urls -o /dev/null $("$2" $k)"
+		k=$((k + 1))
 	done
-	return 1
+	# shellcheck disable=SC2086
+	curl -s --max-time 60 -w '%{http_code}\n' $urls 2>/dev/null | grep -c '^200$'
 }
 
 # fd_list PID [TID]: the descriptor numbers of PID's file table (of its

@@ -5,16 +5,7 @@
 # timeline's (24 bytes a stack a snapshot) stay within the budget, and the
 # settings say both; the timeline of what is kept is served.
 . "$(dirname "$0")/hooklib.sh"
-port=$(free_port)
-U=http://127.0.0.1:$port
-rm -f "$T/in"; mkfifo "$T/in"; HOST_OUT=$T/host.out; : >"$HOST_OUT"
-env LD_PRELOAD="$HOOK $JE" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0 FLAMEKIT_SNAPSHOT_MB=4 \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
-	"$B/hook-bench-prog" stacks 12 <"$T/in" >"$HOST_OUT" 2>"$T/host.err" &
-HOST_PID=$!; PIDS="$PIDS $HOST_PID"
-exec 3>"$T/in"
-check "host ready" wait_line '^ready'
-check "host serves" wait_http "$U/internal/heap/settings"
+start_sampled FLAMEKIT_SNAPSHOT_MB=4 "$B/hook-bench-prog" stacks 12
 k=0; bad=0
 while [ $k -lt 60 ]; do
 	cu -X POST -H 'X-Flamekit: 1' "$U/internal/heap/snapshot" >/dev/null

@@ -4,13 +4,8 @@
 # LIBDIR, soname libflamekit-hook.so.0 and its links), header, pkg-config
 # file and man pages; an installed tool runs, a program links against the
 # installed library; uninstall removes them all.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
-n=0; fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
+. "$(dirname "$0")/../lib/tap.sh"
+d=$tmp
 if make -s --no-print-directory B="$B" DESTDIR="$d" PREFIX=/usr/local install >"$d.log" 2>&1; then
 	ok "make install DESTDIR=..."
 else

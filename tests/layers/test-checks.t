@@ -4,15 +4,7 @@
 # call of a check function followed by && , || or |, whose next command
 # the shell runs after the check printed "ok", and none with its standard
 # output redirected. First the script itself, on a test of known lines.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-# t WHAT COMMAND...: ok when COMMAND (one command) succeeds.
-t() {
-	n=$((n + 1)); what=$1; shift
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 # Each check whose description ends in "(BAD)" must be reported, no other.
 mkdir "$tmp/g"

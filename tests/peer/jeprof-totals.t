@@ -14,15 +14,8 @@
 # it then runs no nm/objdump/addr2line (70 processes a dump otherwise, 8 s on
 # cc1.prof) and needs no program installed; names never change totals, and
 # bare addresses compare stacks more strictly than names do.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
+. "$(dirname "$0")/../lib/tap.sh"
 raw=$B/jeprof-raw
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; }
 
 # jp FILE ARGS...: jeprof ARGS on FILE wrapped as a symbolized profile.
 jp() {
@@ -51,7 +44,7 @@ total() { sed -n 's/^Total: *\([0-9.]*\).*/\1/p' "$1" | head -n 1; }
 for d in fixtures/dumps/*.prof; do
 	name=$(basename "$d" .prof)
 	if ! "$raw" --check --stats "$d" 2>"$tmp/stats"; then
-		notok "$name: jeprof-raw --check --stats failed: $(head -n 1 "$tmp/stats")"
+		nok "$name: jeprof-raw --check --stats failed: $(head -n 1 "$tmp/stats")"
 		continue
 	fi
 	jp "$d" --text --show_bytes >"$tmp/space"
@@ -62,7 +55,7 @@ for d in fixtures/dumps/*.prof; do
 		if [ -n "$ours" ] && [ -n "$theirs" ] && near "$ours" "$theirs"; then
 			ok "$name: in-use $1 $ours = jeprof Total $theirs"
 		else
-			notok "$name: in-use $1 '$ours' differs from jeprof Total '$theirs'"
+			nok "$name: in-use $1 '$ours' differs from jeprof Total '$theirs'"
 		fi
 	done
 	# Accumulated values (prof_accum:true), when the dump has any.
@@ -75,28 +68,28 @@ for d in fixtures/dumps/*.prof; do
 			if [ -n "$theirs" ] && near "$ours" "$theirs"; then
 				ok "$name: $1 $ours = jeprof Total $theirs"
 			else
-				notok "$name: $1 '$ours' differs from jeprof Total '$theirs'"
+				nok "$name: $1 '$ours' differs from jeprof Total '$theirs'"
 			fi
 		done
 	fi
 
 	# What jeprof-raw writes reads the same in jeprof as the original.
 	if ! "$raw" "$d" >"$tmp/rewritten.prof" 2>"$tmp/err"; then
-		notok "$name: jeprof-raw failed: $(head -n 1 "$tmp/err")"
+		nok "$name: jeprof-raw failed: $(head -n 1 "$tmp/err")"
 		continue
 	fi
 	jp "$tmp/rewritten.prof" --text --show_bytes >"$tmp/space2"
 	if [ -s "$tmp/space" ] && cmp -s "$tmp/space" "$tmp/space2"; then
 		ok "$name: jeprof --text reads jeprof-raw's output as the original"
 	else
-		notok "$name: jeprof --text differs on jeprof-raw's output: $(diff "$tmp/space" "$tmp/space2" | sed -n 2p)"
+		nok "$name: jeprof --text differs on jeprof-raw's output: $(diff "$tmp/space" "$tmp/space2" | sed -n 2p)"
 	fi
 	jp "$d" --collapsed | LC_ALL=C sort >"$tmp/coll"
 	jp "$tmp/rewritten.prof" --collapsed | LC_ALL=C sort >"$tmp/coll2"
 	if [ -s "$tmp/coll" ] && cmp -s "$tmp/coll" "$tmp/coll2"; then
 		ok "$name: jeprof --collapsed reads jeprof-raw's output as the original"
 	else
-		notok "$name: jeprof --collapsed differs on jeprof-raw's output: $(diff "$tmp/coll" "$tmp/coll2" | sed -n 2p | cut -c1-200)"
+		nok "$name: jeprof --collapsed differs on jeprof-raw's output: $(diff "$tmp/coll" "$tmp/coll2" | sed -n 2p | cut -c1-200)"
 	fi
 done
 [ "$n" -gt 0 ] || { echo "not ok 1 - no dumps in fixtures/dumps"; exit 1; }

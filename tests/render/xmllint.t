@@ -4,14 +4,9 @@
 # hostile options, and random byte soup (control characters, invalid UTF-8,
 # markup) as frame names, checked by xmllint --noout. Also: a malformed input
 # writes nothing on stdout.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-PATH="$B:$PATH"
+. "$(dirname "$0")/../lib/tap.sh"
 LC_ALL=C; export LC_ALL
 command -v xmllint >/dev/null || { echo "not ok 1 - xmllint missing (libxml2-utils)"; exit 1; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0; fail=0
 check() { # name, then render-flame arguments
 	name=$1; shift
 	n=$((n + 1))

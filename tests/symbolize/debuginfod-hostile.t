@@ -12,12 +12,7 @@
 # user's is not used. Each symbolize runs under a file-size limit
 # (ulimit -f), so a transfer that does not stop is cut, not a full disk;
 # where the bound is tested, what the process wrote is counted (wchar).
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
-PATH="$B:$PATH"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/../lib/tap.sh"
 pids=""; host=""
 cleanup() {
 	[ -n "$host" ] && kill "$host" 2>/dev/null && wait "$host" 2>/dev/null
@@ -25,8 +20,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-n=0; fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else fails=$((fails + 1)); echo "not ok $n - $2"; fi; }
 unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_MAXSIZE DEBUGINFOD_MAXTIME \
 	DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE DEBUGINFOD_CACHE_PATH
 
@@ -40,7 +33,7 @@ gcc -g -O1 -Wl,--build-id -o "$tmp/prog" tests/symbolize/debuginfod-prog.c -ljem
 		"$tmp/prog" >/dev/null
 dump=$(ls "$tmp"/heap.*.heap 2>/dev/null | head -1)
 [ -n "$dump" ]
-ok $? "a stripped program and a dump of it"
+okif $? "a stripped program and a dump of it"
 
 # serve MODE [FILE]: a hostile server, its port in $port, its requests in
 # $tmp/MODE.log.
@@ -102,19 +95,19 @@ clean() {
 serve drip
 ask drip drip
 fallback drip "no answer within 10 s" && [ "$t" -lt 25000 ] && clean drip
-ok $? "a byte a second: the query ends at the default 10 s, in $t ms, status $st: $(cat "$tmp/drip.err")"
+okif $? "a byte a second: the query ends at the default 10 s, in $t ms, status $st: $(cat "$tmp/drip.err")"
 
 # Faster than libdebuginfod's floor: only a deadline for the whole
 # query ends it.
 serve trickle
 ask trickle trickle DEBUGINFOD_TIMEOUT=2
 fallback trickle "no answer within 2 s" && [ "$t" -lt 15000 ] && clean trickle
-ok $? "256 KiB a second: the query ends at DEBUGINFOD_TIMEOUT=2, in $t ms, status $st: $(cat "$tmp/trickle.err")"
+okif $? "256 KiB a second: the query ends at DEBUGINFOD_TIMEOUT=2, in $t ms, status $st: $(cat "$tmp/trickle.err")"
 
 serve endless
 ask endless endless DEBUGINFOD_MAXSIZE=1000000
 fallback endless "sent more than 1000000 bytes" && clean endless
-ok $? "an endless body: stopped at DEBUGINFOD_MAXSIZE=1000000, in $t ms, status $st: $(cat "$tmp/endless.err")"
+okif $? "an endless body: stopped at DEBUGINFOD_MAXSIZE=1000000, in $t ms, status $st: $(cat "$tmp/endless.err")"
 
 # About 19 bytes written for each received: stopped when 8 MB were
 # received, the file would pass the 100 MiB limit. Stopped at 8 MB
@@ -130,28 +123,28 @@ bounded() {
 serve gzip-mixed
 ask gzip gzip-mixed DEBUGINFOD_MAXSIZE=8000000 DEBUGINFOD_TIMEOUT=60
 fallback gzip "sent more than 8000000 bytes" && clean gzip && bounded gzip-mixed
-ok $? "an endless gzip'd body: stopped at 8000000 bytes written ($w for $(grep -c . "$tmp/gzip-mixed.log") queries), not received, in $t ms, status $st: $(cat "$tmp/gzip.err")"
+okif $? "an endless gzip'd body: stopped at 8000000 bytes written ($w for $(grep -c . "$tmp/gzip-mixed.log") queries), not received, in $t ms, status $st: $(cat "$tmp/gzip.err")"
 
 serve gzip
 ask zeros gzip DEBUGINFOD_MAXSIZE=8000000 DEBUGINFOD_TIMEOUT=60
 fallback zeros "sent more than 8000000 bytes" && clean zeros && bounded gzip
-ok $? "gzip'd zeros (1000:1): stopped at 8000000 bytes written ($w for $(grep -c . "$tmp/gzip.log") queries), in $t ms, status $st: $(cat "$tmp/zeros.err")"
+okif $? "gzip'd zeros (1000:1): stopped at 8000000 bytes written ($w for $(grep -c . "$tmp/gzip.log") queries), in $t ms, status $st: $(cat "$tmp/zeros.err")"
 
 serve huge
 ask huge huge
 [ "$st" = 0 ] && [ ! -s "$tmp/huge.err" ] && grep -q '^GET /buildid/' "$tmp/huge.log" && clean huge
-ok $? "5 GiB announced, DEBUGINFOD_MAXSIZE unset: an answer, nothing received, in $t ms, status $st"
+okif $? "5 GiB announced, DEBUGINFOD_MAXSIZE unset: an answer, nothing received, in $t ms, status $st"
 
 serve wrong "$tmp/other"
 ask wrong wrong
 fallback wrong "sent a file that is not the debug file of build-id [0-9a-f]+ \(removed from the cache\)" &&
 	clean wrong
-ok $? "another file for the build-id: one line, out of the cache, status $st: $(cat "$tmp/wrong.err")"
+okif $? "another file for the build-id: one line, out of the cache, status $st: $(cat "$tmp/wrong.err")"
 
 asked=$(grep -c . "$tmp/wrong.log")
 ask wrong wrong
 fallback wrong "sent a file that is not the debug file" && [ "$(grep -c . "$tmp/wrong.log")" -gt "$asked" ]
-ok $? "the next run asks again, and says so again"
+okif $? "the next run asks again, and says so again"
 
 # A server without the files: no line; a miss noted for each build-id
 # (an empty debuginfo, as libdebuginfod notes it), so the next run asks
@@ -161,10 +154,10 @@ ask missing missing
 asked=$(grep -c '^GET /buildid/' "$tmp/missing.log")
 [ "$st" = 0 ] && [ ! -s "$tmp/missing.err" ] && [ "$asked" -gt 0 ] &&
 	[ "$(find "$tmp/missing.cache" -name debuginfo -size 0 | wc -l)" = "$asked" ]
-ok $? "a 404 for each of $asked build-ids: no line, each noted as a miss, status $st"
+okif $? "a 404 for each of $asked build-ids: no line, each noted as a miss, status $st"
 ask missing missing
 [ "$st" = 0 ] && [ ! -s "$tmp/missing.err" ] && [ "$(grep -c . "$tmp/missing.log")" = "$asked" ]
-ok $? "the next run asks no server, status $st"
+okif $? "the next run asks no server, status $st"
 
 # A cache folder planted by another user (here, handed to nobody) or a
 # link to one: not used, one line naming it, no file written there.
@@ -175,7 +168,7 @@ if [ "$(id -u)" = 0 ]; then
 	cache=$tmp/planted ask planted missing
 	fallback planted "cache folder $tmp/planted: owned by uid 65534, not 0 \(not used\)" &&
 		[ -z "$(ls -A "$tmp/planted")" ]
-	ok $? "another user's cache folder: not used, status $st: $(cat "$tmp/planted.err")"
+	okif $? "another user's cache folder: not used, status $st: $(cat "$tmp/planted.err")"
 else
 	n=$((n + 1)); echo "ok $n - another user's cache folder # skip not root"
 fi
@@ -183,7 +176,7 @@ mkdir "$tmp/target"
 ln -s "$tmp/target" "$tmp/link"
 cache=$tmp/link ask link missing
 fallback link "cache folder $tmp/link: a symbolic link \(not used\)" && [ -z "$(ls -A "$tmp/target")" ]
-ok $? "a cache folder that is a link: not followed, status $st: $(cat "$tmp/link.err")"
+okif $? "a cache folder that is a link: not followed, status $st: $(cat "$tmp/link.err")"
 
 # The hook, with the same servers in the program's environment. A
 # sanitized hook cannot be preloaded into an uninstrumented program: its
@@ -226,14 +219,14 @@ if [ "$hook_ok" = 1 ]; then
 	host trickle DEBUGINFOD_TIMEOUT=2 &&
 		grep -q "^flamekit-hook: debuginfod http://127.0.0.1:[0-9]*: no answer within 2 s" "$tmp/host.err" &&
 		[ "$t" -lt 15000 ]
-	ok $? "the hook, 256 KiB a second: the request answers in $t ms, one line: $(cat "$tmp/host.err")"
+	okif $? "the hook, 256 KiB a second: the request answers in $t ms, one line: $(cat "$tmp/host.err")"
 	host wrong &&
 		grep -q "^flamekit-hook: debuginfod http://127.0.0.1:[0-9]*: sent a file that is not the debug file" "$tmp/host.err"
-	ok $? "the hook, another file for the build-id: one line, out of the cache: $(cat "$tmp/host.err")"
+	okif $? "the hook, another file for the build-id: one line, out of the cache: $(cat "$tmp/host.err")"
 else
 	n=$((n + 1)); echo "ok $n - the hook, 256 KiB a second # skip sanitized hook"
 	n=$((n + 1)); echo "ok $n - the hook, another file # skip sanitized hook"
 fi
 
 echo "1..$n"
-[ "$fails" = 0 ]
+[ "$fail" = 0 ]

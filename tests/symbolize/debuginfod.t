@@ -10,12 +10,7 @@
 # hook does the same with DEBUGINFOD_URLS in the program's environment: a
 # silent server delays one request by the timeout, says so once, and
 # leaves the program's descriptor table as it was.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
-PATH="$B:$PATH"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/../lib/tap.sh"
 srv=""; slow=""; host=""
 cleanup() {
 	[ -n "$host" ] && kill "$host" 2>/dev/null && wait "$host" 2>/dev/null
@@ -24,8 +19,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-n=0; fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else fails=$((fails + 1)); echo "not ok $n - $2"; fi; }
 # Only what each case sets reaches symbolize.
 unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
 export DEBUGINFOD_CACHE_PATH="$tmp/cache"
@@ -41,7 +34,7 @@ gcc -g -O1 -Wl,--build-id -o "$tmp/prog" tests/symbolize/debuginfod-prog.c -ljem
 dump=$(ls "$tmp"/heap.*.heap 2>/dev/null | head -1)
 bid=$(readelf -n "$tmp/prog" 2>/dev/null | awk '/Build ID:/ { print $3; exit }')
 [ -n "$dump" ] && [ -n "$bid" ] && ! nm "$tmp/prog" 2>/dev/null | grep -q fkdi_
-ok $? "a stripped program (build-id $bid), its debug file apart, a dump of it"
+okif $? "a stripped program (build-id $bid), its debug file apart, a dump of it"
 
 # fold FILE.sym: the program's stacks, folded.
 fold() { to-folded <"$1" >"$1.folded" 2>/dev/null; }
@@ -51,7 +44,7 @@ fallback() { grep -q ';prog+0x[0-9a-f]*;prog+0x[0-9a-f]* ' "$1.folded" && ! grep
 symbolize "$dump" >"$tmp/none.sym" 2>"$tmp/none.err"; st=$?
 fold "$tmp/none.sym"
 [ "$st" = 0 ] && fallback "$tmp/none.sym" && [ ! -s "$tmp/none.err" ]
-ok $? "without DEBUGINFOD_URLS: module+offset, nothing on stderr"
+okif $? "without DEBUGINFOD_URLS: module+offset, nothing on stderr"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -71,14 +64,14 @@ for try in 1 2 3; do
 	[ "$ready" = 0 ] && break
 	kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; srv=""
 done
-ok $ready "debuginfod -F serves the debug file on port $port"
+okif $ready "debuginfod -F serves the debug file on port $port"
 url="http://127.0.0.1:$port"
 
 DEBUGINFOD_URLS=$url symbolize "$dump" >"$tmp/srv.sym" 2>"$tmp/srv.err"; st=$?
 fold "$tmp/srv.sym"
 [ "$st" = 0 ] && named "$tmp/srv.sym" && [ ! -s "$tmp/srv.err" ] &&
 	[ -s "$tmp/cache/$bid/debuginfo" ]
-ok $? "with the server: the program's functions named, nothing on stderr, the file cached"
+okif $? "with the server: the program's functions named, nothing on stderr, the file cached"
 
 # Two servers, one dead: libdebuginfod asks both at once; the names come
 # from the live one, and the dead one (only) is named once, whichever
@@ -89,7 +82,7 @@ DEBUGINFOD_CACHE_PATH=$tmp/cache-two DEBUGINFOD_URLS="$dead $url" symbolize "$du
 fold "$tmp/two.sym"
 [ "$st" = 0 ] && named "$tmp/two.sym" && [ "$(wc -l <"$tmp/two.err")" = 1 ] &&
 	grep -qF "symbolize: debuginfod $dead: couldn't connect to server" "$tmp/two.err"
-ok $? "a dead server beside a live one: names, and one line for the dead one ($(cat "$tmp/two.err"))"
+okif $? "a dead server beside a live one: names, and one line for the dead one ($(cat "$tmp/two.err"))"
 
 # The hook, with DEBUGINFOD_URLS in the program's environment. host_start
 # URL CACHE [VAR=VALUE...]: the program under the hook, sampling every
@@ -121,7 +114,7 @@ if [ "$hook_ok" = 1 ]; then
 		curl -sf --max-time 60 -o "$tmp/hook.sym.folded" \
 			"http://127.0.0.1:$hport/internal/heap?format=folded" &&
 		named "$tmp/hook.sym" && [ ! -s "$tmp/host.err" ]
-	ok $? "the hook with the server: the program's functions named, nothing on stderr"
+	okif $? "the hook with the server: the program's functions named, nothing on stderr"
 	host_stop
 else
 	n=$((n + 1)); echo "ok $n - the hook with the server # skip sanitized hook"
@@ -130,21 +123,21 @@ fi
 symbolize "$dump" >"$tmp/after.sym" 2>/dev/null
 fold "$tmp/after.sym"
 fallback "$tmp/after.sym"
-ok $? "without DEBUGINFOD_URLS again: module+offset (the cache is not looked at)"
+okif $? "without DEBUGINFOD_URLS again: module+offset (the cache is not looked at)"
 
 kill "$srv"; wait "$srv" 2>/dev/null; srv=""
 
 DEBUGINFOD_URLS=$url symbolize "$dump" >"$tmp/cached.sym" 2>"$tmp/cached.err"; st=$?
 fold "$tmp/cached.sym"
 [ "$st" = 0 ] && named "$tmp/cached.sym" && [ ! -s "$tmp/cached.err" ]
-ok $? "server stopped: names from libdebuginfod's cache, nothing on stderr"
+okif $? "server stopped: names from libdebuginfod's cache, nothing on stderr"
 
 DEBUGINFOD_CACHE_PATH=$tmp/cache-dead DEBUGINFOD_URLS=$url symbolize "$dump" \
 	>"$tmp/dead.sym" 2>"$tmp/dead.err"; st=$?
 fold "$tmp/dead.sym"
 [ "$st" = 0 ] && fallback "$tmp/dead.sym" && [ "$(wc -l <"$tmp/dead.err")" = 1 ] &&
 	grep -q "^symbolize: debuginfod $url: couldn't connect to server" "$tmp/dead.err"
-ok $? "a dead server: one line ($(cat "$tmp/dead.err")), module+offset, exit 0"
+okif $? "a dead server: one line ($(cat "$tmp/dead.err")), module+offset, exit 0"
 
 # A server that takes the connection and never answers: one line after
 # DEBUGINFOD_TIMEOUT seconds, not one per module, not curl's minutes.
@@ -166,7 +159,7 @@ t=$(( ($(date +%s%N) - t0) / 1000000 ))
 fold "$tmp/slow.sym"
 [ "$st" = 0 ] && fallback "$tmp/slow.sym" && [ "$(wc -l <"$tmp/slow.err")" = 1 ] &&
 	grep -q "no answer within 2 s" "$tmp/slow.err" && [ "$t" -lt 12000 ]
-ok $? "a silent server: one line ($(cat "$tmp/slow.err")), module+offset, in $t ms"
+okif $? "a silent server: one line ($(cat "$tmp/slow.err")), module+offset, in $t ms"
 
 # The same silent server for the hook: the first request waits the timeout
 # (the debug-file queries run on the hook's threads, in its own descriptor
@@ -187,13 +180,13 @@ elif host_start "http://127.0.0.1:$(cat "$tmp/slow.port")" "$tmp/cache-hook-slow
 	[ "$st" = 0 ] && fallback "$tmp/hslow.sym" && [ "$t" -lt 12000 ] && [ "$t2" -lt 1500 ] &&
 		[ "$(wc -l <"$tmp/host.err")" = 1 ] &&
 		grep -q "^flamekit-hook: debuginfod http://127.0.0.1:[0-9]*: no answer within 2 s" "$tmp/host.err"
-	ok $? "the hook with a silent server: module+offset in $t ms, then $t2 ms, one line ($(cat "$tmp/host.err"))"
+	okif $? "the hook with a silent server: module+offset in $t ms, then $t2 ms, one line ($(cat "$tmp/host.err"))"
 	[ "$before" = "$after" ]
-	ok $? "the program's descriptors unchanged by the queries ($after)"
+	okif $? "the program's descriptors unchanged by the queries ($after)"
 	host_stop
 else
-	ok 1 "the hook with a silent server: the program started"
+	okif 1 "the hook with a silent server: the program started"
 fi
 
 echo "1..$n"
-[ "$fails" = 0 ]
+[ "$fail" = 0 ]

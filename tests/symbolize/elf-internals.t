@@ -10,15 +10,10 @@
 # With FK_B_OTHER=DIR, the other side is DIR/symbolize, a build made with
 # CFLAGS=-DFK_ELF_INTERNALS=0 (the path of other elfutils versions, which
 # compiles the internals out; .ci/run builds and runs it).
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B=$top/$B ;; esac
+. "$(dirname "$0")/../lib/tap.sh"
 other=${FK_B_OTHER:-$B}
 case "$other" in /*) ;; *) other=$top/$other ;; esac
 [ -x "$other/symbolize" ] || { echo "not ok 1 - no $other/symbolize"; exit 1; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0; fails=0
 
 # check NAME ARGS...: one TAP line.
 check() {
@@ -40,7 +35,7 @@ check() {
 	fi
 	if [ -n "$why" ]; then
 		echo "not ok $n - $name: $why"
-		fails=$((fails + 1))
+		fail=1
 	else
 		echo "ok $n - $name: identical with and without libelf internals"
 	fi
@@ -53,4 +48,4 @@ for f in cc1 python3.11 xmllint; do
 	check "$f.prof" "fixtures/dumps/$f.prof"
 done
 echo "1..$n"
-[ "$fails" = 0 ]
+[ "$fail" = 0 ]

@@ -5,14 +5,8 @@
 # while the hook symbolizes shows its libraries twice) is no view of a
 # segment: symbolize must read the module as without it. Before the fix
 # the module was refused ("the file's segments do not match").
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-B=${B:-build}
-T=$(mktemp -d /tmp/fk-extramaps.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
+. "$(dirname "$0")/../lib/tap.sh"
+T=$tmp
 for d in fk-basic fk-inline fk-rust; do
 	f=fixtures/dumps/$d.prof
 	bin=$(awk '/^MAPPED_LIBRARIES:/ { m = 1; next } m && $2 ~ /x/ { print $6; exit }' "$f")

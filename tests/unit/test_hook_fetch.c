@@ -153,25 +153,31 @@ int main(void)
 	T_OK(rc < 0, "409 fails");
 	T_EQ_STR(out, "HTTP 409: sampling is not active: turn it on with curl -X POST ...",
 		 "409 carries the server's sentence");
-	rc = fetch_canned("", "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n",
-			  out, sizeof out, &c);
-	T_EQ_STR(out, "HTTP 503: (no message)", "an empty error body");
 	rc = fetch_canned("", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort", out, sizeof out, &c);
 	T_OK(rc < 0, "truncated body fails");
 	T_EQ_STR(out, "response truncated after 5 of 100 bytes", "truncation message");
-	rc = fetch_canned("", "SSH-2.0-OpenSSH_9.2\r\n", out, sizeof out, &c);
-	T_EQ_STR(out, "not an HTTP response", "garbage answer");
-	rc = fetch_canned("", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n", out, sizeof out, &c);
-	T_EQ_STR(out, "truncated HTTP response", "header never ends");
-	rc = fetch_canned("", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n",
-			  out, sizeof out, &c);
-	T_EQ_STR(out, "bad HTTP response (libcurl: Failure when receiving data from the peer)",
-		 "bad chunk size");
-	rc = fetch_canned("", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nab",
-			  out, sizeof out, &c);
-	T_EQ_STR(out, "truncated HTTP response", "truncated chunk");
-	rc = fetch_canned("", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nab", out, sizeof out, &c);
-	T_EQ_STR(out, "bad HTTP response (libcurl: Weird server reply)", "negative Content-Length");
+	/* Answers that fail, each with its one message. */
+	{
+		static const struct { const char *answer, *msg, *what; } bad[] = {
+			{ "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n",
+			  "HTTP 503: (no message)", "an empty error body" },
+			{ "SSH-2.0-OpenSSH_9.2\r\n", "not an HTTP response", "garbage answer" },
+			{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n", "truncated HTTP response",
+			  "header never ends" },
+			{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n",
+			  "bad HTTP response (libcurl: Failure when receiving data from the peer)",
+			  "bad chunk size" },
+			{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nab",
+			  "truncated HTTP response", "truncated chunk" },
+			{ "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nab",
+			  "bad HTTP response (libcurl: Weird server reply)", "negative Content-Length" },
+		};
+
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			fetch_canned("", bad[i].answer, out, sizeof out, &c);
+			T_EQ_STR(out, bad[i].msg, bad[i].what);
+		}
+	}
 
 	/* A unix socket. */
 	{
