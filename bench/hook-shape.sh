@@ -3,8 +3,8 @@
 # The shape of the tree and of the hook's inside (bench/README.md, "The
 # hook's shape"; issue 33's before/after figures): lines of C, headers and
 # JavaScript per top folder; the mutable data and bss symbols of the
-# hook's objects (nm over BUILD's objects of capture/hook_*.c, serve_*.c
-# and fetch.c); capture/'s ten longest functions (from the line of the
+# hook's objects (objdump -t over BUILD's objects of capture/hook_*.c,
+# serve_*.c and fetch.c); capture/'s ten longest functions (from the line of the
 # name to the closing brace); every C, header or JavaScript file over 800
 # lines; the getenv call sites in capture/. Reads the checkout it is run
 # in (the current folder, which must be the top of one: measure another
@@ -40,15 +40,19 @@ for f in capture/hook_*.c capture/serve_*.c capture/fetch.c; do
 	if [ -f "$o" ]; then objs="$objs $o"; else missing="$missing $o"; fi
 done
 [ -z "$missing" ] || { echo "bench/hook-shape.sh: missing$missing (run make B=$B)" >&2; exit 1; }
-# nm: D/d initialised data, B/b bss, global or file-local; rodata (R/r)
-# and text are not state.
+# objdump -t: objects in writable data (.data, .bss, thread-local ones)
+# are state; read-only data and .data.rel.ro (tables of pointers the
+# loader relocates, then read-only) are not, though nm calls the latter d.
+state_syms() {
+	objdump -t "$1" | awk '$3 == "O" && $4 ~ /^\.(data|bss|tdata|tbss)/ && $4 !~ /rel\.ro/ { print $NF, ($2 == "g" ? "g" : "l") }'
+}
 # shellcheck disable=SC2086
-nm --defined-only $objs | awk -v nobj="$(echo $objs | wc -w)" '
-	NF == 3 && $2 ~ /^[bBdD]$/ { n++; if ($2 ~ /[BD]/) g++ }
+for o in $objs; do state_syms "$o"; done | awk -v nobj="$(echo $objs | wc -w)" '
+	{ n++; if ($2 == "g") g++ }
 	END { printf "data+bss symbols: %d (%d global, %d file-local) in %d objects\n", n, g, n - g, nobj }'
 # shellcheck disable=SC2086
 for o in $objs; do
-	printf '%s %s\n' "$(nm --defined-only "$o" | awk 'NF == 3 && $2 ~ /^[bBdD]$/' | wc -l)" "$(basename "$o")"
+	printf '%s %s\n' "$(state_syms "$o" | wc -l)" "$(basename "$o")"
 done | sort -rn | awk '$1 > 0 { printf "%s%s=%s", sep, $2, $1; sep = " " } END { print "" }' |
 	fold -s -w 76 | sed 's/^/  /'
 
