@@ -227,11 +227,6 @@ struct fk_answer_reg {
  * whole line is there yet (n below FK_ANSWER_MAX_REG), -1 malformed. */
 int fk_answer_reg(const char *buf, size_t n, struct fk_answer_reg *r, size_t *used);
 
-/* Reads the head at the start of buf[0..n) into h: 1; 0 when it is not
- * whole yet (n below FK_ANSWER_MAX_HEAD); -1 with *why a static sentence
- * when it is not an HTTP/1.x answer's head or is too long. */
-int fk_answer_head(const char *buf, size_t n, struct fk_answer_head *h, const char **why);
-
 /* ---- hook_group.c: the program's processes ---- */
 /* The longest group name, its NUL included. */
 #define FK_GROUP_NAME_MAX 96

@@ -405,6 +405,11 @@ struct fk_answer_head {
  * array. Never reads json[n]. */
 int fk_answer_field(const char *json, size_t n, const char *key, char *out, size_t size);
 
+/* Reads the head at the start of buf[0..n) into h: 1; 0 when it is not
+ * whole yet (n below FK_ANSWER_MAX_HEAD); -1 with *why a static sentence
+ * when it is not an HTTP/1.x answer's head or is too long. */
+int fk_answer_head(const char *buf, size_t n, struct fk_answer_head *h, const char **why);
+
 /* ---- hook_group.c: the program's processes ---- */
 struct pollfd;
 struct fk_addr;
@@ -434,30 +439,11 @@ int fk_group_is_worker(pid_t pid);
 int fk_group_member(pid_t pid, struct fk_member *m);
 size_t fk_group_workers(struct fk_member *out, size_t max);
 
-/* One question to a worker for fk_group_ask, and its answer. */
-struct fk_ask {
-	struct fk_member m;        /* in: whom to ask */
-	unsigned status;           /* out: the answer's status; 0 none */
-	char *body;                /* its body, malloc'd, NUL after len */
-	size_t len;
-	char err[256];             /* with status 0: why, a sentence */
-};
-
-/* Sends METHOD TARGET to every worker of asks[0..n) and reads each
- * answer, a head and a body of at most max bytes, asking at most
- * FK_HOOK_ASK_PARALLEL at once, all within seconds: one that does not
- * answer costs the others nothing. Blocking: call it from off-loop work
- * (struct fk_reply's work). */
-void fk_group_ask(struct fk_ask *asks, size_t n, const char *method, const char *target,
-		  double seconds, size_t max);
-
-/* Sends METHOD TARGET to worker m and reads the head of its answer into h
- * within seconds: the body is then read by the source *src (its size
- * h->length), on the loop (hook_stream.c). 0, or -1 with err. Blocking:
- * call it from off-loop work. */
-int fk_group_open(const struct fk_member *m, const char *method, const char *target,
-		  double seconds, struct fk_answer_head *h, struct fk_body_src *src,
-		  struct fk_err *err);
+/* Connects to NAME of the group without blocking (a unix socket connects
+ * at once, or fails with EAGAIN when its queue is full); the peer's
+ * credentials into *c. The fd (non-blocking), or -1 with errno. */
+struct ucred;
+int fk_group_connect(const char *name, struct ucred *c);
 
 /* Workers a listener keeps at most (a pre-fork pool). */
 #define FK_HOOK_MAX_WORKERS 1024

@@ -477,6 +477,32 @@ unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
 			const char *method, const char *url, size_t urilen,
 			char *why, size_t size);
 
+/* ---- serve_ask.c: requests to workers over HTTP ---- */
+/* One question to a worker for fk_group_ask, and its answer. */
+struct fk_ask {
+	struct fk_member m;        /* in: whom to ask */
+	unsigned status;           /* out: the answer's status; 0 none */
+	char *body;                /* its body, malloc'd, NUL after len */
+	size_t len;
+	char err[256];             /* with status 0: why, a sentence */
+};
+
+/* Sends METHOD TARGET to every worker of asks[0..n) and reads each
+ * answer, a head and a body of at most max bytes, asking at most
+ * FK_HOOK_ASK_PARALLEL at once, all within seconds: one that does not
+ * answer costs the others nothing. Blocking: call it from off-loop work
+ * (struct fk_reply's work). */
+void fk_group_ask(struct fk_ask *asks, size_t n, const char *method, const char *target,
+		  double seconds, size_t max);
+
+/* Sends METHOD TARGET to worker m and reads the head of its answer into h
+ * within seconds: the body is then read by the source *src (its size
+ * h->length), on the loop (hook_stream.c). 0, or -1 with err. Blocking:
+ * call it from off-loop work. */
+int fk_group_open(const struct fk_member *m, const char *method, const char *target,
+		  double seconds, struct fk_answer_head *h, struct fk_body_src *src,
+		  struct fk_err *err);
+
 /* ---- hook_procs.c: routes over the program's processes ---- */
 /* Answers rq for process pid (not this one) through its socket. */
 void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r);
