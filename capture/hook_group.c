@@ -36,59 +36,74 @@
 #include "hook_int.h"
 #include "num.h"
 
-static char gid[FK_GROUP_NAME_MAX]; /* the group's name, inherited by fork */
-static uid_t first_uid;            /* the user the group began as */
-/* The listener this process knows (itself, the one it joined, or its
- * parent's), with its start time: an exec keeps both. Inherited by fork. */
-static pid_t lst_pid;
-static uint64_t lst_start;
-static int reg_fd = -1;            /* listener: the registry's socket */
-static int join_fd = -1;           /* worker: its registry connection */
-static pid_t join_pid;             /* worker: the listener's pid */
-static struct fk_answer_reg own;   /* worker: its socket's name ("": none) */
-/* A takeover: who holds the registry's name when it is not of the
- * program (-1: nobody such), and whether the block was said. */
-static long long squat_uid = -1, squat_pid = -1;
-static int block_said, block_tries;
-
+/* A registered worker, as the listener keeps it. */
 struct worker {
 	struct fk_member m;
-	int fd;
+	int fd;                    /* its registry connection */
 	char line[FK_ANSWER_MAX_REG];  /* its registration line so far */
 	size_t nline;
 };
+
+/* Everything this file keeps but the workers' table. A fork keeps the
+ * group's identity and the listener it knew; what is of this process's
+ * hook thread (its sockets, what it learnt through them) the child starts
+ * without: fk_group_atfork_child. */
+#define GROUP_NONE { \
+	.reg_fd = -1, .join_fd = -1, .squat_uid = -1, .squat_pid = -1, \
+	.poll_reg = -1, .poll_join = -1, .poll_first = -1, \
+}
+static struct group {
+	/* kept by fork, carried across exec (hook_state.c) */
+	char name[FK_GROUP_NAME_MAX];  /* the group's */
+	uid_t first_uid;           /* the user the group began as */
+	/* The listener this process knows (itself, the one it joined, or its
+	 * parent's), with its start time: an exec keeps both. */
+	pid_t lst_pid;
+	uint64_t lst_start;
+	/* the child starts without these */
+	int reg_fd;                /* listener: the registry's socket */
+	int join_fd;               /* worker: its registry connection */
+	pid_t join_pid;            /* worker: the listener's pid */
+	struct fk_answer_reg own;  /* worker: its socket's name ("": none) */
+	/* A takeover: who holds the registry's name when it is not of the
+	 * program (-1: nobody such), and whether the block was said. */
+	long long squat_uid, squat_pid;
+	int block_said, block_tries;
+	size_t nworkers;           /* listener: workers[0..nworkers) */
+	/* What fk_group_pollfds put where, for fk_group_events. */
+	int poll_reg, poll_join, poll_first;
+	size_t poll_nw;
+} g = GROUP_NONE;
+
+/* Listener: the registered workers (zero pages until a worker comes). */
 static struct worker workers[FK_HOOK_MAX_WORKERS];
-static size_t nworkers;
-/* What fk_group_pollfds put where, for fk_group_events. */
-static int poll_reg = -1, poll_join = -1, poll_first = -1;
-static size_t poll_nw;
 
 void fk_group_init(const char *carried, uid_t uid)
 {
 	uint64_t nonce = 0, start = fk_proc_start(getpid());
 
-	lst_pid = getpid();
-	lst_start = start;
-	first_uid = uid;
-	if (carried && *carried && strlen(carried) < sizeof gid &&
+	g.lst_pid = getpid();
+	g.lst_start = start;
+	g.first_uid = uid;
+	if (carried && *carried && strlen(carried) < sizeof g.name &&
 	    strspn(carried, "0123456789abcdef-") == strlen(carried)) {
-		snprintf(gid, sizeof gid, "%s", carried);
+		snprintf(g.name, sizeof g.name, "%s", carried);
 		return;
 	}
 	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
 		nonce = (uint64_t)(fk_now() * 1e9) ^ ((uint64_t)getpid() << 32);
-	snprintf(gid, sizeof gid, "%ld-%llu-%016llx", (long)getpid(), (unsigned long long)start,
+	snprintf(g.name, sizeof g.name, "%ld-%llu-%016llx", (long)getpid(), (unsigned long long)start,
 		 (unsigned long long)nonce);
 }
 
 uid_t fk_group_first_uid(void)
 {
-	return first_uid;
+	return g.first_uid;
 }
 
 const char *fk_group_name(void)
 {
-	return gid;
+	return g.name;
 }
 
 /* The abstract address "@flamekit-hook/GROUP/NAME". */
@@ -98,7 +113,7 @@ static socklen_t group_addr(struct sockaddr_un *un, const char *name)
 
 	memset(un, 0, sizeof *un);
 	un->sun_family = AF_UNIX;
-	n = snprintf(un->sun_path + 1, sizeof un->sun_path - 1, "flamekit-hook/%s/%s", gid, name);
+	n = snprintf(un->sun_path + 1, sizeof un->sun_path - 1, "flamekit-hook/%s/%s", g.name, name);
 	if (n < 0 || (size_t)n >= sizeof un->sun_path - 1)
 		n = (int)sizeof un->sun_path - 2;
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
@@ -117,7 +132,7 @@ static int bind_name(const char *name, struct fk_err *err)
 
 		close(fd);
 		fk_err_set(err, FK_EIO, 0, "cannot listen on @flamekit-hook/%s/%s: %s",
-			   gid, name, strerror(e));
+			   g.name, name, strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -149,7 +164,7 @@ static int peer(int fd, struct ucred *c)
 /* The same user, root, or the user the group began as. */
 static int same_user(const struct ucred *c)
 {
-	return c->uid == geteuid() || c->uid == 0 || c->uid == first_uid;
+	return c->uid == geteuid() || c->uid == 0 || c->uid == g.first_uid;
 }
 
 /* Whether pid is an ancestor of this process. */
@@ -177,20 +192,20 @@ int fk_group_peer_ok(int fd)
 		return 0;
 	/* The listener itself, whatever user it now runs as (varnishd's
 	 * manager switches its effective user, its cache child another). */
-	return same_user(&c) || (join_fd >= 0 && c.pid == join_pid);
+	return same_user(&c) || (g.join_fd >= 0 && c.pid == g.join_pid);
 }
 
 int fk_group_listen(struct fk_err *err)
 {
-	if (!gid[0])
+	if (!g.name[0])
 		fk_group_init(NULL, geteuid());
-	if (reg_fd >= 0)
+	if (g.reg_fd >= 0)
 		return 0;
-	reg_fd = bind_name("listener", err);
-	if (reg_fd < 0)
+	g.reg_fd = bind_name("listener", err);
+	if (g.reg_fd < 0)
 		return -1;
-	lst_pid = getpid();
-	lst_start = fk_proc_start(lst_pid);
+	g.lst_pid = getpid();
+	g.lst_start = fk_proc_start(g.lst_pid);
 	return 0;
 }
 
@@ -219,16 +234,16 @@ static void announce(void)
 	char line[FK_ANSWER_MAX_REG], u[24] = "-", p[24] = "-";
 	int k;
 
-	if (join_fd < 0 || !own.name[0])
+	if (g.join_fd < 0 || !g.own.name[0])
 		return;
-	if (own.uid >= 0)
-		snprintf(u, sizeof u, "%lld", own.uid);
-	if (own.pid >= 0)
-		snprintf(p, sizeof p, "%lld", own.pid);
-	k = own.taken ? snprintf(line, sizeof line, "%s %s %s\n", own.name, u, p)
-		      : snprintf(line, sizeof line, "%s\n", own.name);
+	if (g.own.uid >= 0)
+		snprintf(u, sizeof u, "%lld", g.own.uid);
+	if (g.own.pid >= 0)
+		snprintf(p, sizeof p, "%lld", g.own.pid);
+	k = g.own.taken ? snprintf(line, sizeof line, "%s %s %s\n", g.own.name, u, p)
+		      : snprintf(line, sizeof line, "%s\n", g.own.name);
 	if (k > 0 && (size_t)k < sizeof line &&
-	    send(join_fd, line, (size_t)k, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+	    send(g.join_fd, line, (size_t)k, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
 		/* The listener is gone: its connection's end says so. */
 	}
 }
@@ -239,32 +254,32 @@ int fk_group_worker_socket(struct fk_err *err)
 	uint64_t nonce = 0;
 	int fd, hfd;
 
-	memset(&own, 0, sizeof own);
-	snprintf(own.name, sizeof own.name, "%ld", (long)getpid());
-	fd = bind_name(own.name, err);
+	memset(&g.own, 0, sizeof g.own);
+	snprintf(g.own.name, sizeof g.own.name, "%ld", (long)getpid());
+	fd = bind_name(g.own.name, err);
 	if (fd >= 0 || errno != EADDRINUSE) {
 		if (fd < 0)
-			own.name[0] = '\0';
+			g.own.name[0] = '\0';
 		announce();
 		return fd;
 	}
 	/* Another process holds the name: learn whose, and serve under a
 	 * name nobody can guess. */
-	own.taken = 1;
-	own.uid = own.pid = -1;
-	hfd = fk_group_connect(own.name, &c);
+	g.own.taken = 1;
+	g.own.uid = g.own.pid = -1;
+	hfd = fk_group_connect(g.own.name, &c);
 	if (hfd >= 0) {
-		own.uid = c.uid;
-		own.pid = c.pid;
+		g.own.uid = c.uid;
+		g.own.pid = c.pid;
 		close(hfd);
 	}
 	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
 		nonce = (uint64_t)(fk_now() * 1e9) ^ ((uint64_t)getpid() << 40);
-	snprintf(own.name, sizeof own.name, "%ld-%016llx", (long)getpid(), (unsigned long long)nonce);
+	snprintf(g.own.name, sizeof g.own.name, "%ld-%016llx", (long)getpid(), (unsigned long long)nonce);
 	fk_err_init(err, NULL);
-	fd = bind_name(own.name, err);
+	fd = bind_name(g.own.name, err);
 	if (fd < 0)
-		own.name[0] = '\0';
+		g.own.name[0] = '\0';
 	announce();
 	return fd;
 }
@@ -274,7 +289,7 @@ int fk_group_join(void)
 	struct ucred c;
 	int fd;
 
-	if (join_fd >= 0)
+	if (g.join_fd >= 0)
 		return 0;
 	fd = fk_group_connect("listener", &c);
 	if (fd < 0)
@@ -284,17 +299,17 @@ int fk_group_join(void)
 	 * dropped its privileges and took the address over first). */
 	if (!(same_user(&c) || ancestor(c.pid) || descends(c.pid)) || c.pid == getpid()) {
 		if (c.pid != getpid()) {
-			squat_uid = c.uid;
-			squat_pid = c.pid;
+			g.squat_uid = c.uid;
+			g.squat_pid = c.pid;
 		}
 		close(fd);
 		return -1;
 	}
-	squat_uid = squat_pid = -1;
-	join_fd = fd;
-	join_pid = c.pid;
-	lst_pid = c.pid;
-	lst_start = fk_proc_start(c.pid);
+	g.squat_uid = g.squat_pid = -1;
+	g.join_fd = fd;
+	g.join_pid = c.pid;
+	g.lst_pid = c.pid;
+	g.lst_start = fk_proc_start(c.pid);
 	announce();
 	return 0;
 }
@@ -304,65 +319,68 @@ int fk_group_listener_alive(void)
 	struct fk_proc p;
 
 	/* A zombie has exited: its parent has not reaped it yet. */
-	return lst_pid > 0 && lst_pid != getpid() && fk_proc_info(lst_pid, &p) == 0 &&
-	       p.start == lst_start && p.state != 'Z' && p.state != 'X';
+	return g.lst_pid > 0 && g.lst_pid != getpid() && fk_proc_info(g.lst_pid, &p) == 0 &&
+	       p.start == g.lst_start && p.state != 'Z' && p.state != 'X';
 }
 
 pid_t fk_group_listener(void)
 {
-	return reg_fd >= 0 ? getpid() : join_fd >= 0 ? join_pid : 0;
+	return g.reg_fd >= 0 ? getpid() : g.join_fd >= 0 ? g.join_pid : 0;
 }
 
 void fk_group_leave(void)
 {
-	if (join_fd >= 0)
-		close(join_fd);
-	join_fd = -1;
+	if (g.join_fd >= 0)
+		close(g.join_fd);
+	g.join_fd = -1;
 }
 
 void fk_group_close(void)
 {
 	fk_group_leave();
-	if (reg_fd >= 0)
-		close(reg_fd);
-	reg_fd = -1;
-	for (size_t i = 0; i < nworkers; i++)
+	if (g.reg_fd >= 0)
+		close(g.reg_fd);
+	g.reg_fd = -1;
+	for (size_t i = 0; i < g.nworkers; i++)
 		close(workers[i].fd);
-	nworkers = 0;
+	g.nworkers = 0;
 }
 
 void fk_group_atfork_child(void)
 {
-	/* The parent's sockets are in its hook thread's table, not here;
-	 * the listener it knew is this one's. */
-	reg_fd = join_fd = -1;
-	nworkers = 0;
-	memset(&own, 0, sizeof own);
-	squat_uid = squat_pid = -1;
-	block_said = block_tries = 0;
+	struct group child = GROUP_NONE;
+
+	/* The group and the listener it knew (its parent's) are the
+	 * child's too; the parent's sockets are in its hook thread's table,
+	 * not here, and the workers its own. */
+	memcpy(child.name, g.name, sizeof child.name);
+	child.first_uid = g.first_uid;
+	child.lst_pid = g.lst_pid;
+	child.lst_start = g.lst_start;
+	g = child;
 }
 
 int fk_group_pollfds(struct pollfd *pf, int max)
 {
 	int n = 0;
 
-	poll_reg = poll_join = poll_first = -1;
-	poll_nw = 0;
-	if (reg_fd >= 0 && n < max) {
-		poll_reg = n;
-		pf[n].fd = reg_fd;
+	g.poll_reg = g.poll_join = g.poll_first = -1;
+	g.poll_nw = 0;
+	if (g.reg_fd >= 0 && n < max) {
+		g.poll_reg = n;
+		pf[n].fd = g.reg_fd;
 		pf[n++].events = POLLIN;
 	}
-	if (join_fd >= 0 && n < max) {
-		poll_join = n;
-		pf[n].fd = join_fd;
+	if (g.join_fd >= 0 && n < max) {
+		g.poll_join = n;
+		pf[n].fd = g.join_fd;
 		pf[n++].events = POLLIN;
 	}
-	poll_first = n;
-	for (size_t i = 0; i < nworkers && n < max; i++) {
+	g.poll_first = n;
+	for (size_t i = 0; i < g.nworkers && n < max; i++) {
 		pf[n].fd = workers[i].fd;
 		pf[n++].events = POLLIN;
-		poll_nw++;
+		g.poll_nw++;
 	}
 	return n;
 }
@@ -405,18 +423,18 @@ static void accept_workers(void)
 	for (;;) {
 		struct ucred c;
 		struct worker *w;
-		int fd = accept4(reg_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int fd = accept4(g.reg_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0)
 			return;
 		/* A worker of another user is one when it descends from this
 		 * process (it dropped privileges after its fork). */
-		if (peer(fd, &c) < 0 || nworkers >= FK_HOOK_MAX_WORKERS || c.pid == getpid() ||
+		if (peer(fd, &c) < 0 || g.nworkers >= FK_HOOK_MAX_WORKERS || c.pid == getpid() ||
 		    !(same_user(&c) || descends(c.pid))) {
 			close(fd);
 			continue;
 		}
-		w = &workers[nworkers++];
+		w = &workers[g.nworkers++];
 		memset(w, 0, sizeof *w);
 		w->fd = fd;
 		w->m.pid = c.pid;
@@ -425,7 +443,7 @@ static void accept_workers(void)
 		snprintf(w->m.name, sizeof w->m.name, "%ld", (long)c.pid);
 		if (worker_input(w)) {
 			close(fd);
-			nworkers--;
+			g.nworkers--;
 		}
 	}
 }
@@ -435,28 +453,28 @@ int fk_group_events(const struct pollfd *pf, int n)
 	int lost = 0;
 
 	/* Workers first: removing one shifts the rest. */
-	if (poll_first >= 0) {
+	if (g.poll_first >= 0) {
 		size_t k = 0;
 
-		for (size_t i = 0; i < poll_nw && poll_first + (int)i < n; i++) {
-			short ev = pf[poll_first + (int)i].revents;
+		for (size_t i = 0; i < g.poll_nw && g.poll_first + (int)i < n; i++) {
+			short ev = pf[g.poll_first + (int)i].revents;
 
 			if (ev && (worker_input(&workers[k]) || (ev & (POLLHUP | POLLERR | POLLNVAL)))) {
 				/* The worker exited: its connection ended. */
 				close(workers[k].fd);
-				memmove(&workers[k], &workers[k + 1], (nworkers - k - 1) * sizeof workers[0]);
-				nworkers--;
+				memmove(&workers[k], &workers[k + 1], (g.nworkers - k - 1) * sizeof workers[0]);
+				g.nworkers--;
 				continue;
 			}
 			k++;
 		}
 	}
-	if (poll_reg >= 0 && poll_reg < n && pf[poll_reg].revents)
+	if (g.poll_reg >= 0 && g.poll_reg < n && pf[g.poll_reg].revents)
 		accept_workers();
-	if (poll_join >= 0 && poll_join < n && pf[poll_join].revents) {
+	if (g.poll_join >= 0 && g.poll_join < n && pf[g.poll_join].revents) {
 		char b[16];
 
-		if (recv(join_fd, b, sizeof b, MSG_DONTWAIT) <= 0) {
+		if (recv(g.join_fd, b, sizeof b, MSG_DONTWAIT) <= 0) {
 			fk_group_leave();
 			lost = 1;
 		}
@@ -466,7 +484,7 @@ int fk_group_events(const struct pollfd *pf, int n)
 
 int fk_group_member(pid_t pid, struct fk_member *m)
 {
-	for (size_t i = 0; i < nworkers; i++) {
+	for (size_t i = 0; i < g.nworkers; i++) {
 		if (workers[i].m.pid == pid) {
 			if (m)
 				*m = workers[i].m;
@@ -485,7 +503,7 @@ size_t fk_group_workers(struct fk_member *out, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < nworkers && n < max; i++)
+	for (size_t i = 0; i < g.nworkers && n < max; i++)
 		out[n++] = workers[i].m;
 	return n;
 }
@@ -539,19 +557,19 @@ void fk_group_takeover_failed(const struct fk_addr *addr)
 
 	/* The first tries can meet another worker of the program that has
 	 * the address and is about to open the registry. */
-	if (block_said || ++block_tries < 3)
+	if (g.block_said || ++g.block_tries < 3)
 		return;
-	other_addr = addr_owner(addr, &uid) == 0 && uid != geteuid() && uid != first_uid &&
+	other_addr = addr_owner(addr, &uid) == 0 && uid != geteuid() && uid != g.first_uid &&
 		     uid != 0;
-	if (!other_addr && squat_uid < 0)
+	if (!other_addr && g.squat_uid < 0)
 		return;
 	if (other_addr)
 		snprintf(held, sizeof held, "it (uid %ld)", (long)uid);
-	if (squat_uid >= 0)
+	if (g.squat_uid >= 0)
 		snprintf(regs, sizeof regs, "%sthe group's registry @flamekit-hook/%s/listener "
-			 "(process %lld, uid %lld)", other_addr ? " and " : "", gid, squat_pid,
-			 squat_uid);
+			 "(process %lld, uid %lld)", other_addr ? " and " : "", g.name, g.squat_pid,
+			 g.squat_uid);
 	fk_log("process %ld cannot take over %s: another user holds %s%s; trying again "
 	       "every second", (long)getpid(), addr->text, held, regs);
-	block_said = 1;
+	g.block_said = 1;
 }
