@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* What a worker process says to its listener (libflamekit-hook(3),
- * PROCESSES), read as untrusted bytes: its registration line, the head
- * of its HTTP answer (RFC 9112: status line, header fields, blank line)
- * and the scalar members of its settings' JSON object (RFC 8259). Every
- * reader takes (ptr, len), never reads past it, and writes only
- * NUL-terminated text of a bounded size; no I/O here. */
+ * PROCESSES), read as untrusted bytes: its registration line and its
+ * status line on the registry's connection, and the head of its HTTP
+ * answer (RFC 9112: status line, header fields, blank line). Every reader
+ * takes (ptr, len), never reads past it, and writes only NUL-terminated
+ * text of a bounded size; the status line's writer is here too, so that
+ * both ends of it are in one place. No I/O here. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -166,156 +168,84 @@ int fk_answer_head(const char *buf, size_t n, struct fk_answer_head *h, const ch
 	return 1;
 }
 
-/* ---- members of the settings' object ---- */
+/* ---- the status line ---- */
 
-static size_t skip_ws(const char *s, size_t i, size_t n)
-{
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
-		i++;
-	return i;
-}
+/* The longest line the writer makes: its word, the flag, three fields at
+ * their sizes' bounds, four tabs and the newline. */
+_Static_assert(sizeof FK_ANSWER_STATUS - 1 + 2 + sizeof((struct fk_status *)0)->version +
+	       sizeof((struct fk_status *)0)->symbol + sizeof((struct fk_status *)0)->module
+	       <= FK_ANSWER_MAX_LINE, "FK_ANSWER_MAX_LINE holds a status line");
 
-/* The end of the string whose opening quote is s[i] (one past its closing
- * quote), or 0 when it does not end before n. */
-static size_t string_end(const char *s, size_t i, size_t n)
-{
-	for (i++; i < n; i++) {
-		if (s[i] == '"')
-			return i + 1;
-		if (s[i] == '\\')
-			i++;
-		else if ((unsigned char)s[i] < 0x20)
-			return 0;
-	}
-	return 0;
-}
-
-static int literal_char(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' ||
-	       c == '.' || c == 'E';
-}
-
-/* The end of the value that starts at s[i], or 0 when it is malformed or
- * does not end before n. Nested objects and arrays are skipped by
- * counting brackets (their strings by string_end), without recursion. */
-static size_t value_end(const char *s, size_t i, size_t n)
-{
-	size_t depth = 0;
-
-	if (i >= n)
-		return 0;
-	if (s[i] == '"')
-		return string_end(s, i, n);
-	if (s[i] != '{' && s[i] != '[') {
-		size_t b = i;
-
-		while (i < n && literal_char(s[i]))
-			i++;
-		return i > b ? i : 0;
-	}
-	for (; i < n; i++) {
-		if (s[i] == '"') {
-			size_t e = string_end(s, i, n);
-
-			if (!e)
-				return 0;
-			i = e - 1;
-		} else if (s[i] == '{' || s[i] == '[') {
-			depth++;
-		} else if (s[i] == '}' || s[i] == ']') {
-			if (--depth == 0)
-				return i + 1;
-		}
-	}
-	return 0;
-}
-
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* The text of the string s[b..e) (quotes included) into out: escapes
- * undone, a control character or an escape beyond ASCII as '?' (the list
- * shows a worker's words; none of ours needs more), cut at size - 1. */
-static void unquote(const char *s, size_t b, size_t e, char *out, size_t size)
+/* Copies s[0..n) into out (size bytes) with what the line cannot hold,
+ * or the list need not show, as '?': control bytes, tabs, non-ASCII. */
+static void clean(const char *s, size_t n, char *out, size_t size)
 {
 	size_t k = 0;
 
-	for (size_t i = b + 1; i + 1 < e && k + 1 < size; i++) {
-		char c = s[i];
-
-		if (c == '\\' && i + 2 < e) {
-			c = s[++i];
-			if (c == 'u') {
-				int v = 0;
-
-				for (int d = 0; d < 4; d++) {
-					int x = i + 1 < e - 1 ? hexval(s[i + 1]) : -1;
-
-					if (x < 0) {
-						v = -1;
-						break;
-					}
-					v = v * 16 + x;
-					i++;
-				}
-				c = v >= 0x20 && v < 0x7f ? (char)v : '?';
-			} else if (c != '"' && c != '\\' && c != '/') {
-				c = '?';
-			}
-		}
-		out[k++] = (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
-	}
+	for (; k < n && k + 1 < size; k++)
+		out[k] = (unsigned char)s[k] < 0x20 || (unsigned char)s[k] >= 0x7f ? '?' : s[k];
 	out[k] = '\0';
 }
 
-int fk_answer_field(const char *json, size_t n, const char *key, char *out, size_t size)
+size_t fk_answer_status_line(const struct fk_status *st, char *buf, size_t size)
 {
-	size_t i = skip_ws(json, 0, n), klen = strlen(key);
+	char ver[sizeof st->version], sym[sizeof st->symbol], mod[sizeof st->module];
+	int k;
 
-	if (size == 0)
-		return -1;
-	out[0] = '\0';
-	if (i >= n || json[i] != '{')
-		return -1;
-	i = skip_ws(json, i + 1, n);
-	if (i < n && json[i] == '}')
-		return -1;
-	while (i < n) {
-		size_t ke, ve, vb;
-		int match;
+	clean(st->version, strnlen(st->version, sizeof st->version), ver, sizeof ver);
+	clean(st->symbol, strnlen(st->symbol, sizeof st->symbol), sym, sizeof sym);
+	clean(st->module, strnlen(st->module, sizeof st->module), mod, sizeof mod);
+	k = snprintf(buf, size, FK_ANSWER_STATUS "%d\t%s\t%s\t%s\n", st->enabled ? 1 : 0, ver,
+		     sym, mod);
+	return k > 0 && (size_t)k < size ? (size_t)k : 0;
+}
 
-		if (json[i] != '"' || !(ke = string_end(json, i, n)))
+/* The field f[0..n) into out (size bytes): -1 when it does not fit or
+ * holds a control byte; a byte beyond ASCII becomes '?'. */
+static int status_field(const char *f, size_t n, char *out, size_t size)
+{
+	if (n >= size)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)f[i] < 0x20 || f[i] == 0x7f)
 			return -1;
-		match = ke - i - 2 == klen && memcmp(json + i + 1, key, klen) == 0;
-		i = skip_ws(json, ke, n);
-		if (i >= n || json[i] != ':')
-			return -1;
-		vb = skip_ws(json, i + 1, n);
-		if (!(ve = value_end(json, vb, n)))
-			return -1;
-		if (match) {
-			if (json[vb] == '{' || json[vb] == '[')
-				return -1;
-			if (json[vb] == '"') {
-				unquote(json, vb, ve, out, size);
-			} else {
-				size_t len = ve - vb < size - 1 ? ve - vb : size - 1;
+	clean(f, n, out, size);
+	return 0;
+}
 
-				memcpy(out, json + vb, len);
-				out[len] = '\0';
-			}
-			return 0;
+int fk_answer_status(const char *buf, size_t n, struct fk_status *st, size_t *used)
+{
+	size_t lim = n < FK_ANSWER_MAX_LINE ? n : FK_ANSWER_MAX_LINE, w = sizeof FK_ANSWER_STATUS - 1;
+	const char *nl = memchr(buf, '\n', lim), *f[4], *p, *end;
+	size_t len[4], nf = 0;
+
+	*used = 0;
+	if (!nl)
+		return n < FK_ANSWER_MAX_LINE ? 0 : -1;
+	*used = (size_t)(nl - buf) + 1;
+	if ((size_t)(nl - buf) < w || memcmp(buf, FK_ANSWER_STATUS, w) != 0)
+		return -1;
+	/* ENABLED, VERSION, SYMBOL, MODULE at tabs; only the flag is never
+	 * empty. */
+	for (p = buf + w; nf < 4; nf++) {
+		end = memchr(p, '\t', (size_t)(nl - p));
+		if (!end)
+			end = nl;
+		f[nf] = p;
+		len[nf] = (size_t)(end - p);
+		if (end == nl) {
+			nf++;
+			break;
 		}
-		i = skip_ws(json, ve, n);
-		if (i >= n || json[i] == '}')
-			return -1;
-		if (json[i] != ',')
-			return -1;
-		i = skip_ws(json, i + 1, n);
+		p = end + 1;
 	}
-	return -1;
+	if (nf != 4 || f[3] + len[3] != nl || len[0] != 1 || (f[0][0] != '0' && f[0][0] != '1'))
+		return -1;
+	memset(st, 0, sizeof *st);
+	st->enabled = f[0][0] == '1';
+	if (status_field(f[1], len[1], st->version, sizeof st->version) < 0 ||
+	    status_field(f[2], len[2], st->symbol, sizeof st->symbol) < 0 ||
+	    status_field(f[3], len[3], st->module, sizeof st->module) < 0)
+		return -1;
+	return 1;
 }

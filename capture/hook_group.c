@@ -40,8 +40,14 @@
 struct worker {
 	struct fk_member m;
 	int fd;                    /* its registry connection */
-	char line[FK_ANSWER_MAX_REG];  /* its registration line so far */
+	char line[FK_ANSWER_MAX_LINE];  /* its next line so far */
 	size_t nline;
+	int skip;                  /* a line too long: dropped up to its end */
+	/* The questions asked and answered (one at a time), and what the
+	 * last answer said: st, or that it was malformed. */
+	unsigned asked, answered;
+	int bad;
+	struct fk_status st;
 };
 
 /* Everything this file keeps but the workers' table. A fork keeps the
@@ -248,6 +254,39 @@ static void announce(void)
 	}
 }
 
+void fk_group_own_status(struct fk_status *st)
+{
+	struct fk_je_copy cp;
+	const char *note;
+	size_t ncopies;
+	int active = 0;
+
+	memset(st, 0, sizeof *st);
+	if (fk_je_check(NULL) == FK_JE_OK && fk_je_get_active(&active, NULL) == 0)
+		st->enabled = active != 0;
+	if (fk_je_chosen(&cp, &ncopies, &note) == 0) {
+		snprintf(st->version, sizeof st->version, "%s", cp.version);
+		snprintf(st->symbol, sizeof st->symbol, "%s", cp.symbol);
+		snprintf(st->module, sizeof st->module, "%s", cp.module);
+	}
+}
+
+/* Worker: answers the listener's question with its status line. The
+ * listener asks again only once answered, so the connection holds one
+ * line at most and the send never waits. */
+static void answer(void)
+{
+	char line[FK_ANSWER_MAX_LINE];
+	struct fk_status st;
+	size_t k;
+
+	fk_group_own_status(&st);
+	k = fk_answer_status_line(&st, line, sizeof line);
+	if (k > 0 && send(g.join_fd, line, k, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* The listener is gone: its connection's end says so. */
+	}
+}
+
 int fk_group_worker_socket(struct fk_err *err)
 {
 	struct ucred c;
@@ -385,34 +424,65 @@ int fk_group_pollfds(struct pollfd *pf, int max)
 	return n;
 }
 
-/* Reads what worker w said on its registry connection: its lines name
- * its socket (a malformed one is ignored). A few reads an event, so that
- * a worker that floods its connection cannot hold the loop. 1 when the
- * connection ended (the worker exited), else 0. */
+/* One whole line of worker w's: its registration (a malformed one is
+ * ignored), or its answer to the question asked (ignored when none was). */
+static void worker_line(struct worker *w, const char *line, size_t len)
+{
+	struct fk_answer_reg reg;
+	size_t used;
+
+	if (len >= sizeof FK_ANSWER_STATUS - 1 &&
+	    memcmp(line, FK_ANSWER_STATUS, sizeof FK_ANSWER_STATUS - 1) == 0) {
+		struct fk_status st;
+
+		if (w->answered == w->asked)
+			return;
+		w->bad = fk_answer_status(line, len, &st, &used) != 1;
+		if (!w->bad)
+			w->st = st;
+		w->answered++;
+		return;
+	}
+	if (fk_answer_reg(line, len, &reg, &used) != 1)
+		return;
+	snprintf(w->m.name, sizeof w->m.name, "%s", reg.name);
+	w->m.taken = reg.taken;
+	w->m.taken_uid = reg.uid;
+	w->m.taken_pid = reg.pid;
+}
+
+/* Reads what worker w said on its registry connection, line by line. A
+ * few reads an event, so that a worker that floods its connection cannot
+ * hold the loop; a line longer than any of ours is dropped (an answer
+ * asked for, malformed). 1 when the connection ended (the worker
+ * exited), else 0. */
 static int worker_input(struct worker *w)
 {
 	for (int round = 0; round < 4; round++) {
-		struct fk_answer_reg reg;
-		size_t used;
 		ssize_t got = recv(w->fd, w->line + w->nline, sizeof w->line - w->nline, MSG_DONTWAIT);
-		int rc;
+		char *nl;
 
 		if (got == 0)
 			return 1;
 		if (got < 0)
 			return errno != EAGAIN && errno != EINTR;
 		w->nline += (size_t)got;
-		while ((rc = fk_answer_reg(w->line, w->nline, &reg, &used)) != 0) {
-			if (rc < 0) {
-				w->nline = 0;
-				break;
+		while ((nl = memchr(w->line, '\n', w->nline))) {
+			size_t len = (size_t)(nl - w->line) + 1;
+
+			if (!w->skip)
+				worker_line(w, w->line, len);
+			w->skip = 0;
+			memmove(w->line, nl + 1, w->nline - len);
+			w->nline -= len;
+		}
+		if (w->nline == sizeof w->line) {
+			if (!w->skip && w->answered != w->asked) {
+				w->bad = 1;
+				w->answered++;
 			}
-			snprintf(w->m.name, sizeof w->m.name, "%s", reg.name);
-			w->m.taken = reg.taken;
-			w->m.taken_uid = reg.uid;
-			w->m.taken_pid = reg.pid;
-			memmove(w->line, w->line + used, w->nline - used);
-			w->nline -= used;
+			w->skip = 1;
+			w->nline = 0;
 		}
 	}
 	return 0;
@@ -473,25 +543,66 @@ int fk_group_events(const struct pollfd *pf, int n)
 		accept_workers();
 	if (g.poll_join >= 0 && g.poll_join < n && pf[g.poll_join].revents) {
 		char b[16];
+		ssize_t got = recv(g.join_fd, b, sizeof b, MSG_DONTWAIT);
 
-		if (recv(g.join_fd, b, sizeof b, MSG_DONTWAIT) <= 0) {
+		if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
 			fk_group_leave();
 			lost = 1;
+		} else if (got > 0 && memchr(b, FK_GROUP_QUESTION, (size_t)got)) {
+			answer();
 		}
 	}
 	return lost ? FK_GROUP_LOST : 0;
 }
 
+static struct worker *worker_of(pid_t pid)
+{
+	for (size_t i = 0; i < g.nworkers; i++)
+		if (workers[i].m.pid == pid)
+			return &workers[i];
+	return NULL;
+}
+
 int fk_group_member(pid_t pid, struct fk_member *m)
 {
-	for (size_t i = 0; i < g.nworkers; i++) {
-		if (workers[i].m.pid == pid) {
-			if (m)
-				*m = workers[i].m;
-			return 1;
-		}
+	const struct worker *w = worker_of(pid);
+
+	if (w && m)
+		*m = w->m;
+	return w != NULL;
+}
+
+int fk_group_question(pid_t pid, unsigned *q)
+{
+	struct worker *w = worker_of(pid);
+	char c = FK_GROUP_QUESTION;
+
+	if (!w) {
+		errno = ESRCH;
+		return -1;
 	}
+	if (w->answered == w->asked) {
+		if (send(w->fd, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+			return -1;
+		w->asked++;
+	}
+	*q = w->asked;
 	return 0;
+}
+
+int fk_group_answer(pid_t pid, unsigned q, struct fk_status *st)
+{
+	const struct worker *w = worker_of(pid);
+
+	if (!w)
+		return -1;
+	/* Counted modulo 2^32: answered is at most asked. */
+	if (w->asked - w->answered > w->asked - q)
+		return 0;
+	if (w->bad)
+		return 2;
+	*st = w->st;
+	return 1;
 }
 
 int fk_group_is_worker(pid_t pid)

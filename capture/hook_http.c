@@ -55,6 +55,7 @@ struct fk_req {
 	void *ctx;
 	int deferred, ready;
 	struct fk_job *job;        /* work running off the loop, or NULL */
+	int (*settled)(void *ctx); /* answered before the deadline once 1 */
 	int counted;               /* holds one of the FK_HOOK_MAX_DEFERRED places */
 	uint64_t client;           /* its client's fk_peer key, 0 unknown */
 	struct fk_reply reply;
@@ -388,7 +389,10 @@ static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *metho
 	}
 	if (r.deadline <= 0)
 		return queue_reply(c, &r);
-	return defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
+	rc = defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
+	if (rq->deferred)
+		rq->settled = r.settled;
+	return rc;
 }
 
 static void mark_busy(struct MHD_Connection *c)
@@ -697,6 +701,7 @@ static void drop_gone(void)
 		if (!abandon_job(rq) && rq->drop)
 			rq->drop(rq->ctx);
 		rq->drop = NULL;
+		rq->settled = NULL;
 		rq->fn = drop_reply;
 		rq->deadline = 0;
 	}
@@ -760,7 +765,7 @@ void fk_http_run(struct MHD_Daemon *d)
 
 		int done = rq->job && atomic_load(&rq->job->state) == JOB_DONE;
 
-		if (rq->deadline > now && !done) {
+		if (rq->deadline > now && !done && !(rq->settled && rq->settled(rq->ctx))) {
 			pp = &rq->next;
 			continue;
 		}
@@ -855,6 +860,7 @@ void fk_http_free(struct MHD_Daemon *d)
 		if (!abandon_job(rq) && rq->drop)
 			rq->drop(rq->ctx);
 		rq->drop = NULL;
+		rq->settled = NULL;
 		rq->fn = drop_reply;
 		rq->deadline = 0;
 	}

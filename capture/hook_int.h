@@ -227,7 +227,30 @@ struct fk_answer_reg {
  * whole line is there yet (n below FK_ANSWER_MAX_REG), -1 malformed. */
 int fk_answer_reg(const char *buf, size_t n, struct fk_answer_reg *r, size_t *used);
 
+/* A worker's answer to its listener's question (FK_GROUP_QUESTION) on the
+ * registry's connection: one line, "status\tENABLED\tVERSION\tSYMBOL\tMODULE\n"
+ * (ENABLED 0 or 1, the others text without control bytes), at most
+ * FK_ANSWER_MAX_LINE bytes. */
+#define FK_ANSWER_STATUS "status\t"
+#define FK_ANSWER_MAX_LINE 704
+
+/* Writes st's line into buf (size bytes; a byte the line cannot hold,
+ * a control byte or one beyond ASCII, as '?'). Its length, 0 when it does
+ * not fit. */
+size_t fk_answer_status_line(const struct fk_status *st, char *buf, size_t size);
+
+/* Reads one status line from buf[0..n) into st: 1 with *used its bytes;
+ * 0 when no whole line is there yet (n below FK_ANSWER_MAX_LINE); -1
+ * malformed, with *used the line's bytes when it ended within
+ * FK_ANSWER_MAX_LINE, else 0. A byte beyond ASCII reads as '?'. */
+int fk_answer_status(const char *buf, size_t n, struct fk_status *st, size_t *used);
+
 /* ---- hook_group.c: the program's processes ---- */
+/* The question a listener asks a worker on its registry connection, one
+ * byte; the worker's hook thread answers one status line, from its
+ * resident half. */
+#define FK_GROUP_QUESTION '?'
+
 /* The longest group name, its NUL included. */
 #define FK_GROUP_NAME_MAX 96
 

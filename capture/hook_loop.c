@@ -234,8 +234,9 @@ static void group_want(struct fk_loop *lp, struct poll_set *ps)
 
 static int group_ready(struct fk_loop *lp, const struct pollfd *pf, int n)
 {
+	/* The takeover is the retry's, after the daemons ran. */
 	if (fk_group_events(pf, n) == FK_GROUP_LOST && !fk_sock_is_public(lp))
-		fk_sock_take_over(lp);
+		lp->retry_at = fk_now();
 	return 0;
 }
 
@@ -282,8 +283,10 @@ static const struct source {
 	{ "wake pipe", ctl_want, ctl_ready },
 	{ "dump signal", sig_want, sig_ready },
 	{ "sockets waiting for the serving half", wait_want, wait_ready },
-	{ "HTTP daemons", http_want, http_ready },
+	/* Before the daemons: a request waiting on workers' answers (the
+	 * processes list) sees those that came. */
 	{ "process group", group_want, group_ready },
+	{ "HTTP daemons", http_want, http_ready },
 	{ "takeover retry", retry_want, retry_ready },
 	{ "snapshots", snap_want, snap_ready },
 };

@@ -10,8 +10,11 @@
 
 #include "hook_int.h"
 
-/* What the loop polls in one round (its sources, below). */
-#define MAX_POLL (4 + FK_HOOK_MAX_WORKERS)
+/* What the loop polls in one round (its sources, below): the wake pipe,
+ * two sockets waiting for the serving half, the registry and a registry
+ * connection, every worker's, then the daemons' two and their work pipe,
+ * so that a full table of workers leaves the daemons theirs. */
+#define MAX_POLL (8 + FK_HOOK_MAX_WORKERS)
 
 struct poll_set {
 	struct pollfd pf[MAX_POLL];

@@ -397,13 +397,14 @@ struct fk_answer_head {
 	size_t head_len;           /* bytes of the head, blank line included */
 };
 
-/* The scalar member key of the JSON object json[0..n) (a settings
- * answer): a string's text (escapes undone, control characters and
- * non-ASCII escapes as '?') or a literal's (true, 12), NUL-terminated in
- * out, cut at size - 1 bytes. 0, or -1 (out "") when the object is
- * malformed before the member, lacks it, or its value is an object or an
- * array. Never reads json[n]. */
-int fk_answer_field(const char *json, size_t n, const char *key, char *out, size_t size);
+/* What a process says of its sampling in the processes list: prof.active
+ * and the jemalloc it chose, as its settings say them. */
+struct fk_status {
+	int enabled;               /* prof.active (0 when not profiling) */
+	char version[64];          /* the chosen jemalloc's "version", or "" */
+	char symbol[64];           /* its mallctl's name; "" when none was found */
+	char module[512];          /* the object that defines it */
+};
 
 /* Reads the head at the start of buf[0..n) into h: 1; 0 when it is not
  * whole yet (n below FK_ANSWER_MAX_HEAD); -1 with *why a static sentence
@@ -445,6 +446,22 @@ size_t fk_group_workers(struct fk_member *out, size_t max);
 struct ucred;
 int fk_group_connect(const char *name, struct ucred *c);
 
+/* This process's status, as its answer to the listener's question says
+ * it (the list's entry of each process). */
+void fk_group_own_status(struct fk_status *st);
+
+/* Listener (on the loop): asks worker pid, with one byte on its registry
+ * connection, for its status, unless the last question is still
+ * unanswered (one at a time a worker); *q gets the number of the answer
+ * that will say it. 0, or -1 with errno (ESRCH: not a registered worker;
+ * EAGAIN: its connection is full). */
+int fk_group_question(pid_t pid, unsigned *q);
+
+/* Listener (on the loop): worker pid's answer number q (or a later one)
+ * into *st: 1; 2 when that answer was malformed; 0 while it has not come;
+ * -1 when pid is no longer registered (its connection ended). */
+int fk_group_answer(pid_t pid, unsigned q, struct fk_status *st);
+
 /* Workers a listener keeps at most (a pre-fork pool). */
 #define FK_HOOK_MAX_WORKERS 1024
 /* Milliseconds a forked child waits before it makes its socket: a child
@@ -457,13 +474,13 @@ int fk_group_connect(const char *name, struct ucred *c);
  * worker stopped (SIGSTOP, a debugger) costs the request that long, not
  * each time. */
 #define FK_HOOK_ASK_SECONDS 10
-/* Seconds every worker together has to answer for the processes list,
+/* Seconds the workers have to answer the processes list's question,
  * which answers within 2 s whatever its workers do. */
 #define FK_HOOK_LIST_SECONDS 1.5
-/* Workers asked at once by the list or pid=all. */
+/* Workers asked at once by pid=all. */
 #define FK_HOOK_ASK_PARALLEL 64
-/* Largest answer of a worker to the list or pid=all (a settings object,
- * about 2 KiB): read into memory, so small. */
+/* Largest answer of a worker to pid=all (a settings object, about 2
+ * KiB): read into memory, so small. */
 #define FK_HOOK_MAX_ASK_ANSWER (64 << 10)
 /* Largest body a worker may send through the listener: streamed, never
  * held; past it the client's connection is cut. */

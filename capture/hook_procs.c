@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The routes over the program's processes (libflamekit-hook(3),
  * PROCESSES): the list, a request for one worker proxied to its private
- * socket, and a settings change sent to every process. The blocking part,
- * talking to the workers, runs off the loop (struct fk_reply's work); the
- * registry is read on the loop, where it lives. What a worker answers is
- * read as untrusted bytes (hook_answer.c): the list and pid=all keep at
- * most FK_HOOK_MAX_ASK_ANSWER of each answer, a proxied body is streamed. */
+ * socket, and a settings change sent to every process. The list asks each
+ * worker one byte on its registry connection, which the worker's resident
+ * half answers with one line, all on the loop (hook_group.c); the
+ * requests over HTTP block, so they run off the loop (struct fk_reply's
+ * work, serve_ask.c). What a worker answers is read as untrusted bytes
+ * (hook_answer.c): pid=all keeps at most FK_HOOK_MAX_ASK_ANSWER of each
+ * answer, a proxied body is streamed. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,7 +26,6 @@ struct procs_ctx {
 	struct fk_ask *asks;       /* one per worker, by pid */
 	size_t n;
 	struct fk_reply self;      /* fk_procs_all: this process's own */
-	char self_desc[900];       /* fk_procs_list: this process's entry */
 };
 
 static void ctx_free(void *arg)
@@ -40,9 +41,11 @@ static void ctx_free(void *arg)
 	free(c);
 }
 
+/* For qsort of asks or list entries: each begins with its worker's
+ * fk_member, whose first member is the pid. */
 static int by_pid(const void *a, const void *b)
 {
-	pid_t x = ((const struct fk_ask *)a)->m.pid, y = ((const struct fk_ask *)b)->m.pid;
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
 	return (x > y) - (x < y);
 }
@@ -183,54 +186,57 @@ void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r)
 
 /* ---- the list ---- */
 
-/* One entry of the list: what /proc says of pid, with what its settings
- * (set: a JSON object of len bytes, or NULL for this process) say, or why
- * it gave none (error, for a worker that is alive but did not answer);
- * m: the worker's registration, NULL for this process. */
-static void entry(FILE *f, pid_t pid, const char *set, size_t len, const struct fk_member *m,
+/* A worker of the list: asked its status on its registry connection
+ * (hook_group.c), on the loop; answered there too. */
+struct list_one {
+	struct fk_member m;        /* first: by_pid */
+	unsigned q;                /* the answer that says it */
+	int asked;
+	char err[128];             /* not asked: why */
+};
+
+struct list_ctx {
+	struct list_one *w;        /* by pid */
+	size_t n;
+	char self[900];            /* this process's entry */
+};
+
+static void list_free(void *arg)
+{
+	struct list_ctx *c = arg;
+
+	if (c)
+		free(c->w);
+	free(c);
+}
+
+/* One entry of the list: what /proc says of pid, with what its status
+ * says (st: NULL when it gave none), or why it gave none (error, for a
+ * worker that is alive); m: the worker's registration, NULL for this
+ * process. */
+static void entry(FILE *f, pid_t pid, const struct fk_status *st, const struct fk_member *m,
 		  const char *error)
 {
 	struct fk_proc p;
-	char cmd[512], ver[96], sym[64], mod[512], en[8];
-	double st = -1;
+	char cmd[512];
+	double start = -1;
 
 	memset(&p, 0, sizeof p);
 	if (fk_proc_info(pid, &p) == 0)
-		st = fk_proc_start_epoch(p.start);
+		start = fk_proc_start_epoch(p.start);
 	fk_proc_cmdline(pid, cmd, sizeof cmd);
-	ver[0] = sym[0] = mod[0] = en[0] = 0;
-	if (set) {
-		fk_answer_field(set, len, "enabled", en, sizeof en);
-		fk_answer_field(set, len, "jemalloc_version", ver, sizeof ver);
-		fk_answer_field(set, len, "mallctl", sym, sizeof sym);
-		fk_answer_field(set, len, "mallctl_module", mod, sizeof mod);
-	} else if (!m) {
-		struct fk_je_copy cp;
-		size_t nc;
-		const char *note;
-		int active = 0;
-
-		if (fk_je_chosen(&cp, &nc, &note) == 0) {
-			snprintf(ver, sizeof ver, "%s", cp.version);
-			snprintf(sym, sizeof sym, "%s", cp.symbol);
-			snprintf(mod, sizeof mod, "%s", cp.module);
-		}
-		if (fk_je_get_active(&active, NULL) < 0)
-			active = 0;
-		snprintf(en, sizeof en, "%s", active ? "true" : "false");
-	}
 	fprintf(f, "{\"pid\":%ld,\"ppid\":%ld,\"cmdline\":", (long)pid, (long)p.ppid);
 	fk_reply_json_str(f, cmd);
-	if (st >= 0)
-		fprintf(f, ",\"start_time\":%.2f", st);
+	if (start >= 0)
+		fprintf(f, ",\"start_time\":%.2f", start);
 	else
 		fputs(",\"start_time\":null", f);
-	fprintf(f, ",\"enabled\":%s,\"jemalloc\":", strcmp(en, "true") == 0 ? "true" :
-		strcmp(en, "false") == 0 ? "false" : "null");
-	if (sym[0]) {
-		char j[800];
+	fprintf(f, ",\"enabled\":%s,\"jemalloc\":", !st ? "null" : st->enabled ? "true" : "false");
+	if (st && st->symbol[0]) {
+		char j[sizeof st->version + sizeof st->symbol + sizeof st->module + 8];
 
-		snprintf(j, sizeof j, "%s%s%s in %s", ver, ver[0] ? ", " : "", sym, mod);
+		snprintf(j, sizeof j, "%s%s%s in %s", st->version, st->version[0] ? ", " : "",
+			 st->symbol, st->module);
 		fk_reply_json_str(f, j);
 	} else {
 		fputs("null", f);
@@ -265,62 +271,116 @@ static void entry(FILE *f, pid_t pid, const char *set, size_t len, const struct 
 	putc('}', f);
 }
 
+/* Whether every worker asked has answered or left (on the loop). */
+static int list_settled(void *arg)
+{
+	const struct list_ctx *c = arg;
+	struct fk_status st;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->w[i].asked && fk_group_answer(c->w[i].m.pid, c->w[i].q, &st) == 0)
+			return 0;
+	return 1;
+}
+
 static void list_finish(void *arg, struct fk_reply *r)
 {
-	struct procs_ctx *c = arg;
+	struct list_ctx *c = arg;
 	int self_done = 0, any = 0;
 	FILE *f = fk_reply_open(r, "application/json");
 
 	if (f) {
 		fprintf(f, "{\"listener\":%ld,\"processes\":[", (long)getpid());
 		for (size_t i = 0; i <= c->n; i++) {
-			const struct fk_ask *a = &c->asks[i];
+			const struct list_one *w = &c->w[i];
+			struct fk_status st;
+			char why[128];
+			int rc = -1;
 
 			/* This process in its place by pid. */
-			if (!self_done && (i == c->n || a->m.pid > getpid())) {
-				fprintf(f, "%s%s", any++ ? "," : "", c->self_desc);
+			if (!self_done && (i == c->n || w->m.pid > getpid())) {
+				fprintf(f, "%s%s", any++ ? "," : "", c->self);
 				self_done = 1;
 			}
+			if (i == c->n)
+				continue;
+			if (w->asked)
+				rc = fk_group_answer(w->m.pid, w->q, &st);
 			/* A worker that exited meanwhile is left out; one alive
 			 * that did not answer is listed with why. */
-			if (i == c->n || (a->status != 200 && kill(a->m.pid, 0) < 0 && errno == ESRCH))
+			if (rc != 1 && kill(w->m.pid, 0) < 0 && errno == ESRCH)
 				continue;
 			if (any++)
 				putc(',', f);
-			if (a->status == 0)
-				entry(f, a->m.pid, NULL, 0, &a->m, a->err);
-			else if (a->status != 200)
-				entry(f, a->m.pid, NULL, 0, &a->m, "its settings did not answer 200");
+			if (!w->asked)
+				snprintf(why, sizeof why, "%s", w->err);
+			else if (rc == 0)
+				snprintf(why, sizeof why, "process %ld did not answer within %g s",
+					 (long)w->m.pid, FK_HOOK_LIST_SECONDS);
+			else if (rc == 2)
+				snprintf(why, sizeof why, "process %ld answered a malformed status line",
+					 (long)w->m.pid);
 			else
-				entry(f, a->m.pid, a->body, a->len, &a->m, NULL);
+				snprintf(why, sizeof why, "process %ld left the registry", (long)w->m.pid);
+			entry(f, w->m.pid, rc == 1 ? &st : NULL, &w->m, rc == 1 ? NULL : why);
 		}
 		fputs("]}\n", f);
 		fk_reply_close(r, f);
 	}
-	ctx_free(c);
+	list_free(c);
 }
 
 void fk_procs_list(const struct fk_request *rq, struct fk_reply *r)
 {
-	struct procs_ctx *c = ctx_new("GET", FK_HOOK_LIST_SECONDS);
+	struct list_ctx *c = calloc(1, sizeof *c);
+	struct fk_member *m = calloc(FK_HOOK_MAX_WORKERS, sizeof *m);
+	struct fk_status self;
 	char *buf = NULL;
 	size_t blen = 0;
-	FILE *f;
+	FILE *f = NULL;
 
 	(void)rq;
-	if (!c || !(f = open_memstream(&buf, &blen))) {
-		ctx_free(c);
+	if (!c || !m || !(f = open_memstream(&buf, &blen))) {
+		free(m);
+		list_free(c);
 		fk_reply_error(r, 500, "out of memory");
 		return;
 	}
-	entry(f, getpid(), NULL, 0, NULL, NULL);
+	fk_group_own_status(&self);
+	entry(f, getpid(), &self, NULL, NULL);
 	fclose(f);
-	snprintf(c->self_desc, sizeof c->self_desc, "%s", buf ? buf : "");
+	snprintf(c->self, sizeof c->self, "%s", buf ? buf : "");
 	free(buf);
-	snprintf(c->target, sizeof c->target, "/internal/heap/settings");
-	r->work = ask_all;
+	/* Every registered worker (read here, on the loop, where the
+	 * registry lives) asked at once: one that does not answer delays
+	 * nobody, and the list ends within FK_HOOK_LIST_SECONDS. */
+	c->n = fk_group_workers(m, FK_HOOK_MAX_WORKERS);
+	if (c->n && !(c->w = calloc(c->n, sizeof *c->w))) {
+		free(m);
+		list_free(c);
+		fk_reply_error(r, 500, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		struct list_one *w = &c->w[i];
+
+		w->m = m[i];
+		w->asked = fk_group_question(w->m.pid, &w->q) == 0;
+		if (!w->asked)
+			snprintf(w->err, sizeof w->err, "process %ld cannot be asked: %s",
+				 (long)w->m.pid, errno == EAGAIN ? "its registry connection is full" :
+				 strerror(errno));
+	}
+	free(m);
+	qsort(c->w, c->n, sizeof c->w[0], by_pid);
+	if (list_settled(c)) {
+		list_finish(c, r);
+		return;
+	}
+	r->deadline = fk_now() + FK_HOOK_LIST_SECONDS;
+	r->settled = list_settled;
 	r->finish = list_finish;
-	r->drop = ctx_free;
+	r->drop = list_free;
 	r->ctx = c;
 }
 

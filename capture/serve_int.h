@@ -299,6 +299,11 @@ struct fk_reply {
 	void (*finish)(void *ctx, struct fk_reply *r);
 	void (*drop)(void *ctx);
 	void *ctx;
+	/* With finish and deadline: settled(ctx), asked on the loop each
+	 * time it runs (and never after drop), sends the answer before the
+	 * deadline once it returns 1 (the answers of workers, read on the
+	 * loop, have come). NULL: the deadline alone. */
+	int (*settled)(void *ctx);
 	/* With finish: work(ctx) runs first on a thread of its own (blocking
 	 * I/O to another process), finish(ctx, r) once it is done; deadline
 	 * (default FK_HOOK_PROXY_SECONDS from now) bounds the wait with a

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: what the listener reads from a worker (capture/
- * hook_answer.c): its registration lines, the head of its HTTP answer and
- * the members of its settings object, each on an exact-size copy of the
- * input, so that AddressSanitizer sees a read past the end. Whatever they
- * return must hold: a name of the allowed characters, a head no longer
- * than the input, a status in range, static header values, a member's
- * text NUL-terminated within its buffer, without control characters. */
+ * hook_answer.c): its registration lines, its status lines and the head
+ * of its HTTP answer, each on an exact-size copy of the input, so that
+ * AddressSanitizer sees a read past the end. Whatever they return must
+ * hold: a name of the allowed characters, a status's text NUL-terminated
+ * within its fields, printable ASCII, and written back by the worker's
+ * writer as the same line; a head no longer than the input, a status in
+ * range, static header values. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,25 +59,49 @@ static void check_head(const char *b, size_t n)
 	}
 }
 
-static void check_field(const char *b, size_t n)
+/* Text of a status field: ends within it, printable ASCII. */
+static void check_text(const char *t, size_t size)
 {
-	static const char *const keys[] = { "enabled", "mallctl", "mallctl_module", "x", "" };
+	size_t len = strnlen(t, size);
 
-	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-		char out[9];
-		int rc;
+	if (len == size)
+		abort();
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)t[i] < 0x20 || (unsigned char)t[i] >= 0x7f)
+			abort();
+}
 
-		memset(out, 'Q', sizeof out);
-		rc = fk_answer_field(b, n, keys[k], out, sizeof out - 1);
-		/* The last byte is never written: the text ends before it. */
-		if (out[sizeof out - 1] != 'Q' || strnlen(out, sizeof out - 1) == sizeof out - 1)
+static void check_status(const char *b, size_t n)
+{
+	size_t off = 0, used = 0;
+	struct fk_status st, again;
+	int rc;
+
+	/* Lines one after another, as the registry reads them. */
+	while ((rc = fk_answer_status(b + off, n - off, &st, &used)) != 0) {
+		char line[FK_ANSWER_MAX_LINE];
+		size_t k, used2 = 0;
+
+		if (rc < 0 && used == 0)
+			break;         /* no line's end within FK_ANSWER_MAX_LINE */
+		if (used == 0 || used > n - off || used > FK_ANSWER_MAX_LINE)
 			abort();
-		if (rc < 0 && out[0])
+		off += used;
+		if (rc < 0)
+			continue;
+		if (st.enabled != 0 && st.enabled != 1)
 			abort();
-		for (size_t i = 0; out[i]; i++)
-			if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-				abort();
+		check_text(st.version, sizeof st.version);
+		check_text(st.symbol, sizeof st.symbol);
+		check_text(st.module, sizeof st.module);
+		/* What the worker's writer makes of it reads back the same. */
+		k = fk_answer_status_line(&st, line, sizeof line);
+		if (k == 0 || fk_answer_status(line, k, &again, &used2) != 1 || used2 != k ||
+		    memcmp(&st, &again, sizeof st) != 0)
+			abort();
 	}
+	if (rc == 0 && memchr(b + off, '\n', n - off))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -87,15 +112,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(b, data, size);
 	check_reg(b, size);
+	check_status(b, size);
 	check_head(b, size);
-	/* The settings are read from the body after a head. */
-	check_field(b, size);
-	for (size_t i = 0; i + 3 < size; i++) {
-		if (memcmp(b + i, "\r\n\r\n", 4) == 0) {
-			check_field(b + i + 4, size - i - 4);
-			break;
-		}
-	}
 	free(b);
 	return 0;
 }

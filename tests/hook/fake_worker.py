@@ -3,17 +3,22 @@
 """A worker of a hooked program that answers what a test wants
 (tests/hook/worker-answers.t, bench/proxy-mem.sh): it registers with the
 listener of HOSTPID's group as a worker does (a process of the same user
-may), serves HTTP on its own socket and answers every request with MODE:
-  leak     the settings alternate a 319-byte filler of 'Z' and a 300-byte
-           object whose last value ("mallctl_module":x) runs to the end of
-           the answer unquoted, so a reader that goes past the answer shows
-           the filler's bytes
-  big N    N bytes (a repeating pattern, Content-Length N) for anything
+may), serves HTTP on its own socket, answers the listener's questions on
+its registry connection (one byte, "?", for the processes list) and
+answers as MODE says:
+  lines    the questions in turn: a line of 1000 'Z', a status line with a
+           control byte in its module, and a good status line ("v, m in
+           x", enabled) sent in two parts 0.2 s apart
+  flood N  every question: N bytes of 'Z' and a newline
+  big N    every question a good status line; every HTTP request N bytes
+           (a repeating pattern, Content-Length N)
 It prints "fake PID" once registered, then serves until killed.
 Usage: fake_worker.py HOSTPID MODE [N]"""
 import os
 import socket
 import sys
+import threading
+import time
 
 
 def group_of(hostpid):
@@ -38,8 +43,37 @@ def pattern(n):
     return (unit * (n // len(unit) + 1))[:n]
 
 
+GOOD = b"status\t1\tv\tm\tx\n"
+
+
+def questions(reg, mode, n):
+    """Answers each question on the registry connection as MODE says."""
+    asked = 0
+    while True:
+        b = reg.recv(16)
+        if not b:
+            return
+        for _ in range(b.count(b"?")):
+            asked += 1
+            if mode == "lines":
+                k = asked % 3
+                if k == 1:
+                    reg.sendall(b"Z" * 1000 + b"\n")
+                elif k == 2:
+                    reg.sendall(b"status\t1\tv\tm\tx\x01y\n")
+                else:
+                    reg.sendall(GOOD[:12])
+                    time.sleep(0.2)
+                    reg.sendall(GOOD[12:])
+            elif mode == "flood":
+                reg.sendall(b"Z" * n + b"\n")
+            else:
+                reg.sendall(GOOD)
+
+
 def main():
     hostpid, mode = int(sys.argv[1]), sys.argv[2]
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     g = group_of(hostpid)
     if not g:
         sys.exit("fake_worker: no group of process %d in /proc/net/unix" % hostpid)
@@ -49,9 +83,9 @@ def main():
     reg = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     reg.connect("\0flamekit-hook/%s/listener" % g)
     reg.sendall(b"%d\n" % os.getpid())
+    threading.Thread(target=questions, args=(reg, mode, n), daemon=True).start()
     print("fake %d" % os.getpid(), flush=True)
-    n = 0
-    big = pattern(int(sys.argv[3])) if mode == "big" else b""
+    big = pattern(n) if mode == "big" else b""
     while True:
         c, _ = srv.accept()
         req = b""
@@ -60,18 +94,9 @@ def main():
             if not b:
                 break
             req += b
-        n += 1
         try:
-            if mode == "leak":
-                if n % 2:
-                    body = b"Z" * 319
-                else:
-                    tail = b'","mallctl":"m","mallctl_module":x'
-                    body = b'{"pad":"' + b"a" * (300 - 8 - len(tail)) + tail
-                c.sendall(answer(200, b"application/json", body) + body)
-            else:
-                c.sendall(answer(200, b"application/octet-stream", big))
-                c.sendall(big)
+            c.sendall(answer(200, b"application/octet-stream", big))
+            c.sendall(big)
         except OSError:
             pass  # the listener stopped reading: what a bound does
         c.close()
