@@ -5,7 +5,7 @@
 # worker (tests/hook/fake_worker.py, registered as a process of the same
 # user may) answers every request with SIZE bytes. Prints the listener's
 # VmHWM (kB) before, after GET /internal/heap/processes (the worker's
-# settings answer) and after GET /internal/heap?pid=FAKE&format=raw (its
+# settings answer until issue 33; now one status line) and after GET /internal/heap?pid=FAKE&format=raw (its
 # "profile", fetched whole by curl), with each request's time, then
 # how many bytes curl got. WHAT is list, proxy or both (the default, in
 # that order; a peak hides the next one, so measure each alone as well).
