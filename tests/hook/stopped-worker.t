@@ -9,16 +9,7 @@
 # others are answered as usual; once continued, the workers answer again.
 . "$(dirname "$0")/svclib.sh"
 WAIT_TENTHS=300
-port=$(free_port)
-U=http://127.0.0.1:$port
-start_fp "FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_SNAPSHOT_S=0" prefork 2
-M=$HOST_PID
-check "the master's 2 workers and the first one's own worker start" wait_count '^worker ' 3
-workers=$(awk '/^worker / { print $2 }' "$HOST_OUT" | sort -n | tr '\n' ' ')
-PIDS="$PIDS $workers"
-listed() { jpy "$(cu "$U/internal/heap/processes")" '" ".join(str(p["pid"]) for p in d["processes"])'; }
-all_listed() { [ "$(listed)" = "$(printf '%s\n' $M $workers | sort -n | tr '\n' ' ' | sed 's/ $//')" ]; }
-check "the list holds the master and its 3 workers" wait_secs 20 all_listed
+start_prefork "$(free_port)"
 S=$(echo $workers | cut -d' ' -f1)
 S2=$(echo $workers | cut -d' ' -f2)
 kill -STOP "$S" "$S2"

@@ -175,3 +175,21 @@ hold_conns() {
 	exec 4>"$T/hold.in"
 }
 held() { grep -q held "$T/hold.out" 2>/dev/null; }
+
+# start_prefork PORT: hook-fork-prog serving 127.0.0.1:PORT with 2
+# pre-forked workers, the first with a worker of its own; sets U, M (the
+# master) and workers (the 3 workers' pids, sorted), and checks that they
+# start and that the processes list holds the 4 of them.
+start_prefork() {
+	U=http://127.0.0.1:$1
+	start_fp "FLAMEKIT_HTTP=127.0.0.1:$1 FLAMEKIT_SNAPSHOT_S=0" prefork 2
+	M=$HOST_PID
+	check "the master's 2 workers and the first one's own worker start" wait_count '^worker ' 3
+	workers=$(awk '/^worker / { print $2 }' "$HOST_OUT" | sort -n | tr '\n' ' ')
+	PIDS="$PIDS $workers"
+	check "the list holds the master and its 3 workers" wait_secs 20 prefork_listed
+}
+prefork_listed() {
+	[ "$(jpy "$(cu "$U/internal/heap/processes")" '" ".join(str(p["pid"]) for p in d["processes"])')" = \
+	  "$(printf '%s\n' $M $workers | sort -n | tr '\n' ' ' | sed 's/ $//')" ]
+}
