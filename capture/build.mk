@@ -97,6 +97,9 @@ HOOK_TPROGS += $(B)/life-prog $(B)/forkdump-prog
 HOOK_TPROGS += $(B)/waste-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer $(B)/test_hook_sampling
+# test_hook_env: the settings' table; --print-settings for tests/docs/hook-env.t
+UNIT     += $(B)/test_hook_env
+OBJS     += $(B)/test_hook_env.o
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/forkdump_prog.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/test_hook_sampling.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
@@ -194,6 +197,8 @@ $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(B)/test_hook_env: $(B)/test_hook_env.o $(B)/hook_env.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_sampling.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_sampling: $(B)/test_hook_sampling.o $(B)/hook_sampling.o $(B)/hook_arena.o $(B)/libfkcore.a

@@ -6,6 +6,7 @@
 #define FK_HOOK_INT_H
 
 #include "hook_private.h"
+#include "hook_env.h"
 
 
 
@@ -72,10 +73,6 @@ void fk_unwind_install(void);
  * the list spans about 5 minutes of it. */
 #define FK_HOOK_RECENT 65536
 #define FK_HOOK_RECENT_MAX (16L << 20)
-
-/* FLAMEKIT_RECENT as read (hook_env.c): the records to keep, 0 off, -1
- * not given (MALLOC_CONF's prof_recent_alloc_max, else FK_HOOK_RECENT). */
-extern long fk_recent_want;
 
 /* Sets jemalloc's bound of records (experimental.prof_recent.alloc_max)
  * once jemalloc was found: records are kept of sampled allocations only,
@@ -323,16 +320,7 @@ void fk_sig_dump(void);
  * runs; the sequence restarts. Async-signal-safe. */
 void fk_sig_atfork_child(void);
 
-/* ---- hook_env.c: the settings from the environment ---- */
-/* Reads FLAMEKIT_SNAPSHOT_S, FLAMEKIT_SNAPSHOT_MB and FLAMEKIT_CACHE_MB
- * into fk_snap_interval, fk_snap_budget and fk_serve_cache_mb; unset or
- * empty keeps the default. 0, or -1 with err naming the bad value. */
-int fk_env_read(struct fk_err *err);
-
-/* Reads FLAMEKIT_ALLOW (user names and uids, separated by commas) into
- * g->allow: the users who may ask besides root and the program's own. 0,
- * or -1 with err naming the bad value (an unknown name among them). */
-int fk_env_allow(struct fk_guard *g, struct fk_err *err);
+/* hook_env.h: the settings from the environment. */
 
 /* The serving half's table, loading it first (once: later calls return
  * the table, or the same failure). NULL with err when it cannot be loaded
@@ -360,11 +348,6 @@ void fk_serve_atfork(int phase);
 #define FK_ELF_ASK (-3)
 int fk_elf_find_func(const char *path, const char *const *names, size_t n,
 		     uint64_t *vaddr, const char **table);
-/* Reads FLAMEKIT_AT_EXIT into path (size bytes), made absolute: 0 when
- * unset or empty, 1 when set, 2 when set with "%p" in it (a file per
- * process), or -1 with err naming the bad value (a '%' but %p and %%, a
- * folder, no such folder). */
-int fk_env_at_exit(char *path, size_t size, struct fk_err *err);
 
 /* ---- hook_atexit.c: FLAMEKIT_AT_EXIT, the heap at exit ---- */
 /* Reads FLAMEKIT_AT_EXIT (hook_env.c) and, when it is set and jemalloc
