@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # capture/: libflamekit-hook.so (see DESIGN.md, "The hook", and
-# man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
+# man/libflamekit-hook.3, man/flamekit-hook-reference.7) and fetch.o, the
+# hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
 # The hook is two libraries (hook_private.h, "the serving half"): the resident
 # half, which a host maps while idle and which needs nothing but libc, and
