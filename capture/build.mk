@@ -10,7 +10,7 @@
 HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_state.c \
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
             hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c \
-            hook_sockets.c
+            hook_sockets.c hook_holder.c
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c serve_settings.c \
              hook_params.c hook_reply.c \
              serve_origin.c serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c \
@@ -194,7 +194,8 @@ $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO) $(SERVE_SO)
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread
 
 $(B)/test_hook_addr.o: CFLAGS += $(HOOK_CFLAGS)
-$(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
+$(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/hook_holder.o $(B)/hook_proc.o \
+		$(B)/hook_log.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a

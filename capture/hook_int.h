@@ -57,6 +57,32 @@ void fk_je_atfork(int phase);
  * pid, what tells a process from a later one that reuses its pid. */
 uint64_t fk_proc_start(pid_t pid);
 
+/* The socket listening on TCP port (any address, v4 or v6): 1 with *uid
+ * its owner and *pid a process that holds it (0 when none of those /proc
+ * shows this user holds it), 0 when none listens, -1 when it cannot be
+ * read. Reads every process's descriptors: for a message, not a loop. */
+int fk_proc_port_holder(unsigned port, pid_t *pid, uid_t *uid);
+
+/* The live children of parent (at most max) into out; how many. */
+size_t fk_proc_children(pid_t parent, pid_t *out, size_t max);
+
+/* Whether /proc/PID/maps names text (a library's file name). */
+int fk_proc_maps_has(pid_t pid, const char *text);
+
+/* ---- hook_holder.c: who holds the address ---- */
+
+struct fk_addr;
+/* Why address a is in use, for the end of the "cannot listen" message:
+ * ": process N (COMMAND) holds it: ADVICE" (the advice differs when N
+ * started this process), ": a socket of uid U holds it: ...", or "" when
+ * /proc does not say (a unix socket). Into buf; returns buf. */
+const char *fk_holder_why(const struct fk_addr *a, char *buf, size_t size);
+
+/* Called as a process that served addr exits: when a child it started
+ * with exec (another program) has the hook loaded, and so leaves the
+ * address to this one, says so in one line on stderr. */
+void fk_holder_exit(const char *addr);
+
 /* ---- hook_unwind.c: the sampling backtrace ---- */
 /* Installs the hook's own backtrace as jemalloc's
  * experimental.hooks.prof_backtrace, once, after fk_je_check found a

@@ -481,6 +481,10 @@ __attribute__((destructor)) static void fk_hook_fini(void)
 		return;
 	lp = fk_loop_take();
 	pthread_mutex_unlock(&st_lock);
+	/* A launcher that served the address while the server it started
+	 * stayed quiet (pg_ctl start): with its exit nothing serves. */
+	if (owner && lp)
+		fk_holder_exit(fk_env_get()->http);
 	fk_loop_end(lp, FK_HOOK_EXIT_WAIT);
 	remove_socket();
 	/* The settings carried across exec: an exit is no exec. */

@@ -143,8 +143,9 @@ double fk_proc_start_epoch(uint64_t start);
 size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size);
 
 /* A line of /proc/net/tcp or tcp6: its first fields ("sl", local address,
- * remote address, state, ..., uid), each f[i][0..len[i]). */
-#define FK_TCP_FIELDS 8
+ * remote address, state, ..., uid at 7, timeout, inode at 9), each
+ * f[i][0..len[i]). */
+#define FK_TCP_FIELDS 10
 struct fk_tcp_line {
 	const char *f[FK_TCP_FIELDS];
 	size_t len[FK_TCP_FIELDS];
