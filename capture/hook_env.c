@@ -86,12 +86,13 @@ static int read_http(const struct fk_setting *set, const char *s, struct fk_env 
 static int read_owner(const struct fk_setting *set, const char *s, struct fk_env *e,
 		      struct fk_err *err)
 {
-	pid_t *dst = strcmp(set->name, "FLAMEKIT_HTTP_OWNER") == 0 ? &e->http_owner
-								    : &e->at_exit_owner;
+	pid_t pid = 0;
 	uint64_t v;
 
 	(void)err;
-	*dst = fk_parse_u64(s, strlen(s), &v) == 0 && v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+	if (fk_parse_u64(s, strlen(s), &v) == 0 && v > 0 && v <= INT32_MAX)
+		pid = (pid_t)v;
+	memcpy((char *)e + set->off, &pid, sizeof pid);
 	return 0;
 }
 
@@ -274,7 +275,7 @@ static const struct fk_setting table[] = {
 	  "where to serve: HOST:PORT, [V6ADDR]:PORT or unix:PATH", 0, .read = read_http },
 	{ "FLAMEKIT_HTTP_OWNER", "process id", "set by the library",
 	  "the process that serves FLAMEKIT_HTTP; exec'd descendants with another pid stay quiet",
-	  0, .read = read_owner },
+	  0, .read = read_owner, .off = offsetof(struct fk_env, http_owner) },
 	{ "FLAMEKIT_DUMP_SIGNAL", "signal", "unset (no signal dumps)",
 	  "USR1, USR2, HUP, WINCH or URG: on it a raw dump is written", 0, .read = read_signal },
 	{ "FLAMEKIT_DUMP_DIR", "folder", "the current folder",
@@ -284,7 +285,7 @@ static const struct fk_setting table[] = {
 	  0, .read = read_at_exit },
 	{ "FLAMEKIT_AT_EXIT_OWNER", "process id", "set by the library",
 	  "the process that writes FLAMEKIT_AT_EXIT; exec'd descendants with another pid do not",
-	  0, .read = read_owner },
+	  0, .read = read_owner, .off = offsetof(struct fk_env, at_exit_owner) },
 	{ "FLAMEKIT_MALLCTL", "function name", "mallctl, je_mallctl and _rjem_mallctl, in order",
 	  "the name of the jemalloc mallctl to drive", 0, .read = read_mallctl },
 	{ "FLAMEKIT_UNWIND", "flamekit or jemalloc", "flamekit",

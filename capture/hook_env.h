@@ -35,7 +35,7 @@ struct fk_setting {
 	/* A number's: its bounds, what 0 means when it is allowed below min
 	 * (or NULL), the word after the bounds (or NULL), and where it goes
 	 * (offsetof, a double when dbl, else a size_t shifted left by shift,
-	 * or a long when lng). */
+	 * or a long when lng; a process id's too). */
 	double min, max;
 	const char *zero, *unit;
 	size_t off;

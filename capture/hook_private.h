@@ -573,7 +573,8 @@ struct fk_env {
 	enum fk_unwind_want unwind;/* FLAMEKIT_UNWIND */
 	char unwind_text[48];      /* its value, for the line another word gives */
 	char tmpdir[256];          /* TMPDIR (not ours), "" unset or longer */
-	/* -- read by each fk_hook_start -- */
+	/* -- read by each fk_hook_start (a field added here is copied by
+	 * fk_env_start's last lines too) -- */
 	size_t max_samples;        /* FLAMEKIT_MAX_SAMPLES; 0 no limit */
 	double snapshot_s;         /* FLAMEKIT_SNAPSHOT_S; 0 no interval snapshots */
 	size_t snapshot_bytes;     /* FLAMEKIT_SNAPSHOT_MB, in bytes */
