@@ -108,7 +108,8 @@ DLIBDIR = $(DESTDIR)$(LIBDIR)
 INCDIR  = $(DESTDIR)$(PREFIX)/include
 MANDIR  = $(DESTDIR)$(PREFIX)/share/man
 install: all
-	install -d $(BINDIR) $(DLIBDIR)/pkgconfig $(INCDIR) $(MANDIR)/man1 $(MANDIR)/man3
+	install -d $(BINDIR) $(DLIBDIR)/pkgconfig $(INCDIR) $(MANDIR)/man1 $(MANDIR)/man3 \
+		$(MANDIR)/man7
 	install -m 0755 $(PROGS) $(BINDIR)
 	install -m 0755 $(HOOK_REAL) $(DLIBDIR)/libflamekit-hook.so.$(VERSION)
 	ln -sf libflamekit-hook.so.$(VERSION) $(DLIBDIR)/$(HOOK_SONAME)
@@ -118,6 +119,7 @@ install: all
 	install -m 0644 $(B)/flamekit-hook.pc $(DLIBDIR)/pkgconfig
 	install -m 0644 $(wildcard man/*.1) $(MANDIR)/man1
 	install -m 0644 $(wildcard man/*.3) $(MANDIR)/man3
+	install -m 0644 $(wildcard man/*.7) $(MANDIR)/man7
 
 uninstall:
 	rm -f $(addprefix $(BINDIR)/,$(notdir $(PROGS))) \
@@ -125,6 +127,7 @@ uninstall:
 	      $(DLIBDIR)/libflamekit-hook.so $(DLIBDIR)/$(SERVE_SONAME) \
 	      $(INCDIR)/flamekit_hook.h $(DLIBDIR)/pkgconfig/flamekit-hook.pc \
 	      $(addprefix $(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
-	      $(addprefix $(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
+	      $(addprefix $(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
+	      $(addprefix $(MANDIR)/man7/,$(notdir $(wildcard man/*.7)))
 
 -include $(OBJS:.o=.d)

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hook_int.h"
+#include "serve_int.h"
 
 static double now_us(void)
 {

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # capture/: libflamekit-hook.so (see DESIGN.md, "The hook", and
-# man/libflamekit-hook.3) and fetch.o, the hook client jeprof-raw links.
+# man/libflamekit-hook.3, man/flamekit-hook-reference.7) and fetch.o, the
+# hook client jeprof-raw links.
 # jeprof-raw itself is built by capture/jeprof_raw.mk.
 # The hook is two libraries (hook_private.h, "the serving half"): the resident
 # half, which a host maps while idle and which needs nothing but libc, and
@@ -9,7 +10,7 @@
 HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_state.c \
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
             hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c \
-            hook_sockets.c
+            hook_sockets.c hook_holder.c
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c serve_settings.c \
              hook_params.c hook_reply.c \
              serve_origin.c serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c \
@@ -97,6 +98,9 @@ HOOK_TPROGS += $(B)/life-prog $(B)/forkdump-prog
 HOOK_TPROGS += $(B)/waste-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer $(B)/test_hook_sampling
+# test_hook_env: the settings' table; --print-settings for tests/docs/hook-env.t
+UNIT     += $(B)/test_hook_env
+OBJS     += $(B)/test_hook_env.o
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/forkdump_prog.o $(B)/test_hook_addr.o \
             $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/test_hook_sampling.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
@@ -190,10 +194,13 @@ $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO) $(SERVE_SO)
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread
 
 $(B)/test_hook_addr.o: CFLAGS += $(HOOK_CFLAGS)
-$(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/libfkcore.a
+$(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/hook_holder.o $(B)/hook_proc.o \
+		$(B)/hook_log.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(B)/test_hook_env: $(B)/test_hook_env.o $(B)/hook_env.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_sampling.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_sampling: $(B)/test_hook_sampling.o $(B)/hook_sampling.o $(B)/hook_arena.o $(B)/libfkcore.a

@@ -136,9 +136,13 @@ int fk_addr_listen(const struct fk_addr *a, int backlog, struct fk_err *err)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
 	if (bind(fd, (const struct sockaddr *)&a->ss, a->len) < 0) {
 		int e = errno;
+		char why[200] = "";
 
 		close(fd);
-		return fk_err_set(err, FK_EIO, 0, "cannot listen on %s: %s", a->text, strerror(e));
+		if (e == EADDRINUSE)
+			fk_holder_why(a, why, sizeof why);
+		return fk_err_set(err, FK_EIO, 0, "cannot listen on %s: %s%s", a->text, strerror(e),
+				  why);
 	}
 	if (listen(fd, backlog) < 0) {
 		int e = errno;

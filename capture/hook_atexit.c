@@ -18,8 +18,6 @@
  * which inherit it, write nothing unless PATH holds %p. */
 #define OWNER_ENV "FLAMEKIT_AT_EXIT_OWNER"
 
-static char at_path[4096];             /* absolute, %p not yet replaced */
-static int at_each;                    /* %p: every process writes its own */
 static pid_t at_pid;                   /* the process that read it */
 
 int fk_dump_to_file(const char *path, const char *what)
@@ -60,12 +58,13 @@ int fk_dump_to_file(const char *path, const char *what)
 
 static void dump_at_exit(void)
 {
-	char path[sizeof at_path + 32];
+	const char *at_path = fk_env_get()->at_exit;
+	char path[sizeof fk_env_get()->at_exit + 32];
 	size_t i, n = 0;
 	int old;
 
 	/* A forked child that exits holds a copy of its parent's heap. */
-	if (!at_each && getpid() != at_pid)
+	if (!fk_env_get()->at_exit_each && getpid() != at_pid)
 		return;
 	for (i = 0; at_path[i] && n + 24 < sizeof path; i++) {
 		if (at_path[i] != '%') {
@@ -87,25 +86,22 @@ static void dump_at_exit(void)
 
 void fk_atexit_init(void)
 {
-	const char *why = NULL, *o = getenv(OWNER_ENV);
+	const struct fk_env *env = fk_env_get();
+	const char *why = NULL;
 	struct fk_err err;
 	char buf[32];
-	uint64_t pid;
-	int rc, active = 0, old = 0;
+	int active = 0, old = 0;
 	struct fk_arena_save sv;
 	const struct fk_serve_ops *ops;
 
 	fk_err_init(&err, NULL);
-	rc = fk_env_at_exit(at_path, sizeof at_path, &err);
-	if (rc < 0)
+	if (fk_env_bad("FLAMEKIT_AT_EXIT", &err) < 0)
 		fk_log("%s", err.msg);
-	if (rc <= 0)
+	if (!env->at_exit[0])
 		return;
-	at_each = rc == 2;
-	if (!at_each && o && *o && fk_parse_u64(o, strlen(o), &pid) == 0 &&
-	    pid != (uint64_t)getpid())
+	if (!env->at_exit_each && env->at_exit_owner > 0 && env->at_exit_owner != getpid())
 		return;
-	if (!at_each) {
+	if (!env->at_exit_each) {
 		snprintf(buf, sizeof buf, "%ld", (long)getpid());
 		setenv(OWNER_ENV, buf, 1);
 	}

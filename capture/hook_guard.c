@@ -55,10 +55,12 @@ static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
 
 int fk_guard_uid_ok(uid_t uid)
 {
+	const struct fk_guard *g = &fk_env_get()->guard;
+
 	if (uid == 0 || uid == geteuid() || uid == getuid())
 		return 1;
-	for (unsigned i = 0; i < fk_guard.nallow; i++)
-		if (fk_guard.allow[i] == uid)
+	for (unsigned i = 0; i < g->nallow; i++)
+		if (g->allow[i] == uid)
 			return 1;
 	return 0;
 }
@@ -66,13 +68,14 @@ int fk_guard_uid_ok(uid_t uid)
 /* Whether the peer may ask without the token; else why says who may. */
 static int peer_ok(const struct fk_peer *peer, char *why, size_t size)
 {
+	unsigned nallow = fk_env_get()->guard.nallow;
 	char others[64] = "";
 
 	if (peer->kind == FK_PEER_LOCAL && fk_guard_uid_ok(peer->uid))
 		return 1;
-	if (fk_guard.nallow)
+	if (nallow)
 		snprintf(others, sizeof others, " and the %u user%s of FLAMEKIT_ALLOW",
-			 fk_guard.nallow, fk_guard.nallow > 1 ? "s" : "");
+			 nallow, nallow > 1 ? "s" : "");
 	if (peer->kind == FK_PEER_LOCAL)
 		snprintf(why, size, "uid %lu may not use this endpoint: only root, the "
 			 "program's user (uid %lu)%s may; FLAMEKIT_ALLOW lets others in",
@@ -135,11 +138,11 @@ unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
 			      "method not allowed: use GET, or POST for settings", why, size);
 	if (urilen > FK_HOOK_MAX_URL || strlen(url) > FK_HOOK_MAX_URL)
 		return refuse(MHD_HTTP_URI_TOO_LONG, "request URL too long", why, size);
-	if (fk_guard.token[0]) {
+	if (fk_env_get()->guard.token[0]) {
 		/* The token is the owner's grant: whoever holds it may ask. */
 		h = bearer_token(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							     MHD_HTTP_HEADER_AUTHORIZATION));
-		if (!h || !same_secret(h, fk_guard.token))
+		if (!h || !same_secret(h, fk_env_get()->guard.token))
 			return refuse(MHD_HTTP_UNAUTHORIZED, "missing or wrong token: send "
 				      "'Authorization: Bearer TOKEN' with the value of "
 				      "FLAMEKIT_TOKEN", why, size);
@@ -150,7 +153,7 @@ unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
 	if (nhost != 1)
 		return refuse(MHD_HTTP_BAD_REQUEST, nhost ? "more than one Host header" :
 			      "a Host header is required", why, size);
-	if (!fk_guard.remote) {
+	if (!fk_env_get()->guard.remote) {
 		h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 		if (!h || !fk_host_is_loopback(h, strlen(h)))
 			return refuse(MHD_HTTP_FORBIDDEN, "the Host header must name a loopback "

@@ -640,7 +640,7 @@ struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, int worker, struct fk_e
 			     MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)FK_HOOK_MAX_CONN,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-			     (unsigned)(fk_guard.remote ? FK_HOOK_MAX_CONN_PER_IP : 0),
+			     (unsigned)(fk_env_get()->guard.remote ? FK_HOOK_MAX_CONN_PER_IP : 0),
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)FK_HOOK_IDLE_SECONDS,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,

@@ -6,6 +6,7 @@
 #define FK_HOOK_INT_H
 
 #include "hook_private.h"
+#include "hook_env.h"
 
 
 
@@ -56,6 +57,32 @@ void fk_je_atfork(int phase);
  * pid, what tells a process from a later one that reuses its pid. */
 uint64_t fk_proc_start(pid_t pid);
 
+/* The socket listening on TCP port (any address, v4 or v6): 1 with *uid
+ * its owner and *pid a process that holds it (0 when none of those /proc
+ * shows this user holds it), 0 when none listens, -1 when it cannot be
+ * read. Reads every process's descriptors: for a message, not a loop. */
+int fk_proc_port_holder(unsigned port, pid_t *pid, uid_t *uid);
+
+/* The live children of parent (at most max) into out; how many. */
+size_t fk_proc_children(pid_t parent, pid_t *out, size_t max);
+
+/* Whether /proc/PID/maps names text (a library's file name). */
+int fk_proc_maps_has(pid_t pid, const char *text);
+
+/* ---- hook_holder.c: who holds the address ---- */
+
+struct fk_addr;
+/* Why address a is in use, for the end of the "cannot listen" message:
+ * ": process N (COMMAND) holds it: ADVICE" (the advice differs when N
+ * started this process), ": a socket of uid U holds it: ...", or "" when
+ * /proc does not say (a unix socket). Into buf; returns buf. */
+const char *fk_holder_why(const struct fk_addr *a, char *buf, size_t size);
+
+/* Called as a process that served addr exits: when a child it started
+ * with exec (another program) has the hook loaded, and so leaves the
+ * address to this one, says so in one line on stderr. */
+void fk_holder_exit(const char *addr);
+
 /* ---- hook_unwind.c: the sampling backtrace ---- */
 /* Installs the hook's own backtrace as jemalloc's
  * experimental.hooks.prof_backtrace, once, after fk_je_check found a
@@ -72,10 +99,6 @@ void fk_unwind_install(void);
  * the list spans about 5 minutes of it. */
 #define FK_HOOK_RECENT 65536
 #define FK_HOOK_RECENT_MAX (16L << 20)
-
-/* FLAMEKIT_RECENT as read (hook_env.c): the records to keep, 0 off, -1
- * not given (MALLOC_CONF's prof_recent_alloc_max, else FK_HOOK_RECENT). */
-extern long fk_recent_want;
 
 /* Sets jemalloc's bound of records (experimental.prof_recent.alloc_max)
  * once jemalloc was found: records are kept of sampled allocations only,
@@ -341,16 +364,7 @@ void fk_sig_dump(void);
  * runs; the sequence restarts. Async-signal-safe. */
 void fk_sig_atfork_child(void);
 
-/* ---- hook_env.c: the settings from the environment ---- */
-/* Reads FLAMEKIT_SNAPSHOT_S, FLAMEKIT_SNAPSHOT_MB and FLAMEKIT_CACHE_MB
- * into fk_snap_interval, fk_snap_budget and fk_serve_cache_mb; unset or
- * empty keeps the default. 0, or -1 with err naming the bad value. */
-int fk_env_read(struct fk_err *err);
-
-/* Reads FLAMEKIT_ALLOW (user names and uids, separated by commas) into
- * g->allow: the users who may ask besides root and the program's own. 0,
- * or -1 with err naming the bad value (an unknown name among them). */
-int fk_env_allow(struct fk_guard *g, struct fk_err *err);
+/* hook_env.h: the settings from the environment. */
 
 /* The serving half's table, loading it first (once: later calls return
  * the table, or the same failure). NULL with err when it cannot be loaded
@@ -378,11 +392,6 @@ void fk_serve_atfork(int phase);
 #define FK_ELF_ASK (-3)
 int fk_elf_find_func(const char *path, const char *const *names, size_t n,
 		     uint64_t *vaddr, const char **table);
-/* Reads FLAMEKIT_AT_EXIT into path (size bytes), made absolute: 0 when
- * unset or empty, 1 when set, 2 when set with "%p" in it (a file per
- * process), or -1 with err naming the bad value (a '%' but %p and %%, a
- * folder, no such folder). */
-int fk_env_at_exit(char *path, size_t size, struct fk_err *err);
 
 /* ---- hook_atexit.c: FLAMEKIT_AT_EXIT, the heap at exit ---- */
 /* Reads FLAMEKIT_AT_EXIT (hook_env.c) and, when it is set and jemalloc

@@ -37,7 +37,6 @@ static struct {
 	char why[3072];                /* the sentence for avail */
 	char accum[700];               /* what allocs lacks without prof_accum */
 	char note[2048];               /* why this copy, when several */
-	char env_name[80];             /* FLAMEKIT_MALLCTL, as given */
 	/* The copies FLAMEKIT_MALLCTL left out (those of the default names
 	 * in other functions), kept to tell when the one it chose holds
 	 * nothing while another holds the program's memory; set by discover. */
@@ -50,6 +49,12 @@ static struct {
 	.avail = FK_JE_NOTFOUND,
 	.dump_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* FLAMEKIT_MALLCTL, unless the program handed a mallctl over: "" none. */
+static const char *env_name(void)
+{
+	return je.api ? "" : fk_env_get()->mallctl;
+}
 
 void fk_je_lock(void)
 {
@@ -199,7 +204,7 @@ static int choose(const char **reason)
  * last of a name winning, and the variable after malloc_conf). */
 static const char *setting(const char *var, const char *opts, char *buf, size_t size)
 {
-	const char *cur = getenv(var);
+	const char *cur = fk_env_conf(var);
 	size_t k = (size_t)snprintf(buf, size, "%s=", var);
 
 	/* The present options but those opts sets again. */
@@ -237,7 +242,7 @@ static void shared_not_started(const struct fk_je_copy *c, const char *w)
 {
 	char mod[512], val[256], set[512], env[320];
 	int own = fk_find_conf(mod, sizeof mod, val, sizeof val);
-	const char *mc = getenv("MALLOC_CONF");
+	const char *mc = fk_env_conf("MALLOC_CONF");
 	char link[256];
 	ssize_t n;
 
@@ -339,10 +344,10 @@ static void not_found(void)
 	char exe[512], adv[600];
 	int bits;
 
-	if (je.env_name[0]) {
+	if (env_name()[0]) {
 		snprintf(je.why, sizeof je.why, "FLAMEKIT_MALLCTL=%s: no function '%s' in the "
 			 "program or its libraries (exported symbols, .symtab, .gnu_debugdata "
-			 "and build-id debug files searched)", je.env_name, je.env_name);
+			 "and build-id debug files searched)", env_name(), env_name());
 		return;
 	}
 	bits = fk_find_exe_alloc(exe, sizeof exe);
@@ -415,7 +420,6 @@ static uint64_t copy_allocated(const struct fk_je_copy *c)
 static void discover(void)
 {
 	static const char *const names[] = { "mallctl", "je_mallctl", "_rjem_mallctl" };
-	const char *env = getenv("FLAMEKIT_MALLCTL");
 	const char *reason = "";
 	const char *const *list = names;
 	size_t nlist = sizeof names / sizeof names[0];
@@ -427,10 +431,8 @@ static void discover(void)
 	je.ctl = NULL;
 	je.chosen = -1;
 	je.note[0] = '\0';
-	je.env_name[0] = '\0';
-	if (!je.api && env && *env) {
-		snprintf(je.env_name, sizeof je.env_name, "%s", env);
-		one[0] = je.env_name;
+	if (env_name()[0]) {
+		one[0] = env_name();
 		list = one;
 		nlist = 1;
 	}
@@ -458,7 +460,7 @@ static void discover(void)
 		c->state = FK_JE_ELSEWHERE;
 	je.avail = c->state;
 	explain(c, bits, exe);
-	if (je.env_name[0])
+	if (env_name()[0])
 		find_others();
 	if (je.ncopies > 1) {
 		size_t k;
@@ -492,7 +494,7 @@ int fk_je_idle(char *buf, size_t size)
 	size_t k = SIZE_MAX;
 
 	ensure();
-	if (!je.env_name[0] || je.chosen < 0 || je.nothers == 0)
+	if (!env_name()[0] || je.chosen < 0 || je.nothers == 0)
 		return 0;
 	mine = copy_allocated(&je.copies[je.chosen]);
 	for (size_t i = 0; i < je.nothers; i++) {
@@ -508,7 +510,7 @@ int fk_je_idle(char *buf, size_t size)
 	snprintf(buf, size, "FLAMEKIT_MALLCTL=%s chose the jemalloc in %s, which holds %llu "
 		 "bytes, while the one in %s (%s) holds %llu: the program allocates through "
 		 "that one, and profiles of this one are nearly empty (set FLAMEKIT_MALLCTL=%s)",
-		 je.env_name, je.copies[je.chosen].module, (unsigned long long)mine,
+		 env_name(), je.copies[je.chosen].module, (unsigned long long)mine,
 		 je.others[k].module, je.others[k].symbol, (unsigned long long)best,
 		 je.others[k].symbol);
 	return 1;

@@ -148,13 +148,6 @@ static void register_atfork(void)
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-/* FLAMEKIT_SNAPSHOT_S, FLAMEKIT_SNAPSHOT_MB and FLAMEKIT_CACHE_MB into
- * the settings (hook_env.c). */
-static int snap_env(struct fk_err *err)
-{
-	return fk_env_read(err);
-}
-
 /* Under st_lock: a loop for the dump signal alone, when one is asked for
  * and no loop runs. */
 static void signal_loop(void)
@@ -191,9 +184,6 @@ static void group_init(void)
  * into *old (1; call again once it ended), or -1 with err. */
 static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *err)
 {
-	const char *allow = getenv("FLAMEKIT_HTTP_ALLOW_REMOTE");
-	const char *token = getenv("FLAMEKIT_TOKEN");
-	const char *maxs = getenv("FLAMEKIT_MAX_SAMPLES");
 	struct fk_loop_cfg cfg;
 
 	memset(&cfg, 0, sizeof cfg);
@@ -203,27 +193,8 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's server is still stopping");
 	if (fk_addr_parse(addr, 0, &cfg.addr, err) < 0)
 		return -1;
-	if (maxs && *maxs &&
-	    fk_parse_size(maxs, strlen(maxs), UINT32_MAX, &fk_serve_max_samples) < 0)
-		return fk_err_set(err, FK_ESYNTAX, 0, "bad FLAMEKIT_MAX_SAMPLES '%.40s': "
-				  "want 0 (no limit) to %u", maxs, UINT32_MAX);
-	if (snap_env(err) < 0)
+	if (fk_env_start(cfg.addr.loopback, addr, err) < 0)
 		return -1;
-	memset(&fk_guard, 0, sizeof fk_guard);
-	if (fk_env_allow(&fk_guard, err) < 0)
-		return -1;
-	if (token && *token) {
-		if (strlen(token) >= sizeof fk_guard.token)
-			return fk_err_set(err, FK_ELIMIT, 0, "FLAMEKIT_TOKEN too long");
-		snprintf(fk_guard.token, sizeof fk_guard.token, "%s", token);
-	}
-	if (!cfg.addr.loopback) {
-		if (!allow || strcmp(allow, "1") != 0 || !fk_guard.token[0])
-			return fk_err_set(err, FK_EUNSUPP, 0,
-					  "refusing to listen on non-loopback address '%s': set "
-					  "FLAMEKIT_HTTP_ALLOW_REMOTE=1 and FLAMEKIT_TOKEN to allow it", addr);
-		fk_guard.remote = 1;
-	}
 	cfg.http = 1;
 	cfg.sig = signum > 0 ? signum : 0;
 	/* A signal-only loop, or a worker's (a forked child that starts a
@@ -442,14 +413,11 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
  * process did. A process that exec'd itself keeps its pid and stays owner. */
 static int claim_owner(void)
 {
-	const char *o = getenv(OWNER_ENV);
+	pid_t o = fk_env_get()->http_owner;
 	char buf[32];
-	uint64_t pid;
 
-	if (o && *o) {
-		if (fk_parse_u64(o, strlen(o), &pid) == 0 && pid != (uint64_t)getpid())
-			return 0;
-	}
+	if (o > 0 && o != getpid())
+		return 0;
 	snprintf(buf, sizeof buf, "%ld", (long)getpid());
 	setenv(OWNER_ENV, buf, 1);
 	return 1;
@@ -457,13 +425,18 @@ static int claim_owner(void)
 
 __attribute__((constructor)) static void fk_hook_init(void)
 {
-	const char *addr = getenv("FLAMEKIT_HTTP");
-	const char *signame = getenv("FLAMEKIT_DUMP_SIGNAL");
+	const struct fk_env *env = fk_env_get();
+	const char *addr = env->http;
 	struct fk_err err;
 	void *probe;
+	int sig_bad;
 
+	fk_env_load();
+	fk_err_init(&err, NULL);
+	sig_bad = fk_env_bad("FLAMEKIT_DUMP_SIGNAL", &err) < 0 ||
+		  (env->dump_signal && fk_env_bad("FLAMEKIT_DUMP_DIR", &err) < 0);
 	fk_atexit_init();
-	if ((!addr || !*addr) && (!signame || !*signame))
+	if (!*addr && !env->dump_signal && !sig_bad)
 		return;
 	if (!claim_owner())
 		return;
@@ -472,13 +445,14 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	probe = malloc(1);
 	free(probe);
 	pthread_once(&atfork_once, register_atfork);
+	if (sig_bad)
+		fk_log("%s", err.msg);
+	else if (env->dump_signal && (signum = fk_sig_install(&err)) < 0)
+		fk_log("%s", err.msg);
 	fk_err_init(&err, NULL);
-	if (signame && *signame) {
-		signum = fk_sig_install(&err);
-		if (signum < 0)
-			fk_log("%s", err.msg);
-	}
-	if (addr && *addr) {
+	if (fk_env_bad("FLAMEKIT_MALLCTL", &err) < 0)
+		fk_log("%s", err.msg);
+	if (*addr) {
 		char buf[300];
 
 		owner = 1;
@@ -507,6 +481,10 @@ __attribute__((destructor)) static void fk_hook_fini(void)
 		return;
 	lp = fk_loop_take();
 	pthread_mutex_unlock(&st_lock);
+	/* A launcher that served the address while the server it started
+	 * stayed quiet (pg_ctl start): with its exit nothing serves. */
+	if (owner && lp)
+		fk_holder_exit(fk_env_get()->http);
 	fk_loop_end(lp, FK_HOOK_EXIT_WAIT);
 	remove_socket();
 	/* The settings carried across exec: an exit is no exec. */

@@ -143,8 +143,9 @@ double fk_proc_start_epoch(uint64_t start);
 size_t fk_proc_cmdline(pid_t pid, char *buf, size_t size);
 
 /* A line of /proc/net/tcp or tcp6: its first fields ("sl", local address,
- * remote address, state, ..., uid), each f[i][0..len[i]). */
-#define FK_TCP_FIELDS 8
+ * remote address, state, ..., uid at 7, timeout, inode at 9), each
+ * f[i][0..len[i]). */
+#define FK_TCP_FIELDS 10
 struct fk_tcp_line {
 	const char *f[FK_TCP_FIELDS];
 	size_t len[FK_TCP_FIELDS];
@@ -260,18 +261,16 @@ struct fk_serve_opts {
 };
 
 /* The pprof sample limit of every request that gives none
- * (FLAMEKIT_MAX_SAMPLES, set by the starter): Pyroscope's default ingest
- * limit, so that a scraper's profiles are never refused for their size. */
-extern size_t fk_serve_max_samples;
+ * (FLAMEKIT_MAX_SAMPLES' default): Pyroscope's default ingest limit, so
+ * that a scraper's profiles are never refused for their size. */
 #define FK_HOOK_MAX_SAMPLES 16000
 
 struct fk_profile;
 
 /* ---- serve_snap.c: snapshots over time ---- */
-/* Seconds between interval snapshots (FLAMEKIT_SNAPSHOT_S; 0: none) and
- * the ring's memory budget (FLAMEKIT_SNAPSHOT_MB), set by the starter. */
-extern double fk_snap_interval;
-extern size_t fk_snap_budget;
+/* The defaults of the seconds between interval snapshots
+ * (FLAMEKIT_SNAPSHOT_S; 0: none) and the ring's memory budget
+ * (FLAMEKIT_SNAPSHOT_MB). */
 #define FK_HOOK_SNAPSHOT_S 60
 #define FK_HOOK_SNAPSHOT_MB 64
 /* The shortest FLAMEKIT_SNAPSHOT_S but 0: a snapshot of a 16k-stack heap
@@ -351,16 +350,7 @@ struct MHD_Daemon;
 struct MHD_Connection;
 
 /* ---- hook_peer.c: who is at the other end of a connection ---- */
-/* Request admission (hook_guard.c): configured once by the starter. */
-/* Users FLAMEKIT_ALLOW may name besides the program's own and root. */
-#define FK_HOOK_MAX_ALLOW 32
-struct fk_guard {
-	int remote;                /* non-loopback clients and Host allowed */
-	char token[256];           /* required bearer token, "" = none */
-	uid_t allow[FK_HOOK_MAX_ALLOW];  /* FLAMEKIT_ALLOW's users */
-	unsigned nallow;
-};
-extern struct fk_guard fk_guard;
+/* Request admission (hook_guard.c), as fk_env_get()->guard sets it. */
 
 /* Largest request body accepted (POST bodies are ignored). */
 #define FK_HOOK_MAX_BODY 4096
@@ -546,9 +536,60 @@ void fk_state_save(int enabled, int lg_sample);
 /* The most FLAMEKIT_CACHE_MB accepts (1 TiB): larger is a typo, refused
  * like any bad value (hook_env.c). */
 #define FK_HOOK_CACHE_MB_MAX (1024 * 1024)
-/* The module cache's budget in MiB, FLAMEKIT_CACHE_MB (0: no cache), set
- * by hook_env.c before the first request. */
-extern size_t fk_serve_cache_mb;
+
+/* ---- hook_env.c: the settings (the table and their reading: hook_env.h) ---- */
+/* Users FLAMEKIT_ALLOW may name besides the program's own and root. */
+#define FK_HOOK_MAX_ALLOW 32
+/* The longest FLAMEKIT_TOKEN, in bytes. */
+#define FK_HOOK_TOKEN_MAX 255
+
+/* Request admission, from the settings and the address (hook_guard.c). */
+struct fk_guard {
+	int remote;                /* non-loopback clients and Host allowed */
+	char token[FK_HOOK_TOKEN_MAX + 1];  /* required bearer token, "" = none */
+	uid_t allow[FK_HOOK_MAX_ALLOW];     /* FLAMEKIT_ALLOW's users */
+	unsigned nallow;
+};
+
+/* FLAMEKIT_UNWIND's values. */
+enum fk_unwind_want {
+	FK_UNWIND_FLAMEKIT,        /* the hook's backtrace (the default) */
+	FK_UNWIND_JEMALLOC,        /* jemalloc's own */
+	FK_UNWIND_OTHER,           /* another word: the hook's, and one line */
+};
+
+/* The settings. Written only by hook_env.c: the first part when the
+ * library loads (fk_env_load, from the constructor), the second by every
+ * fk_hook_start before the server's thread starts (fk_env_start); read
+ * everywhere else through fk_env_get. An unset or empty variable leaves
+ * the default. */
+struct fk_env {
+	/* -- read when the library loads -- */
+	char http[512];            /* FLAMEKIT_HTTP, "" when unset */
+	pid_t http_owner;          /* FLAMEKIT_HTTP_OWNER, 0 unset or not a pid */
+	int dump_signal;           /* FLAMEKIT_DUMP_SIGNAL's number, 0 unset */
+	char dump_dir[4000];       /* FLAMEKIT_DUMP_DIR, "." by default */
+	char at_exit[4096];        /* FLAMEKIT_AT_EXIT made absolute, "" unset */
+	int at_exit_each;          /* it holds %p: every process writes one */
+	pid_t at_exit_owner;       /* FLAMEKIT_AT_EXIT_OWNER, 0 unset */
+	char mallctl[80];          /* FLAMEKIT_MALLCTL, "" unset */
+	enum fk_unwind_want unwind;/* FLAMEKIT_UNWIND */
+	char unwind_text[48];      /* its value, for the line another word gives */
+	char tmpdir[256];          /* TMPDIR (not ours), "" unset or longer */
+	/* -- read by each fk_hook_start (a field added here is copied by
+	 * fk_env_start's last lines too) -- */
+	size_t max_samples;        /* FLAMEKIT_MAX_SAMPLES; 0 no limit */
+	double snapshot_s;         /* FLAMEKIT_SNAPSHOT_S; 0 no interval snapshots */
+	size_t snapshot_bytes;     /* FLAMEKIT_SNAPSHOT_MB, in bytes */
+	size_t cache_mb;           /* FLAMEKIT_CACHE_MB; 0 no cache */
+	long recent;               /* FLAMEKIT_RECENT; -1 not given (MALLOC_CONF's
+				      prof_recent_alloc_max, else FK_HOOK_RECENT) */
+	int allow_remote;          /* FLAMEKIT_HTTP_ALLOW_REMOTE=1 */
+	struct fk_guard guard;     /* FLAMEKIT_TOKEN, FLAMEKIT_ALLOW, remote */
+};
+
+/* The settings (never NULL; the defaults until fk_env_load ran). */
+const struct fk_env *fk_env_get(void);
 
 /* ---- hook_serve.c / serve_ops.c: the serving half, loaded on first use ----
  *

@@ -8,14 +8,13 @@
 
 #include "hook_int.h"
 
-long fk_recent_want = -1;
-
 /* What fk_recent_install did, for the settings. */
 static long recent_max = -1;         /* the list's bound as set or found; -1 unknown */
 static const char *recent_why = "";  /* why there is no record, or "" */
 
 void fk_recent_install(void)
 {
+	long set = fk_env_get()->recent;
 	ssize_t cur = 0, want;
 	size_t sz = sizeof cur;
 	int rc;
@@ -30,7 +29,7 @@ void fk_recent_install(void)
 	}
 	/* A bound given in MALLOC_CONF (prof_recent_alloc_max) is kept unless
 	 * FLAMEKIT_RECENT says otherwise. */
-	want = fk_recent_want >= 0 ? (ssize_t)fk_recent_want : cur != 0 ? cur : FK_HOOK_RECENT;
+	want = set >= 0 ? (ssize_t)set : cur != 0 ? cur : FK_HOOK_RECENT;
 	if (want != cur &&
 	    fk_je_ctl("experimental.prof_recent.alloc_max", NULL, NULL, &want, sizeof want) != 0) {
 		recent_max = (long)cur;

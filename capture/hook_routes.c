@@ -242,7 +242,7 @@ static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 		if (err.code == FK_EUNSUPP)
 			fk_reply_error(r, 409, "no snapshot yet: turn sampling on (snapshots are "
 				       "taken every %g s, at peaks, and on POST "
-				       "/internal/heap/snapshot)", fk_snap_interval);
+				       "/internal/heap/snapshot)", fk_env_get()->snapshot_s);
 		else
 			fk_reply_error(r, 500, "%s", err.msg);
 	}
@@ -253,7 +253,7 @@ static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 static int sample_limit(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
 {
 	const char *s = fk_req_arg(rq, "max_samples");
-	o->max_samples = fk_serve_max_samples;
+	o->max_samples = fk_env_get()->max_samples;
 	if (!s)
 		return 0;
 	if (fk_parse_size(s, strlen(s), UINT32_MAX, &o->max_samples) < 0) {

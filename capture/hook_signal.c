@@ -59,33 +59,13 @@ static void on_signal(int sig)
 		syscall(SYS_tgkill, getpid(), tid, sig);
 	errno = e;
 }
-static int sig_number(const char *s)
-{
-	static const struct { const char *name; int sig; } sigs[] = {
-		{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
-		{ "WINCH", SIGWINCH }, { "URG", SIGURG },
-	};
-
-	if (strncmp(s, "SIG", 3) == 0)
-		s += 3;
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		if (strcmp(s, sigs[i].name) == 0)
-			return sigs[i].sig;
-	return -1;
-}
-
 int fk_sig_install(struct fk_err *err)
 {
-	const char *name = getenv("FLAMEKIT_DUMP_SIGNAL");
+	int sig = fk_env_get()->dump_signal;
 	struct sigaction sa;
-	int sig;
 
-	if (!name || !*name)
+	if (sig <= 0)
 		return -1;
-	sig = sig_number(name);
-	if (sig < 0)
-		return fk_err_set(err, FK_ESYNTAX, 0,
-				  "bad FLAMEKIT_DUMP_SIGNAL '%.20s': want USR1, USR2, HUP, WINCH or URG", name);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
@@ -98,11 +78,9 @@ int fk_sig_install(struct fk_err *err)
 
 void fk_sig_dump(void)
 {
-	const char *dir = getenv("FLAMEKIT_DUMP_DIR");
-	char path[4096];
+	const char *dir = fk_env_get()->dump_dir;
+	char path[4096 + 64];
 
-	if (!dir || !*dir)
-		dir = ".";
 	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), sig_seq++);
 	fk_dump_to_file(path, "signal dump");
 }

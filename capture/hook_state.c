@@ -120,11 +120,11 @@ unsigned long fk_state_dumps(void)
 /* The base folder of the user folders: /dev/shm, else TMPDIR, else /tmp. */
 static const char *base_dir(void)
 {
-	const char *t = getenv("TMPDIR");
+	const char *t = fk_env_get()->tmpdir;
 
 	if (access("/dev/shm", W_OK | X_OK) == 0)
 		return "/dev/shm";
-	return t && *t == '/' ? t : "/tmp";
+	return *t == '/' ? t : "/tmp";
 }
 
 /* fd, when it is open on a file of type (S_IFDIR, S_IFREG) of this

@@ -737,7 +737,7 @@ static struct {
 
 void fk_unwind_install(void)
 {
-	const char *env = getenv("FLAMEKIT_UNWIND");
+	const struct fk_env *env = fk_env_get();
 	struct fk_je_copy cp;
 	size_t n = 0, sz;
 	const char *note = "";
@@ -750,12 +750,13 @@ void fk_unwind_install(void)
 		snprintf(unw.desc, sizeof unw.desc, "jemalloc: no jemalloc with profiling started");
 		return;
 	}
-	if (env && strcmp(env, "jemalloc") == 0) {
+	if (env->unwind == FK_UNWIND_JEMALLOC) {
 		snprintf(unw.desc, sizeof unw.desc, "jemalloc: FLAMEKIT_UNWIND=jemalloc");
 		return;
 	}
-	if (env && *env && strcmp(env, "flamekit") != 0)
-		fk_log("FLAMEKIT_UNWIND='%.40s' is neither jemalloc nor flamekit: using flamekit's", env);
+	if (env->unwind == FK_UNWIND_OTHER)
+		fk_log("FLAMEKIT_UNWIND='%s' is neither jemalloc nor flamekit: using flamekit's",
+		       env->unwind_text);
 	sz = sizeof old;
 	rc = fk_je_ctl("experimental.hooks.prof_backtrace", &old, &sz, NULL, 0);
 	if (rc != 0 || !old) {

@@ -53,6 +53,7 @@ static int ms_until(double deadline)
 static int open_worker(const struct fk_member *m, const char *method, const char *target,
 		       double deadline, struct fk_err *err)
 {
+	const char *tok = fk_env_get()->guard.token;
 	char head[FK_HOOK_MAX_URL + 512];
 	struct ucred c;
 	int fd, k;
@@ -68,8 +69,7 @@ static int open_worker(const struct fk_member *m, const char *method, const char
 	}
 	k = snprintf(head, sizeof head, "%s %s HTTP/1.0\r\nHost: localhost\r\nX-Flamekit: 1\r\n"
 		     "%s%s%sConnection: close\r\n\r\n", method, target,
-		     fk_guard.token[0] ? "Authorization: Bearer " : "", fk_guard.token,
-		     fk_guard.token[0] ? "\r\n" : "");
+		     tok[0] ? "Authorization: Bearer " : "", tok, tok[0] ? "\r\n" : "");
 	if (k < 0 || (size_t)k >= sizeof head || send_all(fd, head, (size_t)k, deadline) < 0) {
 		close(fd);
 		return fk_err_set(err, FK_EIO, 0, "cannot send the request to process %ld",

@@ -39,15 +39,15 @@ static uint64_t hits, misses;
 struct fk_stackmemo *fk_memo_stacks(void)
 {
 	/* Its budget is the module cache's: 0 keeps nothing. */
-	if (!stacks && fk_serve_cache_mb > 0)
-		stacks = fk_stackmemo_new((fk_serve_cache_mb << 20) / 2);
+	if (!stacks && fk_env_get()->cache_mb > 0)
+		stacks = fk_stackmemo_new((fk_env_get()->cache_mb << 20) / 2);
 	return stacks;
 }
 
 struct fk_pprof_memo *fk_memo_pprof(void)
 {
-	if (!pprof && fk_serve_cache_mb > 0)
-		pprof = fk_pprof_memo_new((fk_serve_cache_mb << 20) / 4);
+	if (!pprof && fk_env_get()->cache_mb > 0)
+		pprof = fk_pprof_memo_new((fk_env_get()->cache_mb << 20) / 4);
 	return pprof;
 }
 
@@ -57,13 +57,13 @@ uint64_t fk_memo_key(const char *dump, size_t len, int fmt, const struct fk_serv
 	int n;
 
 	/* Nothing is kept without a budget: no hash of the whole dump. */
-	if (fk_serve_cache_mb == 0)
+	if (fk_env_get()->cache_mb == 0)
 		return 0;
 	/* Everything of a request an answer depends on, with the dump. */
 	n = snprintf(req, sizeof req, "%d|%s|%s|%.17g|%d|%d|%d|%zu|%d|%d|%d", fmt,
 		     o && o->title ? o->title : "", o && o->colors ? o->colors : "",
 		     o ? o->minwidth : -1.0, o ? o->minwidth_pct : 0, o ? o->inverted : -1,
-		     o ? o->allocs : 0, o ? o->max_samples : fk_serve_max_samples,
+		     o ? o->allocs : 0, o ? o->max_samples : fk_env_get()->max_samples,
 		     fk_je_prof_accum(), o ? o->lines : 0, o ? o->sample_type : 0);
 	if (n < 0 || (size_t)n >= sizeof req)
 		return 0;          /* a title too long to tell apart: never kept */
@@ -121,7 +121,7 @@ int fk_memo_bytes(uint64_t key, size_t dump_len, int fmt, char **out, size_t *le
  * others are forgotten to make room). */
 static int fits(int fmt, size_t n)
 {
-	size_t room = (fk_serve_cache_mb << 20) / 4, held = 0;
+	size_t room = (fk_env_get()->cache_mb << 20) / 4, held = 0;
 
 	if (n > room)
 		return 0;

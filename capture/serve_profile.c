@@ -216,7 +216,7 @@ static void pprof_opts(struct fk_pprof_opts *po, const struct fk_serve_opts *o,
 	po->level = 1;             /* the server's time matters more than bytes */
 	po->accum = fk_je_prof_accum();
 	po->default_alloc = o && o->allocs;
-	po->max_samples = o ? o->max_samples : fk_serve_max_samples;
+	po->max_samples = o ? o->max_samples : fk_env_get()->max_samples;
 	/* A snapshot's trie is the next snapshot's (a window's stacks are
 	 * others: they would only push it out). */
 	po->memo = window > 0 ? NULL : fk_memo_pprof();
@@ -236,8 +236,8 @@ static struct fk_symcache *serve_cache(void)
 	 * (a host thread calling the API with no server) goes without. */
 	if (!fk_self_is_hook())
 		return NULL;
-	if (!cache && fk_serve_cache_mb > 0)
-		cache = fk_symcache_new(fk_serve_cache_mb << 20);
+	if (!cache && fk_env_get()->cache_mb > 0)
+		cache = fk_symcache_new(fk_env_get()->cache_mb << 20);
 	return cache;
 }
 

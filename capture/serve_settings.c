@@ -188,13 +188,14 @@ static void settings_json(struct fk_reply *r)
 	fputs("\"unwinder\":", f);
 	fk_reply_json_str(f, fk_unwind_name());
 	fputc(',', f);
-	fprintf(f, "\"max_samples\":%zu,", fk_serve_max_samples);
+	fprintf(f, "\"max_samples\":%zu,", fk_env_get()->max_samples);
 	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
 	size_t nsnap, snapbytes;
 	fk_snap_stats(&nsnap, &snapbytes);
 	fprintf(f, "\"snapshots\":%zu,\"snapshot_bytes\":%zu,\"timeline_bytes\":%zu,"
 		"\"snapshot_budget\":%zu,\"snapshot_seconds\":%g,", nsnap, snapbytes,
-		fk_snap_timeline_bytes(), fk_snap_budget, fk_snap_interval);
+		fk_snap_timeline_bytes(), fk_env_get()->snapshot_bytes,
+		fk_env_get()->snapshot_s);
 	fprintf(f, "\"dumps_served\":%lu", fk_state_dumps());
 	fk_serve_cache_stats(&cs);
 	fprintf(f, ",\"cache_modules\":%zu,\"cache_bytes\":%zu,\"cache_hits\":%llu,"

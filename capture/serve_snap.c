@@ -273,7 +273,7 @@ static size_t timeline_cost(void)
 /* Whether the ring and the timeline served from it pass the budget. */
 static int over_budget(void)
 {
-	return ring.bytes + timeline_cost() > fk_snap_budget;
+	return ring.bytes + timeline_cost() > fk_env_get()->snapshot_bytes;
 }
 
 static void thin(void)
@@ -447,7 +447,7 @@ static int armed(double now)
 		return 0;
 	if (since != ring.armed_since) {
 		ring.armed_since = since;
-		ring.next_due = since + fk_snap_interval;
+		ring.next_due = since + fk_env_get()->snapshot_s;
 		ring.next_poll = now;
 	}
 	return 1;
@@ -460,7 +460,7 @@ int fk_snap_timeout_ms(void)
 	if (!armed(now))
 		return -1;
 	due = ring.next_poll;
-	if (fk_snap_interval > 0 && ring.next_due < due)
+	if (fk_env_get()->snapshot_s > 0 && ring.next_due < due)
 		due = ring.next_due;
 	return due <= now ? 0 : (int)((due - now) * 1000) + 1;
 }
@@ -507,9 +507,9 @@ void fk_snap_tick(void)
 
 	if (!armed(now))
 		return;
-	if (fk_snap_interval > 0 && now >= ring.next_due) {
+	if (fk_env_get()->snapshot_s > 0 && now >= ring.next_due) {
 		why = "interval";
-		ring.next_due = now + fk_snap_interval;
+		ring.next_due = now + fk_env_get()->snapshot_s;
 	}
 	if (now >= ring.next_poll) {
 		struct fk_arena_mem host;
@@ -865,7 +865,7 @@ void fk_snap_json(FILE *f)
 			fputs("},\"sampling_from\":null}", f);
 	}
 	fprintf(f, "],\"peak\":%u,\"bytes\":%zu,\"budget\":%zu}\n",
-		ring.n ? ring.v[peak_index()].id : 0, ring.bytes, fk_snap_budget);
+		ring.n ? ring.v[peak_index()].id : 0, ring.bytes, fk_env_get()->snapshot_bytes);
 	pthread_mutex_unlock(&ring.lock);
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Every binary has a man page that mandoc accepts without warnings, that
-# renders with man -l, and that names every long option its --help lists.
+# renders with man -l, and that names every long option its --help lists;
+# the library's pages (man/*.3, man/*.7) pass mandoc -T lint too.
 . "$(dirname "$0")/../lib/tap.sh"
 # mandoc -T lint, all levels, less what depends on the machine's man
 # database: pages not installed (ours, until make install) and its age.
@@ -32,7 +33,7 @@ for prog in jeprof-raw symbolize to-pprof to-folded from-pprof render-flame heap
 	"$B/$prog" --no-such-option >/dev/null 2>&1; st=$?
 	[ "$st" = 2 ] && ok "$prog: bad usage exits 2" || nok "$prog: bad usage exits 2 (got $st)"
 done
-for page in man/*.3; do
+for page in man/*.3 man/*.7; do
 	[ -f "$page" ] || continue
 	out=$(lint "$page")
 	[ -z "$out" ] && ok "$page: mandoc -T lint clean" || nok "$page: $(echo "$out" | head -3 | tr '\n' ' ')"

@@ -18,7 +18,8 @@ for f in bin/jeprof-raw bin/symbolize bin/to-pprof bin/to-folded bin/from-pprof 
 	 $L/libflamekit-hook.so.0.1.0 $L/libflamekit-hook.so.0 $L/libflamekit-hook.so \
 	 $L/libflamekit-hook-serve.so.0 \
 	 include/flamekit_hook.h $L/pkgconfig/flamekit-hook.pc \
-	 share/man/man1/jeprof-raw.1 share/man/man1/render-flame.1 share/man/man1/heap-check.1 share/man/man3/libflamekit-hook.3; do
+	 share/man/man1/jeprof-raw.1 share/man/man1/render-flame.1 share/man/man1/heap-check.1 share/man/man3/libflamekit-hook.3 \
+	 share/man/man7/flamekit-hook-reference.7; do
 	[ -e "$d/usr/local/$f" ] && ok "installed $f" || nok "installed $f"
 done
 if "$d/usr/local/bin/jeprof-raw" --check --stats fixtures/good/tiny.prof 2>&1 | grep -q '^bytes: '; then
