@@ -14,7 +14,7 @@ HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c serve_settings.c \
              hook_params.c hook_reply.c \
              serve_origin.c serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c \
-             hook_stream.c serve_waste.c serve_ask.c
+             hook_stream.c serve_waste.c serve_ask.c serve_handle.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
 SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
@@ -64,6 +64,32 @@ $(SERVE_SO): $(SERVE_OBJ) $(SERVE_ALIBS) $(HOOK_REAL) capture/serve.map
 $(B)/flamekit-hook.pc: capture/flamekit-hook.pc.in Makefile | $(B)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# ---- the hook as one static archive, both halves (rust/flamekit) ----
+# A program that links the hook in (the Rust crate's build.rs makes this
+# target) ships no library of ours: $(B)/libflamekit-hook.a holds the
+# resident half with hook_serve.c built to reach the serving half's table
+# directly (FK_SERVE_STATIC), the serving half and the pipeline's
+# libraries; the program links the system libraries HOOK_STATIC_LIBS names
+# (printed by `make hook-static-libs`), zlib among them dynamically.
+HOOK_STATIC := $(B)/libflamekit-hook.a
+HOOK_STATIC_OBJ := $(filter-out $(B)/hook_serve.o,$(HOOK_OBJ)) $(B)/hook_serve_static.o $(SERVE_OBJ)
+HOOK_STATIC_LIBS = $(filter-out $(HOOK_ZLIB),$(SERVE_LDLIBS)) $(call pkg,zlib,--libs,zlib1g-dev)
+$(B)/hook_serve_static.o: capture/hook_serve.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) $(HOOK_CFLAGS) -fvisibility=default \
+		-DFK_SERVE_STATIC -c -o $@ $<
+$(call layer,$(B)/hook_serve_static.o,capture core)
+OBJS += $(B)/hook_serve_static.o
+$(HOOK_STATIC): $(HOOK_STATIC_OBJ) $(SERVE_ALIBS)
+	rm -f $@ $@.tmp
+	$(AR) rcs $@.tmp $(HOOK_STATIC_OBJ)
+	# The libraries' members go in as they are (file names are unique).
+	for a in $(SERVE_ALIBS); do $(AR) t $$a | sed 's|^|$(B)/|' | xargs $(AR) rs $@.tmp; done
+	mv $@.tmp $@
+.PHONY: hook-static hook-static-libs
+hook-static: $(HOOK_STATIC)
+hook-static-libs:
+	@echo $(HOOK_STATIC_LIBS)
 
 # ---- jeprof-raw: its program rule lives in capture/jeprof_raw.mk ----
 
@@ -189,6 +215,15 @@ $(B)/series-prog: $(B)/series_prog.o
 $(B)/forkdump-prog: $(B)/forkdump_prog.o $(HOOK_SO) $(SERVE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(B)/forkdump_prog.o -L$(B) -lflamekit-hook \
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread
+# handle-prog: a C program mounting the routes through fk_hook_handle
+# (tests/hook/handle.t), the serving half loaded by the shared library.
+HOOK_TPROGS += $(B)/handle-prog
+OBJS += $(B)/handle_prog.o
+$(B)/handle_prog.o: tests/hook/handle_prog.c | $(B)
+	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
+$(B)/handle-prog: $(B)/handle_prog.o $(HOOK_SO) $(SERVE_SO)
+	$(CC) $(LDFLAGS) -o $@ $(B)/handle_prog.o -L$(B) -lflamekit-hook \
+		-Wl,-rpath,'$$ORIGIN' -ljemalloc
 $(B)/hook-api-prog: $(B)/hook_api_prog.o $(HOOK_SO) $(SERVE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(B)/hook_api_prog.o -L$(B) -lflamekit-hook \
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread

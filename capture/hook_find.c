@@ -68,8 +68,11 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	} else {
 		return 0;              /* the vDSO: no file */
 	}
-	if (in_exec_segment(&o, os->self))
-		return 0;              /* this library: it holds no jemalloc */
+	/* This library holds no jemalloc; the executable may, also when
+	 * the hook is linked into it (libflamekit-hook.a: a Rust program
+	 * with its static jemalloc). */
+	if (!o.is_exe && in_exec_segment(&o, os->self))
+		return 0;
 	if (fk_reserve((void **)&os->v, &os->cap, os->n + 1, sizeof *os->v, 32) < 0)
 		return 1;
 	os->v[os->n++] = o;

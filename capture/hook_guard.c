@@ -41,16 +41,36 @@ static const char *bearer_token(const char *h)
 	return h;
 }
 
-static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
+/* count_name's state: the header looked for, how many times it came. */
+struct counting {
+	const char *name;
+	unsigned n;
+};
+
+static enum MHD_Result count_name(void *cls, enum MHD_ValueKind kind,
 				  const char *key, const char *value)
 {
-	unsigned *n = cls;
+	struct counting *k = cls;
 
 	(void)kind;
 	(void)value;
-	if (key && strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
-		(*n)++;
+	if (key && strcasecmp(key, k->name) == 0)
+		k->n++;
 	return MHD_YES;
+}
+
+/* A connection's headers as fk_guard_admit reads them. */
+static const char *conn_get(void *ctx, const char *name)
+{
+	return MHD_lookup_connection_value(ctx, MHD_HEADER_KIND, name);
+}
+
+static unsigned conn_count(void *ctx, const char *name)
+{
+	struct counting k = { .name = name, .n = 0 };
+
+	MHD_get_connection_values(ctx, MHD_HEADER_KIND, count_name, &k);
+	return k.n;
 }
 
 int fk_guard_uid_ok(uid_t uid)
@@ -93,9 +113,9 @@ static int peer_ok(const struct fk_peer *peer, char *why, size_t size)
  * browser) must say "same-origin" or "none" (typed by the user); without
  * it, an Origin header must name the Host the request went to. A request
  * with neither is not a browser's (curl, scrapers, scripts) and passes. */
-static int cross_origin(struct MHD_Connection *c, char *why, size_t size)
+static int cross_origin(const struct fk_headers *hd, char *why, size_t size)
 {
-	const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	const char *site = hd->get(hd->ctx, "Sec-Fetch-Site");
 	const char *origin, *host, *o;
 
 	if (site) {
@@ -106,10 +126,10 @@ static int cross_origin(struct MHD_Connection *c, char *why, size_t size)
 			 "is not a browser)", site);
 		return 1;
 	}
-	origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ORIGIN);
+	origin = hd->get(hd->ctx, MHD_HTTP_HEADER_ORIGIN);
 	if (!origin)
 		return 0;
-	host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	host = hd->get(hd->ctx, MHD_HTTP_HEADER_HOST);
 	o = strstr(origin, "://");
 	if (o && host && strcasecmp(o + 3, host) == 0)
 		return 0;
@@ -125,12 +145,12 @@ static unsigned refuse(unsigned status, const char *msg, char *why, size_t size)
 	return status;
 }
 
-unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
+unsigned fk_guard_admit(const struct fk_headers *hd, const struct fk_peer *peer,
 			const char *method, const char *url, size_t urilen,
 			char *why, size_t size)
 {
 	const char *h;
-	unsigned nhost = 0;
+	unsigned nhost;
 	int post = strcmp(method, "POST") == 0;
 
 	if (!post && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
@@ -140,8 +160,7 @@ unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
 		return refuse(MHD_HTTP_URI_TOO_LONG, "request URL too long", why, size);
 	if (fk_env_get()->guard.token[0]) {
 		/* The token is the owner's grant: whoever holds it may ask. */
-		h = bearer_token(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							     MHD_HTTP_HEADER_AUTHORIZATION));
+		h = bearer_token(hd->get(hd->ctx, MHD_HTTP_HEADER_AUTHORIZATION));
 		if (!h || !same_secret(h, fk_env_get()->guard.token))
 			return refuse(MHD_HTTP_UNAUTHORIZED, "missing or wrong token: send "
 				      "'Authorization: Bearer TOKEN' with the value of "
@@ -149,17 +168,26 @@ unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
 	} else if (peer && !peer_ok(peer, why, size)) {
 		return MHD_HTTP_FORBIDDEN;
 	}
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &nhost);
+	nhost = hd->count(hd->ctx, MHD_HTTP_HEADER_HOST);
 	if (nhost != 1)
 		return refuse(MHD_HTTP_BAD_REQUEST, nhost ? "more than one Host header" :
 			      "a Host header is required", why, size);
 	if (!fk_env_get()->guard.remote) {
-		h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+		h = hd->get(hd->ctx, MHD_HTTP_HEADER_HOST);
 		if (!h || !fk_host_is_loopback(h, strlen(h)))
 			return refuse(MHD_HTTP_FORBIDDEN, "the Host header must name a loopback "
 				      "address (localhost, 127.0.0.1 or [::1])", why, size);
 	}
-	if (post && cross_origin(c, why, size))
+	if (post && cross_origin(hd, why, size))
 		return MHD_HTTP_FORBIDDEN;
 	return 0;
+}
+
+unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
+			const char *method, const char *url, size_t urilen,
+			char *why, size_t size)
+{
+	struct fk_headers hd = { .get = conn_get, .count = conn_count, .ctx = c };
+
+	return fk_guard_admit(&hd, peer, method, url, urilen, why, size);
 }

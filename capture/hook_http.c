@@ -352,15 +352,19 @@ static int conn_each(void *tctx, int (*fn)(void *cls, const char *key, size_t kl
 	return e.rc;
 }
 
-/* The request's Host header when it is a plain host[:port], for messages. */
-static const char *host_for_msg(struct MHD_Connection *c)
+const char *fk_host_for_msg(const char *h)
 {
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-
 	if (!h || !*h || strlen(h) > 100 ||
 	    strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:[]-") != strlen(h))
 		return "HOST";
 	return h;
+}
+
+/* The request's Host header when it is a plain host[:port], for messages. */
+static const char *host_for_msg(struct MHD_Connection *c)
+{
+	return fk_host_for_msg(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							   MHD_HTTP_HEADER_HOST));
 }
 
 /* Answers an admitted request through the handler the starter gave: now,

@@ -194,6 +194,10 @@ struct fk_loop_cfg {
 				      over when the listener goes */
 	struct fk_addr addr;       /* FLAMEKIT_HTTP */
 	int sig;                   /* the dump signal, 0 for none */
+	int mounted;               /* with http: the routes are the program's
+				      own server's (fk_hook_handle), no socket;
+				      not "serving" (fk_loop_serving), no
+				      worker after a fork */
 };
 
 /* Starts the loop thread (never sampled, every signal blocked but the
@@ -205,6 +209,10 @@ int fk_loop_start(const struct fk_loop_cfg *cfg, struct fk_err *err);
 /* Whether a loop runs, and whether it serves HTTP. */
 int fk_loop_running(void);
 int fk_loop_serving(void);
+/* Whether the loop is a mounted one (fk_loop_cfg.mounted). */
+int fk_loop_mounted(void);
+/* Whether the loop is a mounted one (fk_loop_cfg.mounted). */
+int fk_loop_mounted(void);
 
 
 

@@ -582,16 +582,21 @@ int fk_loop_running(void)
 	return cur != NULL;
 }
 
+int fk_loop_mounted(void)
+{
+	return cur && cur->cfg.mounted;
+}
+
 int fk_loop_serving(void)
 {
-	return cur && cur->cfg.http;
+	return cur && cur->cfg.http && !cur->cfg.mounted;
 }
 
 const char *fk_loop_addr(void)
 {
 	const struct fk_loop *lp = self_loop ? self_loop : cur;
 
-	return lp && lp->cfg.http ? lp->cfg.addr.text : NULL;
+	return lp && lp->cfg.http && !lp->cfg.mounted ? lp->cfg.addr.text : NULL;
 }
 
 int fk_loop_forget(struct fk_loop_cfg *cfg)

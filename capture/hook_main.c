@@ -132,7 +132,7 @@ static void forked_child(void)
 	fk_sig_atfork_child();
 	if (fk_serve_ops())
 		fk_serve_ops()->atfork_child();
-	if (had && cfg.http) {
+	if (had && cfg.http && !cfg.mounted) {
 		cfg.member = 1;
 		fk_err_init(&err, NULL);
 		if (fk_loop_start(&cfg, &err) < 0)
@@ -212,6 +212,18 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 	return 0;
 }
 
+/* Under st_lock: ends old, a loop taken out (a signal-only or worker's
+ * loop that a new one replaces), with the lock released meanwhile; its
+ * thread takes no lock of ours, so the wait is short. */
+static void end_unlocked(struct fk_loop *old)
+{
+	stopping++;
+	pthread_mutex_unlock(&st_lock);
+	fk_loop_end(old, -1);
+	pthread_mutex_lock(&st_lock);
+	stopping--;
+}
+
 int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 {
 	struct fk_loop *old = NULL;
@@ -228,12 +240,7 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 	pthread_mutex_lock(&st_lock);
 	rc = start_locked(addr, &old, &err);
 	if (old) {
-		/* Its thread takes no lock of ours: the wait is short. */
-		stopping++;
-		pthread_mutex_unlock(&st_lock);
-		fk_loop_end(old, -1);
-		pthread_mutex_lock(&st_lock);
-		stopping--;
+		end_unlocked(old);
 		rc = start_locked(addr, &old, &err);
 		/* Failed after all: the signal dump keeps working. */
 		if (rc < 0)
@@ -407,6 +414,196 @@ int fk_hook_dump(int fd, const char *format, char *errbuf, size_t errsize)
 	if (rc < 0)
 		set_errbuf(errbuf, errsize, &err);
 	return rc;
+}
+
+/* The hook's thread with no socket, for fk_hook_handle: the routes run
+ * there as on the hook's own server, and so do the snapshots' timer and
+ * the sampling backtrace's set-up. A signal-only loop is replaced (ended
+ * outside the lock, as start_locked's caller does); a serving one, a
+ * worker's or a mounted one is kept. */
+static void mount_loop(void)
+{
+	struct fk_loop_cfg cfg;
+	struct fk_loop *old;
+	struct fk_err err;
+
+	pthread_mutex_lock(&st_lock);
+	if (stopping || fk_loop_serving() || fk_loop_mounted()) {
+		pthread_mutex_unlock(&st_lock);
+		return;
+	}
+	old = fk_loop_take();
+	if (old)
+		end_unlocked(old);
+	if (!fk_loop_running()) {
+		memset(&cfg, 0, sizeof cfg);
+		cfg.http = cfg.mounted = 1;
+		cfg.sig = signum > 0 ? signum : 0;
+		fk_err_init(&err, NULL);
+		if (fk_loop_start(&cfg, &err) < 0)
+			fk_log("%s", err.msg);
+	}
+	pthread_mutex_unlock(&st_lock);
+}
+
+/* fk_hook_handle's settings when no server of the hook's read them: once,
+ * under st_lock, as a start reads them; remote clients (a Host that is
+ * not loopback) with FLAMEKIT_HTTP_ALLOW_REMOTE=1 and FLAMEKIT_TOKEN, as
+ * for a server on a non-loopback address. */
+static int handed_read;
+static struct fk_err handed_err;
+
+static int handed_settings(struct fk_err *err)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&st_lock);
+	if (!fk_loop_serving() && !handed_read) {
+		const struct fk_env *e = fk_env_get();
+
+		handed_read = 1;
+		fk_err_init(&handed_err, NULL);
+		if (fk_env_start(1, NULL, &handed_err) == 0 && e->allow_remote && e->guard.token[0])
+			fk_env_start(0, "the program's own server", &handed_err);
+	}
+	if (!fk_loop_serving() && handed_err.msg[0]) {
+		*err = handed_err;
+		rc = -1;
+	}
+	pthread_mutex_unlock(&st_lock);
+	return rc;
+}
+
+/* One handed request, run where dumps run (dump_job_run). */
+struct handle_job {
+	const struct fk_serve_ops *ops;
+	const struct fk_handed *h;
+	struct fk_handed_answer a;
+	int finish;                /* a delta's end, not the routes */
+};
+
+static void handle_job_run(void *arg)
+{
+	struct handle_job *j = arg;
+	struct fk_arena_save sv;
+	int old = 0, had;
+
+	had = fk_je_thread_active(0, &old) == 0;
+	fk_arena_begin(&sv);
+	if (j->finish)
+		j->ops->handle_finish(&j->a);
+	else
+		j->ops->handle(j->h, &j->a);
+	fk_arena_end(&sv);
+	if (had)
+		fk_je_thread_active(old, NULL);
+}
+
+/* A fk_handed from the API's arguments. */
+static void handed_from(struct fk_handed *h, const char *method, const char *target,
+			const char *const *headers, size_t nheaders, const struct fk_hook_peer *peer)
+{
+	memset(h, 0, sizeof *h);
+	h->method = method;
+	h->target = target;
+	h->headers = headers;
+	h->nheaders = headers ? nheaders : 0;
+	h->peer = FK_HANDED_UNKNOWN;
+	if (!peer)
+		return;
+	switch (peer->kind) {
+	case FK_HOOK_PEER_TCP:
+		h->peer = FK_HANDED_TCP;
+		h->remote = peer->remote;
+		h->local = peer->local;
+		break;
+	case FK_HOOK_PEER_UID:
+		h->peer = FK_HANDED_UID;
+		h->uid = (uid_t)peer->uid;
+		break;
+	case FK_HOOK_PEER_VOUCHED:
+		h->peer = FK_HANDED_VOUCHED;
+		break;
+	case FK_HOOK_PEER_UNKNOWN:
+		break;
+	}
+}
+
+int fk_hook_handle(const char *method, const char *target, const char *const *headers,
+		   size_t nheaders, const struct fk_hook_peer *peer, struct fk_hook_response *out,
+		   char *errbuf, size_t errsize)
+{
+	struct handle_job j;
+	struct fk_handed h;
+	struct fk_err err;
+
+	fk_err_init(&err, NULL);
+	if (!method || !target || !out || (nheaders && !headers)) {
+		fk_err_set(&err, FK_ESYNTAX, 0, "fk_hook_handle: %s is NULL", !method ? "method" :
+			   !target ? "target" : !out ? "out" : "headers");
+		set_errbuf(errbuf, errsize, &err);
+		return -1;
+	}
+	memset(out, 0, sizeof *out);
+	memset(&j, 0, sizeof j);
+	pthread_once(&atfork_once, register_atfork);
+	handed_from(&h, method, target, headers, nheaders, peer);
+	mount_loop();
+	if (handed_settings(&err) == 0) {
+		struct dump_job load;
+
+		memset(&load, 0, sizeof load);
+		fk_loop_call(load_job, &load);
+		j.ops = load.ops;
+		err = load.err;
+	}
+	if (!j.ops) {
+		/* The serving half, which writes answers, is not there: the
+		 * sentence is the answer. */
+		j.a.status = 500;
+		j.a.body = strdup(err.msg);
+		j.a.len = j.a.body ? strlen(j.a.body) : 0;
+	} else {
+		j.h = &h;
+		fk_loop_call(handle_job_run, &j);
+	}
+	if (j.a.deadline > 0) {
+		/* A delta (?seconds=N): its end is made after N seconds, on the
+		 * hook's thread as its start was; the caller waits meanwhile. */
+		double left;
+
+		while ((left = j.a.deadline - fk_now()) > 0) {
+			struct timespec d = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+
+			nanosleep(&d, NULL);
+		}
+		j.finish = 1;
+		fk_loop_call(handle_job_run, &j);
+	}
+	out->status = (int)(j.a.status ? j.a.status : 500);
+	out->content_type = j.a.ctype ? j.a.ctype : "text/plain; charset=utf-8";
+	out->disposition = j.a.disposition;
+	out->body = j.a.body;
+	out->len = j.a.len;
+	out->maplen_ = j.a.maplen;
+	/* HEAD: the headers of GET's answer, no body. */
+	if (strcmp(method, "HEAD") == 0)
+		fk_hook_response_release(out);
+	return 0;
+}
+
+void fk_hook_response_release(struct fk_hook_response *r)
+{
+	struct fk_arena_save sv;
+
+	if (!r || !r->body)
+		return;
+	/* The body came from the hook's arena: back there. */
+	fk_arena_begin(&sv);
+	fk_hook_buf_release(r->body, r->maplen_);
+	fk_arena_end(&sv);
+	r->body = NULL;
+	r->len = 0;
 }
 
 /* Whether this process owns FLAMEKIT_HTTP (see OWNER_ENV); claims it if no

@@ -210,7 +210,6 @@ void fk_peer_get(int fd, struct fk_peer *p)
 {
 	struct sockaddr_storage peer, self;
 	socklen_t pl = sizeof peer, sl = sizeof self;
-	int rc;
 
 	memset(p, 0, sizeof p[0]);
 	p->kind = FK_PEER_UNKNOWN;
@@ -228,6 +227,17 @@ void fk_peer_get(int fd, struct fk_peer *p)
 		}
 		return;
 	}
+	fk_peer_pair(&peer, &self, p);
+}
+
+void fk_peer_pair(const struct sockaddr_storage *peer_in, const struct sockaddr_storage *self_in,
+		  struct fk_peer *p)
+{
+	struct sockaddr_storage peer = *peer_in, self = *self_in;
+	int rc;
+
+	memset(p, 0, sizeof p[0]);
+	p->kind = FK_PEER_UNKNOWN;
 	if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6)
 		return;
 	unmap(&peer);

@@ -608,6 +608,8 @@ struct fk_request;
 struct fk_reply;
 typedef void fk_handler_fn(const struct fk_request *rq, struct fk_reply *r);
 struct fk_profile;
+struct fk_handed;
+struct fk_handed_answer;
 struct fk_serve_ops {
 	const char *version;       /* FK_VERSION of the build: both halves agree */
 	fk_handler_fn *handler;    /* fk_routes_handle */
@@ -631,6 +633,42 @@ struct fk_serve_ops {
 		       size_t *len, size_t *maplen, struct fk_err *err);
 	int (*find_func)(const char *path, const char *const *names, size_t n,
 			 uint64_t *vaddr, const char **table, struct fk_err *err);
+	/* fk_serve_handle and fk_serve_handle_finish (serve_handle.c): a
+	 * request the program's own server hands over (fk_hook_handle). */
+	void (*handle)(const struct fk_handed *h, struct fk_handed_answer *a);
+	void (*handle_finish)(struct fk_handed_answer *a);
+};
+
+/* A request the program's own server hands over (fk_hook_handle): who
+ * sent it, in the terms of flamekit_hook.h's struct fk_hook_peer. */
+enum fk_handed_peer {
+	FK_HANDED_UNKNOWN,         /* nothing said: a stranger, as on a socket */
+	FK_HANDED_VOUCHED,         /* the program admitted its client itself */
+	FK_HANDED_TCP,             /* the connection's two ends */
+	FK_HANDED_UID              /* the user the program found (SO_PEERCRED) */
+};
+struct fk_handed {
+	const char *method;
+	const char *target;        /* path and query, as sent */
+	const char *const *headers;/* name, value, name, value... */
+	size_t nheaders;           /* pairs */
+	enum fk_handed_peer peer;
+	const char *remote, *local;/* FK_HANDED_TCP: numeric "ADDR:PORT" each */
+	uid_t uid;                 /* FK_HANDED_UID */
+};
+
+/* Its answer. body is malloc'd in the hook's arena, or a mapping of
+ * maplen bytes (fk_hook_buf_release); ctype and disposition are static.
+ * deadline > 0: a delta whose end is due then (fk_now() seconds): the
+ * caller waits, then calls handle_finish, which replaces the answer. */
+struct fk_handed_answer {
+	unsigned status;
+	const char *ctype;
+	const char *disposition;
+	char *body;
+	size_t len, maplen;
+	double deadline;
+	void *pending;             /* the serving half's, until handle_finish */
 };
 
 /* ---- hook_atexit.c: FLAMEKIT_AT_EXIT, the heap at exit ---- */

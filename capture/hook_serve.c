@@ -27,6 +27,18 @@ static struct {
 	char path[4096];
 } sv = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
+#ifdef FK_SERVE_STATIC
+/* The static archive (libflamekit-hook.a, capture/build.mk) holds both
+ * halves in one program: the table is reached directly, nothing is
+ * loaded. */
+extern const struct fk_serve_ops fk_serve_ops_0;
+
+static void load(void)
+{
+	atomic_store(&sv.ops, &fk_serve_ops_0);
+}
+#else
+
 __attribute__((constructor(101))) static void find_serve_path(void)
 {
 	char lib[4096];
@@ -66,6 +78,7 @@ static void load(void)
 	}
 	atomic_store(&sv.ops, t);
 }
+#endif
 
 const struct fk_serve_ops *fk_serve_load(struct fk_err *err)
 {

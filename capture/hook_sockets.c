@@ -135,7 +135,7 @@ void fk_sock_renew(struct fk_loop *lp)
 /* What the thread serves, made in its own table. */
 int fk_sock_setup(struct fk_loop *lp, struct fk_err *err)
 {
-	if (!lp->cfg.http)
+	if (!lp->cfg.http || lp->cfg.mounted)
 		return 0;
 	if (!lp->cfg.member) {
 		if (listen_public(lp, err) < 0)

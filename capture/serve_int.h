@@ -478,6 +478,41 @@ int fk_guard_uid_ok(uid_t uid);
  * the transport, a worker's socket), Host and where a browser sent it
  * from. Returns 0 to admit it, or an HTTP status with why[0..size) one
  * sentence. */
+/* A request's headers however its transport holds them: get(ctx, name)
+ * the value of header name (any case), NULL when absent; count(ctx,
+ * name) how many times it came. */
+struct fk_headers {
+	const char *(*get)(void *ctx, const char *name);
+	unsigned (*count)(void *ctx, const char *name);
+	void *ctx;
+};
+
+/* fk_guard_check on headers hd, whatever the transport (a request the
+ * program's own server hands over: serve_handle.c). */
+unsigned fk_guard_admit(const struct fk_headers *hd, const struct fk_peer *peer,
+			const char *method, const char *url, size_t urilen,
+			char *why, size_t size);
+
+/* fk_peer_get for a TCP connection given by its two ends (the peer's,
+ * and this process's), as a program's own server knows them. */
+void fk_peer_pair(const struct sockaddr_storage *peer, const struct sockaddr_storage *self,
+		  struct fk_peer *p);
+
+/* h, a Host header's value, when it is a plain host[:port]; else "HOST"
+ * (for messages that quote it). */
+const char *fk_host_for_msg(const char *h);
+
+/* ---- serve_handle.c: a request the program's own server hands over ---- */
+
+/* Answers h as the hook's own server would answer it on a connection:
+ * its admission (fk_guard_admit, with h's peer), its limits on the URL
+ * and its parameters, then the route table. A proxied answer (?pid= of
+ * another process) is refused with 501: only the hook's own server
+ * proxies. A delta comes back with a deadline: fk_serve_handle_finish
+ * then makes its answer. */
+void fk_serve_handle(const struct fk_handed *h, struct fk_handed_answer *a);
+void fk_serve_handle_finish(struct fk_handed_answer *a);
+
 unsigned fk_guard_check(struct MHD_Connection *c, const struct fk_peer *peer,
 			const char *method, const char *url, size_t urilen,
 			char *why, size_t size);

@@ -44,4 +44,6 @@ __attribute__((visibility("default"))) const struct fk_serve_ops fk_serve_ops_0 
 	.fmt_parse = fk_fmt_parse,
 	.produce = fk_serve_produce,
 	.find_func = find_func,
+	.handle = fk_serve_handle,
+	.handle_finish = fk_serve_handle_finish,
 };
