@@ -6,6 +6,9 @@ UNIT ?=
 units: $(UNIT)
 check: all units
 	@B=$(B) tests/run-all
+# tests/rust/*.t build the crate rust/flamekit and its examples with cargo,
+# offline, into $(B)/rust-target (the hook's C half into $(B) itself), so a
+# second run rebuilds nothing.
 # Unit tests and goldens only (well under a minute): the tier to run while
 # editing; `make check` adds the peer, pipeline, browser and hook scripts.
 check-fast: all units

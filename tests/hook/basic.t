@@ -161,7 +161,7 @@ like "and was told why" "$(cat "$T/late")" 'server is stopping'
 nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ && $3 ~ /@@FLAMEKIT_HOOK_0$/ { print $3 }' | sed 's/@.*//' |
 	sort >"$T/syms"
 is "the library's API version holds only its API and malloc_conf" "$(tr '\n' ' ' <"$T/syms")" \
-	"fk_hook_dump fk_hook_set_active fk_hook_set_mallctl fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
+	"fk_hook_dump fk_hook_handle fk_hook_response_release fk_hook_set_active fk_hook_set_mallctl fk_hook_start fk_hook_status fk_hook_stop malloc_conf "
 is "everything else it exports is in its private version, for its serving half" \
 	"$(nm -D --defined-only "$HOOK" | awk '$2 ~ /[TDB]/ && $3 !~ /@@FLAMEKIT_HOOK_(0|PRIVATE_0)$/' | head -3)" ""
 is "the serving half exports its table alone" \
