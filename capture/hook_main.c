@@ -35,30 +35,35 @@ FK_HOOK_API const char *malloc_conf =
  * while waiting for the hook's thread, and that thread never takes it.
  * The counters the routes read are atomics, so a request being served
  * never waits for a stop in progress. */
-static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
-static int stopping;               /* stops in progress, under st_lock */
-static int signum = -1;            /* FLAMEKIT_DUMP_SIGNAL's, -1 none */
-static int owner;                  /* this image claimed FLAMEKIT_HTTP */
-
-/* The unix socket this process created, removed when it stops serving. */
 static struct {
-	char path[108];
-	dev_t dev;
-	ino_t ino;
-} sock;
+	pthread_mutex_t st_lock;
+	int stopping;              /* stops in progress, under st_lock */
+	int signum;                /* FLAMEKIT_DUMP_SIGNAL's, -1 none */
+	int owner;                 /* this image claimed FLAMEKIT_HTTP */
+	/* The unix socket this process created, removed when it stops
+	 * serving. */
+	struct {
+		char path[108];
+		dev_t dev;
+		ino_t ino;
+	} sock;
+	/* fk_hook_handle's first call: the settings read once, and why not. */
+	int handed_read;
+	struct fk_err handed_err;
+} hk = { .st_lock = PTHREAD_MUTEX_INITIALIZER, .signum = -1 };
 
 static void remember_socket(const struct fk_addr *a)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)&a->ss;
 	struct stat st;
 
-	sock.path[0] = '\0';
+	hk.sock.path[0] = '\0';
 	if (a->family != AF_UNIX || un->sun_path[0] == '\0' ||
 	    stat(un->sun_path, &st) < 0)
 		return;
-	snprintf(sock.path, sizeof sock.path, "%s", un->sun_path);
-	sock.dev = st.st_dev;
-	sock.ino = st.st_ino;
+	snprintf(hk.sock.path, sizeof hk.sock.path, "%s", un->sun_path);
+	hk.sock.dev = st.st_dev;
+	hk.sock.ino = st.st_ino;
 }
 
 /* Removes the socket file, unless another process has replaced it. */
@@ -66,10 +71,10 @@ static void remove_socket(void)
 {
 	struct stat st;
 
-	if (sock.path[0] && stat(sock.path, &st) == 0 && st.st_dev == sock.dev &&
-	    st.st_ino == sock.ino)
-		unlink(sock.path);
-	sock.path[0] = '\0';
+	if (hk.sock.path[0] && stat(hk.sock.path, &st) == 0 && st.st_dev == hk.sock.dev &&
+	    st.st_ino == hk.sock.ino)
+		unlink(hk.sock.path);
+	hk.sock.path[0] = '\0';
 }
 
 static void set_errbuf(char *buf, size_t size, const struct fk_err *err)
@@ -102,7 +107,7 @@ static void (*const fork_table[])(int phase) = {
 
 static void fork_prepare(void)
 {
-	pthread_mutex_lock(&st_lock);
+	pthread_mutex_lock(&hk.st_lock);
 	for (size_t i = 0; i < NFORK; i++)
 		fork_table[i](0);
 }
@@ -111,7 +116,7 @@ static void fork_parent(void)
 {
 	for (size_t i = NFORK; i-- > 0;)
 		fork_table[i](1);
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 }
 
 static void forked_child(void)
@@ -123,10 +128,10 @@ static void forked_child(void)
 	for (size_t i = NFORK; i-- > 0;)
 		fork_table[i](2);
 	fk_state_forget(0);
-	stopping = 0;
-	owner = 0;
+	hk.stopping = 0;
+	hk.owner = 0;
 	/* The parent's unix socket file is the parent's to remove. */
-	sock.path[0] = '\0';
+	hk.sock.path[0] = '\0';
 	had = fk_loop_forget(&cfg);
 	fk_group_atfork_child();
 	fk_sig_atfork_child();
@@ -138,7 +143,7 @@ static void forked_child(void)
 		if (fk_loop_start(&cfg, &err) < 0)
 			fk_log("worker %ld: %s", (long)getpid(), err.msg);
 	}
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 }
 
 static void register_atfork(void)
@@ -155,10 +160,10 @@ static void signal_loop(void)
 	struct fk_loop_cfg cfg;
 	struct fk_err err;
 
-	if (signum <= 0 || fk_loop_running())
+	if (hk.signum <= 0 || fk_loop_running())
 		return;
 	memset(&cfg, 0, sizeof cfg);
-	cfg.sig = signum;
+	cfg.sig = hk.signum;
 	fk_err_init(&err, NULL);
 	if (fk_loop_start(&cfg, &err) < 0)
 		fk_log("%s", err.msg);
@@ -189,14 +194,14 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
 	memset(&cfg, 0, sizeof cfg);
 	if (fk_loop_serving() && !fk_loop_member())
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook already serves HTTP in this process");
-	if (stopping)
+	if (hk.stopping)
 		return fk_err_set(err, FK_EUNSUPP, 0, "the hook's server is still stopping");
 	if (fk_addr_parse(addr, 0, &cfg.addr, err) < 0)
 		return -1;
 	if (fk_env_start(cfg.addr.loopback, addr, err) < 0)
 		return -1;
 	cfg.http = 1;
-	cfg.sig = signum > 0 ? signum : 0;
+	cfg.sig = hk.signum > 0 ? hk.signum : 0;
 	/* A signal-only loop, or a worker's (a forked child that starts a
 	 * server of its own), is replaced by one that serves; the old one is
 	 * ended by the caller, outside the lock, so the new one starts after
@@ -217,11 +222,11 @@ static int start_locked(const char *addr, struct fk_loop **old, struct fk_err *e
  * thread takes no lock of ours, so the wait is short. */
 static void end_unlocked(struct fk_loop *old)
 {
-	stopping++;
-	pthread_mutex_unlock(&st_lock);
+	hk.stopping++;
+	pthread_mutex_unlock(&hk.st_lock);
 	fk_loop_end(old, -1);
-	pthread_mutex_lock(&st_lock);
-	stopping--;
+	pthread_mutex_lock(&hk.st_lock);
+	hk.stopping--;
 }
 
 int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
@@ -237,7 +242,7 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 		return -1;
 	}
 	pthread_once(&atfork_once, register_atfork);
-	pthread_mutex_lock(&st_lock);
+	pthread_mutex_lock(&hk.st_lock);
 	rc = start_locked(addr, &old, &err);
 	if (old) {
 		end_unlocked(old);
@@ -246,7 +251,7 @@ int fk_hook_start(const char *addr, char *errbuf, size_t errsize)
 		if (rc < 0)
 			signal_loop();
 	}
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 	if (rc < 0)
 		set_errbuf(errbuf, errsize, &err);
 	return rc;
@@ -256,23 +261,23 @@ void fk_hook_stop(void)
 {
 	struct fk_loop *lp = NULL;
 
-	pthread_mutex_lock(&st_lock);
+	pthread_mutex_lock(&hk.st_lock);
 	if (fk_loop_serving()) {
 		lp = fk_loop_take();
-		stopping++;
+		hk.stopping++;
 	}
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 	if (!lp)
 		return;
 	/* Waits for the request in progress (every later one gets 503); the
 	 * thread frees the module cache, whose files are in its table. */
 	fk_loop_end(lp, -1);
-	pthread_mutex_lock(&st_lock);
+	pthread_mutex_lock(&hk.st_lock);
 	remove_socket();
-	stopping--;
+	hk.stopping--;
 	/* The signal dump, if configured, keeps working. */
 	signal_loop();
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 }
 
 int fk_hook_set_active(int active, int lg_sample, char *errbuf, size_t errsize)
@@ -319,9 +324,9 @@ int fk_hook_status(struct fk_hook_status *st)
 	since = fk_state_active_since();
 	st->active_seconds = st->active && since >= 0 ? fk_now() - since : -1;
 	st->dumps_served = fk_state_dumps();
-	pthread_mutex_lock(&st_lock);
+	pthread_mutex_lock(&hk.st_lock);
 	st->serving = fk_loop_serving();
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 	return 0;
 }
 
@@ -427,9 +432,9 @@ static void mount_loop(void)
 	struct fk_loop *old;
 	struct fk_err err;
 
-	pthread_mutex_lock(&st_lock);
-	if (stopping || fk_loop_serving() || fk_loop_mounted()) {
-		pthread_mutex_unlock(&st_lock);
+	pthread_mutex_lock(&hk.st_lock);
+	if (hk.stopping || fk_loop_serving() || fk_loop_mounted()) {
+		pthread_mutex_unlock(&hk.st_lock);
 		return;
 	}
 	old = fk_loop_take();
@@ -438,39 +443,36 @@ static void mount_loop(void)
 	if (!fk_loop_running()) {
 		memset(&cfg, 0, sizeof cfg);
 		cfg.http = cfg.mounted = 1;
-		cfg.sig = signum > 0 ? signum : 0;
+		cfg.sig = hk.signum > 0 ? hk.signum : 0;
 		fk_err_init(&err, NULL);
 		if (fk_loop_start(&cfg, &err) < 0)
 			fk_log("%s", err.msg);
 	}
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 }
 
 /* fk_hook_handle's settings when no server of the hook's read them: once,
  * under st_lock, as a start reads them; remote clients (a Host that is
  * not loopback) with FLAMEKIT_HTTP_ALLOW_REMOTE=1 and FLAMEKIT_TOKEN, as
  * for a server on a non-loopback address. */
-static int handed_read;
-static struct fk_err handed_err;
-
 static int handed_settings(struct fk_err *err)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&st_lock);
-	if (!fk_loop_serving() && !handed_read) {
+	pthread_mutex_lock(&hk.st_lock);
+	if (!fk_loop_serving() && !hk.handed_read) {
 		const struct fk_env *e = fk_env_get();
 
-		handed_read = 1;
-		fk_err_init(&handed_err, NULL);
-		if (fk_env_start(1, NULL, &handed_err) == 0 && e->allow_remote && e->guard.token[0])
-			fk_env_start(0, "the program's own server", &handed_err);
+		hk.handed_read = 1;
+		fk_err_init(&hk.handed_err, NULL);
+		if (fk_env_start(1, NULL, &hk.handed_err) == 0 && e->allow_remote && e->guard.token[0])
+			fk_env_start(0, "the program's own server", &hk.handed_err);
 	}
-	if (!fk_loop_serving() && handed_err.msg[0]) {
-		*err = handed_err;
+	if (!fk_loop_serving() && hk.handed_err.msg[0]) {
+		*err = hk.handed_err;
 		rc = -1;
 	}
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 	return rc;
 }
 
@@ -644,7 +646,7 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	pthread_once(&atfork_once, register_atfork);
 	if (sig_bad)
 		fk_log("%s", err.msg);
-	else if (env->dump_signal && (signum = fk_sig_install(&err)) < 0)
+	else if (env->dump_signal && (hk.signum = fk_sig_install(&err)) < 0)
 		fk_log("%s", err.msg);
 	fk_err_init(&err, NULL);
 	if (fk_env_bad("FLAMEKIT_MALLCTL", &err) < 0)
@@ -652,15 +654,15 @@ __attribute__((constructor)) static void fk_hook_init(void)
 	if (*addr) {
 		char buf[300];
 
-		owner = 1;
+		hk.owner = 1;
 		fk_state_init();
 		if (fk_hook_start(addr, buf, sizeof buf) < 0)
 			fk_log("FLAMEKIT_HTTP=%s: %s", addr, buf);
 		return;
 	}
-	pthread_mutex_lock(&st_lock);
+	pthread_mutex_lock(&hk.st_lock);
 	signal_loop();
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 }
 
 __attribute__((destructor)) static void fk_hook_fini(void)
@@ -674,17 +676,17 @@ __attribute__((destructor)) static void fk_hook_fini(void)
 	 * the middle of a conversion. */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += 1;
-	if (pthread_mutex_clocklock(&st_lock, CLOCK_MONOTONIC, &ts) != 0)
+	if (pthread_mutex_clocklock(&hk.st_lock, CLOCK_MONOTONIC, &ts) != 0)
 		return;
 	lp = fk_loop_take();
-	pthread_mutex_unlock(&st_lock);
+	pthread_mutex_unlock(&hk.st_lock);
 	/* A launcher that served the address while the server it started
 	 * stayed quiet (pg_ctl start): with its exit nothing serves. */
-	if (owner && lp)
+	if (hk.owner && lp)
 		fk_holder_exit(fk_env_get()->http);
 	fk_loop_end(lp, FK_HOOK_EXIT_WAIT);
 	remove_socket();
 	/* The settings carried across exec: an exit is no exec. */
-	if (owner)
+	if (hk.owner)
 		fk_state_forget(1);
 }

@@ -9,8 +9,10 @@
 #include "hook_int.h"
 
 /* What fk_recent_install did, for the settings. */
-static long recent_max = -1;         /* the list's bound as set or found; -1 unknown */
-static const char *recent_why = "";  /* why there is no record, or "" */
+static struct {
+	long max;                  /* the list's bound as set or found; -1 unknown */
+	const char *why;           /* why there is no record, or "" */
+} rec = { .max = -1, .why = "" };
 
 void fk_recent_install(void)
 {
@@ -23,7 +25,7 @@ void fk_recent_install(void)
 		return;
 	rc = fk_je_ctl("experimental.prof_recent.alloc_max", &cur, &sz, NULL, 0);
 	if (rc != 0) {
-		recent_why = "this jemalloc keeps no record of recent allocations "
+		rec.why = "this jemalloc keeps no record of recent allocations "
 			     "(experimental.prof_recent needs jemalloc 5.3)";
 		return;
 	}
@@ -32,17 +34,17 @@ void fk_recent_install(void)
 	want = set >= 0 ? (ssize_t)set : cur != 0 ? cur : FK_HOOK_RECENT;
 	if (want != cur &&
 	    fk_je_ctl("experimental.prof_recent.alloc_max", NULL, NULL, &want, sizeof want) != 0) {
-		recent_max = (long)cur;
-		recent_why = "jemalloc refused the record's bound (experimental.prof_recent.alloc_max)";
+		rec.max = (long)cur;
+		rec.why = "jemalloc refused the record's bound (experimental.prof_recent.alloc_max)";
 		return;
 	}
-	recent_max = (long)want;
+	rec.max = (long)want;
 	if (want == 0)
-		recent_why = "recording is off (FLAMEKIT_RECENT=0)";
+		rec.why = "recording is off (FLAMEKIT_RECENT=0)";
 }
 
 void fk_recent_bound(long *max, const char **why)
 {
-	*max = recent_max;
-	*why = recent_why;
+	*max = rec.max;
+	*why = rec.why;
 }

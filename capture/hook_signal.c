@@ -18,41 +18,43 @@
 
 #include "hook_int.h"
 
-static int sig_num;
-static atomic_int sig_pending;
-static atomic_int sig_tid;             /* the hook's thread, 0 when none */
-static unsigned long sig_seq;
+static struct {
+	int num;                   /* the signal; 0 none */
+	atomic_int pending;
+	atomic_int tid;            /* the hook's thread, 0 when none */
+	unsigned long seq;
+} ds;
 
 void fk_sig_atfork_child(void)
 {
 	/* The parent's thread does not exist here; the child's own thread,
 	 * once it runs, takes the signals the child gets. */
-	atomic_store(&sig_tid, 0);
-	atomic_store(&sig_pending, 0);
-	sig_seq = 0;
+	atomic_store(&ds.tid, 0);
+	atomic_store(&ds.pending, 0);
+	ds.seq = 0;
 }
 
 void fk_sig_attach(void)
 {
-	if (sig_num > 0)
-		atomic_store(&sig_tid, (int)syscall(SYS_gettid));
+	if (ds.num > 0)
+		atomic_store(&ds.tid, (int)syscall(SYS_gettid));
 }
 
 void fk_sig_detach(void)
 {
-	atomic_store(&sig_tid, 0);
+	atomic_store(&ds.tid, 0);
 }
 
 int fk_sig_take(void)
 {
-	return atomic_exchange(&sig_pending, 0);
+	return atomic_exchange(&ds.pending, 0);
 }
 
 static void on_signal(int sig)
 {
-	int e = errno, tid = atomic_load(&sig_tid);
+	int e = errno, tid = atomic_load(&ds.tid);
 
-	atomic_store(&sig_pending, 1);
+	atomic_store(&ds.pending, 1);
 	/* On a host thread: wake the hook's thread, which is waiting with the
 	 * signal unblocked; on the hook's thread the wait returns by itself. */
 	if (tid > 0 && tid != (int)syscall(SYS_gettid))
@@ -72,7 +74,7 @@ int fk_sig_install(struct fk_err *err)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL) < 0)
 		return fk_err_set(err, FK_EIO, 0, "sigaction: %s", strerror(errno));
-	sig_num = sig;
+	ds.num = sig;
 	return sig;
 }
 
@@ -81,6 +83,6 @@ void fk_sig_dump(void)
 	const char *dir = fk_env_get()->dump_dir;
 	char path[4096 + 64];
 
-	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), sig_seq++);
+	snprintf(path, sizeof path, "%s/flamekit.%ld.%lu.heap", dir, (long)getpid(), ds.seq++);
 	fk_dump_to_file(path, "signal dump");
 }

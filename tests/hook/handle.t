@@ -9,8 +9,7 @@
 # statically.
 . "$(dirname "$0")/hooklib.sh"
 
-start_prog "$B/handle-prog"
-check "program started" [ -n "$HOST_PID" ]
+if ! check "program started" start_prog "$B/handle-prog"; then echo "1..$tn"; exit 1; fi
 # ask LINE: one request; sets A (status, type, length) and L (the body's
 # first line) from the program's Nth answer.
 ask() {
@@ -67,7 +66,7 @@ exec 3>&-
 
 # With FLAMEKIT_TOKEN, only the token admits, whatever the peer.
 n=0
-start_prog "$B/handle-prog" FLAMEKIT_TOKEN=t0k
+check "program started with FLAMEKIT_TOKEN" start_prog "$B/handle-prog" FLAMEKIT_TOKEN=t0k
 ask "vouched GET /internal/heap/settings Host:localhost"
 like "token: vouched without it: 401" "$A" '^401 '
 ask "unknown GET /internal/heap/settings Host:localhost Authorization:Bearer+t0k"
