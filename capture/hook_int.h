@@ -365,12 +365,6 @@ struct fk_samp_cost {
 	double allocated, uncounted, active;
 };
 
-/* Whether jemalloc version text v ("5.3.1-0-g81034ce...", its "version")
- * rounds sampled small objects to a page, leaving them out of
- * stats.allocated: 1 from 5.3.0-116 on, else 0 (also for text it cannot
- * read). */
-int fk_sampling_page_rounded(const char *v);
-
 /* Adds to *c what count live sampled objects of small size class cls
  * cost under g; classes of the smallest large class and above add
  * nothing (they are never moved). */
@@ -851,14 +845,18 @@ const char *fk_waste_format_name(int i);
 struct fk_jestats;
 struct fk_waste_proc;
 /* jemalloc's statistics of the program (every figure less the hook's
- * arena) into st (from fk_jestats_init), the process's figures into pr,
- * and, where not NULL, fk_arena_split's figures into host and hook (one
+ * arena) into st (from fk_jestats_init), the process's figures and
+ * mappings into pr (freed by fk_waste_proc_release, whatever it
+ * returns), and, where not NULL, fk_arena_split's figures into host and hook (one
  * epoch refresh for all). large: the large classes too, which the sites'
  * estimate reads and RSS's parts do not (a snapshot leaves them out:
  * ~700 mallctl calls fewer). Under fk_je_lock. 0, or -1 with err (out of
  * memory). */
 int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *host,
 		   struct fk_arena_mem *hook, int large, struct fk_err *err);
+
+/* Frees what fk_waste_stats left in pr (its mappings). */
+void fk_waste_proc_release(struct fk_waste_proc *pr);
 
 /* ---- hook_routes.c: the endpoints, a table ---- */
 

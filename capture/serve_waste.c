@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "hook_int.h"
 #include "input.h"
 #include "jestats.h"
+#include "maps.h"
 #include "waste_enc.h"
 
 const char *fk_waste_format_name(int i)
@@ -48,6 +50,15 @@ static int64_t flag(const char *name)
 	return fk_je_ctl(name, &v, &sz, NULL, 0) == 0 ? v : FK_JESTATS_NONE;
 }
 
+/* A size_t figure, or FK_JESTATS_NONE where jemalloc has none. */
+static int64_t zu_or_none(const char *name)
+{
+	size_t v = 0, sz = sizeof v;
+
+	return fk_je_ctl(name, &v, &sz, NULL, 0) == 0 && v <= INT64_MAX ? (int64_t)v
+		: FK_JESTATS_NONE;
+}
+
 static int64_t ssz(const char *name)
 {
 	ssize_t v = 0;
@@ -77,6 +88,47 @@ static uint64_t program(int hook, const char *fmt, ...)
 	return all > own ? all - own : 0;
 }
 
+/* The process's mappings (/proc/self/maps) into pr->maps (malloc'd: free
+ * with fk_waste_proc_release), for the radix tree's leaves (waste.h); on
+ * any failure none, and the leaves are not estimated. */
+static void own_maps(struct fk_waste_proc *pr)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	struct fk_profile *mp = NULL;
+	struct fk_mapping *m = NULL;
+	char *text = NULL, buf[16384];
+	size_t len = 0, cap = 0, r;
+	struct fk_err err;
+
+	if (!f)
+		return;
+	while ((r = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fk_append(&text, &len, &cap, buf, r) < 0)
+			break;
+	fk_err_init(&err, NULL);
+	if (!ferror(f) && feof(f) && text && (mp = fk_profile_new("maps")) &&
+	    fk_maps_parse(mp, text, len, 1, &err) == 0 && mp->nmaps &&
+	    (m = calloc(mp->nmaps, sizeof *m))) {
+		/* The paths die with mp: only whether there is one counts. */
+		for (size_t i = 0; i < mp->nmaps; i++) {
+			m[i] = mp->maps[i];
+			m[i].path = m[i].path[0] ? "-" : "";
+		}
+		pr->maps = m;
+		pr->nmaps = mp->nmaps;
+	}
+	fk_profile_free(mp);
+	free(text);
+	fclose(f);
+}
+
+void fk_waste_proc_release(struct fk_waste_proc *pr)
+{
+	free((void *)pr->maps);
+	pr->maps = NULL;
+	pr->nmaps = 0;
+}
+
 int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *hostp,
 		   struct fk_arena_mem *ownp, int large, struct fk_err *err)
 {
@@ -95,6 +147,8 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 		*ownp = own;
 	pr->hook_resident = own.resident;
 	pr->rss = pr->file_rss = -1;
+	pr->maps = NULL;
+	pr->nmaps = 0;
 	if (f) {
 		if (fscanf(f, "%lld %lld %lld", &size, &rss, &shared) == 3) {
 			pr->rss = rss * (int64_t)sysconf(_SC_PAGESIZE);
@@ -123,6 +177,7 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 	st->pdirty = program(hook, "pdirty");
 	st->pmuzzy = program(hook, "pmuzzy");
 	st->tcache_bytes = program(hook, "tcache_bytes");
+	st->metadata_rtree = zu_or_none("stats.metadata_rtree");
 	st->small_allocated = program(hook, "small.allocated");
 	st->large_allocated = program(hook, "large.allocated");
 	if (fk_jestats_classes(st, nbins, nlext, err) < 0)
@@ -149,6 +204,7 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 		st->lext[j].curlextents = program(hook, "lextents.%zu.curlextents", j);
 	}
 	st->have_bins = st->stats && nbins > 0;
+	own_maps(pr);
 	return 0;
 }
 
@@ -238,6 +294,7 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	fk_profile_free(p);
 	if (raw)
 		fk_hook_buf_release(raw, rawmap);
+	fk_waste_proc_release(&pr);
 	fk_jestats_release(&st);
 	return rc;
 }

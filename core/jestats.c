@@ -22,7 +22,7 @@ void fk_jestats_init(struct fk_jestats *st)
 	memset(st, 0, sizeof *st);
 	st->dirty_decay_ms = st->muzzy_decay_ms = FK_JESTATS_NONE;
 	st->retain = st->background_thread = st->cache_oblivious = FK_JESTATS_NONE;
-	st->tcache_max = st->bg_threads = FK_JESTATS_NONE;
+	st->tcache_max = st->bg_threads = st->metadata_rtree = FK_JESTATS_NONE;
 }
 
 void fk_jestats_release(struct fk_jestats *st)
@@ -277,6 +277,8 @@ static int scalar(struct rd *r, int depth, const char *v, size_t n, int str)
 				if (at(r, depth, 2, tot[i].k))
 					return want_u64(r, depth, v, n, (uint64_t *)(void *)
 							((char *)st + tot[i].off));
+		if (depth == 3 && at(r, depth, 2, "metadata_rtree"))
+			return want_u64(r, depth, v, n, &x) < 0 ? -1 : (st->metadata_rtree = x > INT64_MAX ? INT64_MAX : (int64_t)x, 0);
 		if (depth == 4 && at(r, depth, 2, "background_thread") &&
 		    at(r, depth, 3, "num_threads"))
 			return want_u64(r, depth, v, n, &x) < 0 ? -1 : (st->bg_threads = (int64_t)x, 0);

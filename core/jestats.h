@@ -41,6 +41,9 @@ struct fk_jestats {
 	uint64_t allocated, active, resident, mapped, retained, metadata;
 	uint64_t pactive, pdirty, pmuzzy;
 	uint64_t small_allocated, large_allocated, tcache_bytes;
+	/* The radix tree's bytes (stats.metadata_rtree, from jemalloc 5.3.1;
+	 * FK_JESTATS_NONE before): part of metadata, counted resident whole. */
+	int64_t metadata_rtree;
 	struct fk_jestats_bin *bins;   /* nbins of them, by index */
 	size_t nbins;
 	struct fk_jestats_lext *lext;  /* nlext of them */

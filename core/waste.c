@@ -9,6 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jeversion.h"
+
+/* jemalloc's rtree.h for x86-64 and arm64 builds: 48 significant address
+ * bits (LG_VADDR), of which those above the page split into two levels,
+ * the leaf's the larger half; a leaf element is one word there. */
+#define RTREE_LG_VADDR 48
+#define RTREE_MAX_BITS 36              /* two levels up to here, else three */
+#define RTREE_ELM 8
+
 static const char *const parts[FK_WASTE_NPARTS] = {
 	"live", "tcache", "slab_holes", "slab_tails", "large_pad", "dirty", "muzzy",
 	"metadata", "hook", "files", "other" };
@@ -148,11 +157,119 @@ static void attribute(struct fk_waste *w, const struct fk_jestats *st, double *e
 	}
 }
 
+/* The bits a radix tree leaf takes for pages of page bytes, or -1 for a
+ * geometry this model does not know. */
+static int leaf_bits(uint64_t page)
+{
+	int lg = 0, nsb;
+
+	if (page < 1024 || (page & (page - 1)))
+		return -1;
+	while ((UINT64_C(1) << lg) < page)
+		lg++;
+	nsb = RTREE_LG_VADDR - lg;
+	return nsb > RTREE_MAX_BITS ? -1 : nsb - nsb / 2;
+}
+
+/* Whether maps[i] may hold jemalloc's extents: anonymous, private and
+ * writable, neither a thread's stack (above a PROT_NONE guard) nor a
+ * module's .bss (right after its file's pages). */
+static int extent_like(const struct fk_mapping *m, size_t i)
+{
+	const struct fk_mapping *prev = i ? &m[i - 1] : NULL;
+
+	if (m[i].inode || m[i].path[0] || strcmp(m[i].perms, "rw-p") != 0 ||
+	    m[i].limit <= m[i].start)
+		return 0;
+	return !prev || prev->limit != m[i].start ||
+	       (strncmp(prev->perms, "---", 3) != 0 && !prev->path[0]);
+}
+
+/* The radix tree's leaves (waste.h) from st and the mappings, ascending. */
+static void rtree_of(struct fk_waste_rtree *r, const struct fk_jestats *st,
+		     const struct fk_mapping *m, size_t n)
+{
+	int bits = leaf_bits(st->page);
+	uint64_t lg_span, win, leaf = UINT64_MAX, last = UINT64_MAX, spans = 0, wins = 0;
+
+	memset(r, 0, sizeof *r);
+	if (bits < 0 || !m || !n)
+		return;
+	for (lg_span = 0; (UINT64_C(1) << lg_span) < st->page; lg_span++)
+		;
+	lg_span += (uint64_t)bits;
+	win = st->page / RTREE_ELM * st->page;      /* what one leaf page names */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a, b;
+
+		if (!extent_like(m, i))
+			continue;
+		a = m[i].start >> lg_span;
+		b = (m[i].limit - 1) >> lg_span;
+		if (leaf == UINT64_MAX || a > leaf)
+			spans += b - a + 1;
+		else if (b > leaf)
+			spans += b - leaf;
+		if (leaf == UINT64_MAX || b > leaf)
+			leaf = b;
+		a = m[i].start / win;
+		b = (m[i].limit - 1) / win;
+		if (last == UINT64_MAX || a > last)
+			wins += b - a + 1;
+		else if (b > last)
+			wins += b - last;
+		if (last == UINT64_MAX || b > last)
+			last = b;
+	}
+	if (st->metadata_rtree != FK_JESTATS_NONE && st->metadata_rtree >= 0) {
+		r->counted = (uint64_t)st->metadata_rtree;
+		r->leaves = r->counted / (RTREE_ELM << bits);
+	} else {
+		r->leaves = spans;
+		r->counted = spans * (RTREE_ELM << bits);
+		r->from_maps = 1;
+	}
+	r->resident = wins > r->counted / st->page ? r->counted : wins * st->page;
+}
+
+/* The live sampled small objects in p's raw counts, and what the parts
+ * count for them past the page each touches (waste.h; the accounting of
+ * capture/hook_sampling.c): 5.3.0 counts each in the smallest large class,
+ * allocated and active, and a page of padding active; 5.3.1 its class
+ * rounded to a page and the padding, active, and the class, in the
+ * program's allocated figure. */
+static void sampled_of(struct fk_waste *w, const struct fk_jestats *st,
+		       const struct fk_profile *p)
+{
+	uint64_t page = st->page, pad = st->cache_oblivious == 1 ? st->page : 0;
+	uint64_t large_min = st->nlext && st->lext[0].size ? st->lext[0].size : 4 * page;
+	int rounded = fk_jeversion_page_rounded(st->version);
+
+	if (!p || !page)
+		return;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct fk_counts *c = &p->stacks[i].c;
+		uint64_t cls, touched, ext, counted;
+		int bin;
+
+		if (c->objs <= 0 || c->bytes <= 0)
+			continue;
+		if ((bin = class_of(st, (double)c->bytes / (double)c->objs)) == FK_WASTE_LARGE)
+			continue;
+		cls = st->bins[bin].size;
+		touched = (cls + page - 1) / page * page;
+		ext = rounded ? touched : large_min;
+		counted = ext + pad + (rounded && ext < large_min ? cls : 0);
+		w->samples += (double)c->objs;
+		w->sampled_untouched += (double)c->objs * (double)less(counted, touched);
+	}
+}
+
 /* RSS's parts from st and the process's figures. */
 static void parts_of(struct fk_waste *w, const struct fk_jestats *st,
 		     const struct fk_waste_proc *pr)
 {
-	uint64_t slabs = 0, sum = 0;
+	uint64_t slabs = 0, sum = 0, gone = (uint64_t)llround(w->sampled_untouched), pad;
 
 	for (size_t c = 0; c < st->nbins; c++)
 		slabs += st->bins[c].curslabs * st->bins[c].slab_size;
@@ -168,7 +285,14 @@ static void parts_of(struct fk_waste *w, const struct fk_jestats *st,
 		w->part[FK_PART_HOLES] = (int64_t)less(st->active, st->allocated);
 	w->part[FK_PART_DIRTY] = (int64_t)(st->pdirty * st->page);
 	w->part[FK_PART_MUZZY] = (int64_t)(st->pmuzzy * st->page);
-	w->part[FK_PART_METADATA] = (int64_t)less(st->resident, st->active + st->pdirty * st->page);
+	w->part[FK_PART_METADATA] = (int64_t)less(less(st->resident, st->active +
+							    st->pdirty * st->page),
+						  less(w->rtree.counted, w->rtree.resident));
+	if (st->have_bins) {         /* sampled objects: out of the padding, then live */
+		pad = gone < w->large_pad ? gone : w->large_pad;
+		w->part[FK_PART_LARGE_PAD] -= (int64_t)pad;
+		w->part[FK_PART_LIVE] = (int64_t)less((uint64_t)w->part[FK_PART_LIVE], gone - pad);
+	}
 	w->part[FK_PART_HOOK] = pr ? pr->hook_resident : -1;
 	w->part[FK_PART_FILES] = pr ? pr->file_rss : -1;
 	w->part[FK_PART_OTHER] = -1;
@@ -194,10 +318,15 @@ int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
 		snprintf(w->note[0], sizeof w->note[0], "the statistics hold no per-class figures "
 			 "(printed without bins): what is active and not allocated is shown as one "
 			 "figure, and no site is blamed");
+	if (pr && pr->maps)
+		rtree_of(&w->rtree, st, pr->maps, pr->nmaps);
+	else if (p)
+		rtree_of(&w->rtree, st, p->maps, p->nmaps);
 	if (!st->have_bins)
 		p = NULL;
 	if (sites_of(w, st, p, err) < 0)
 		return -1;
+	sampled_of(w, st, p);
 	if (p && !p->has_accum)
 		snprintf(w->note[1], sizeof w->note[1], "the profile has no accumulated counts "
 			 "(prof_accum:false): no site is blamed for a class's waste, which is shown "

@@ -56,9 +56,28 @@ enum fk_waste_part {
 /* The name of part i ("live", "tcache", ...), NULL past the last. */
 const char *fk_waste_part_name(int i);
 
-/* The process's own figures, where known (the hook), else -1. */
+/* The process's own figures, where known (the hook), else -1; its
+ * mappings (/proc/self/maps, ascending) where known, else NULL (then a
+ * profile's, the dump's MAPPED_LIBRARIES, are used). */
 struct fk_waste_proc {
 	int64_t rss, file_rss, hook_resident;
+	const struct fk_mapping *maps;
+	size_t nmaps;
+};
+
+/* jemalloc's radix tree of pages (src/rtree.c, rtree.h): its leaves come
+ * from the metadata, each counted resident whole (with 48-bit addresses
+ * and 4 KiB pages, 2 MiB for each GiB of address space holding jemalloc's
+ * extents), while the kernel holds only the leaf pages jemalloc wrote (one
+ * 4 KiB page names the pages of 2 MiB of address space). */
+struct fk_waste_rtree {
+	uint64_t leaves;               /* stats.metadata_rtree's, else the leaf spans of
+					  the anonymous writable mappings */
+	uint64_t counted;              /* their bytes, as stats.resident counts them */
+	uint64_t resident;             /* at most: a leaf page for every span of those
+					  mappings a leaf page names */
+	int from_maps;                 /* leaves counted from the mappings (jemalloc
+					  before 5.3.1 has no stats.metadata_rtree) */
 };
 
 struct fk_waste {
@@ -70,6 +89,15 @@ struct fk_waste {
 	int from_accum;                /* sites were blamed from accumulated counts */
 	uint64_t holes, tails, attributed, large_pad, large_extents;
 	int64_t part[FK_WASTE_NPARTS]; /* bytes; -1 unknown */
+	/* What stats.resident counts that the kernel never gave, taken out of
+	 * the parts (metadata; large_pad, then live): the radix tree's leaf
+	 * pages jemalloc never wrote, and the pages past the first of each
+	 * live sampled small object's extent (its own extent, padded: the
+	 * smallest large class before 5.3.1, its class rounded to a page
+	 * from 5.3.1, which stats.allocated leaves out). */
+	struct fk_waste_rtree rtree;   /* all 0 when the mappings are unknown */
+	double samples;                /* live sampled small objects (the dump's raw counts) */
+	double sampled_untouched;      /* bytes */
 	char note[2][240];             /* what is missing and what is shown instead, or "" */
 };
 

@@ -126,6 +126,11 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 		else
 			fputs("null", out);
 	}
+	fprintf(out, "},\"not_resident\":{\"rtree\":{\"leaves\":%" PRIu64 ",\"counted\":%" PRIu64
+		",\"resident\":%" PRIu64 ",\"leaves_from\":%s},\"sampled\":{\"objects\":%.0f,"
+		"\"untouched\":%.0f}", w->rtree.leaves, w->rtree.counted, w->rtree.resident,
+		!w->rtree.counted ? "null" : w->rtree.from_maps ? "\"mappings\""
+		: "\"stats.metadata_rtree\"", w->samples, w->sampled_untouched);
 	fprintf(out, "},\"small\":{\"waste\":%" PRIu64 ",\"attributed\":%" PRIu64
 		",\"unattributed\":%" PRIu64 ",\"slab_tails\":%" PRIu64 "},\"classes\":[",
 		w->holes, w->attributed, w->holes > w->attributed ? w->holes - w->attributed : 0,
