@@ -239,6 +239,27 @@ static struct fk_profile *live_profile(char **raw, size_t *maplen, char *note, s
 	return p;
 }
 
+/* jemalloc's record of recent sampled allocations as sizes for p's
+ * stacks, or NULL with a sentence in note why not. */
+static struct fk_waste_split *recent_split(const struct fk_jestats *st,
+					   const struct fk_profile *p, char *note, size_t size)
+{
+	struct fk_waste_split *sp = NULL;
+	struct fk_err err;
+	char *data = NULL;
+	size_t len = 0, maplen = 0;
+
+	fk_err_init(&err, NULL);
+	if (fk_recent_dump(&data, &len, &maplen, &err) == 0) {
+		sp = fk_waste_split_read(st, p, data, len, &err);
+		fk_hook_buf_release(data, maplen);
+	}
+	if (!sp)
+		snprintf(note, size, "no record of the samples' sizes (%.160s): each site is in the "
+			 "class of its mean size", err.msg);
+	return sp;
+}
+
 /* The estimate in fmt (0 json, 1 folded, 2 flame) into *out (malloc'd):
  * 0, 1 with err when folded or flame has no line, or -1 with err. Under
  * fk_je_lock. */
@@ -249,7 +270,8 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	struct fk_waste_proc pr;
 	struct fk_waste w;
 	struct fk_profile *p = NULL;
-	char *raw = NULL, note[sizeof w.note[0]] = "";
+	struct fk_waste_split *sp = NULL;
+	char *raw = NULL, note[sizeof w.note[0]] = "", sizes[sizeof w.note[0]] = "";
 	size_t rawmap = 0, maplen = 0;
 	int rc;
 
@@ -257,9 +279,13 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	rc = fk_waste_stats(&st, &pr, NULL, NULL, 1, err);
 	if (rc == 0 && !(p = live_profile(&raw, &rawmap, note, sizeof note, err)) && !note[0])
 		rc = -1;
-	if (rc == 0 && (rc = fk_waste_compute(&w, &st, p, &pr, err)) == 0) {
+	if (rc == 0 && p && st.have_bins)
+		sp = recent_split(&st, p, sizes, sizeof sizes);
+	if (rc == 0 && (rc = fk_waste_compute_split(&w, &st, p, &pr, sp, err)) == 0) {
 		if (note[0] && !w.note[1][0])
 			snprintf(w.note[1], sizeof w.note[1], "%s", note);
+		if (sizes[0])
+			snprintf(w.note[2], sizeof w.note[2], "%s", sizes);
 		if (fmt != 0 && (!p || w.attributed == 0)) {
 			rc = 1;
 			fk_err_set(err, FK_EUNSUPP, 0, "no site is blamed for any waste: %s",
@@ -291,6 +317,7 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 		}
 		fk_waste_release(&w);
 	}
+	fk_waste_split_free(sp);
 	fk_profile_free(p);
 	if (raw)
 		fk_hook_buf_release(raw, rawmap);

@@ -706,6 +706,31 @@ int fk_life_parse(struct fk_profile *p, const char *data, size_t len,
 	return 0;
 }
 
+int fk_life_each(const char *data, size_t len, fk_life_rec_fn *fn, void *ctx,
+		 struct fk_life_info *info, struct fk_err *err)
+{
+	struct rd r = { .s = data, .end = data + len, .base = data, .err = err };
+	int rc;
+
+	memset(info, 0, sizeof *info);
+	info->max = -1;
+	rc = header(&r, info);
+	if (rc == 0)
+		rc = json(&r, info);
+	for (size_t i = 0; rc == 0 && i < r.nrecs; i++) {
+		const struct rec *x = &r.recs[i];
+
+		info->records++;
+		info->live += !x->released;
+		info->freed += x->released;
+		if (fn(ctx, x->usize, x->released, r.pool + x->atrace, x->alen) < 0)
+			rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	free(r.recs);
+	free(r.pool);
+	return rc;
+}
+
 void fk_life_info_release(struct fk_life_info *info)
 {
 	free(info->sites);

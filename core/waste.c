@@ -99,20 +99,30 @@ static int by_waste(const void *a, const void *b)
 	return x->bin < y->bin ? -1 : x->bin > y->bin;
 }
 
-/* The profile's sites and their class; sites[] by class. */
+/* The profile's sites and their class, a stack split by sp's records
+ * where it has them; sites[] by class. */
 static int sites_of(struct fk_waste *w, const struct fk_jestats *st,
-		    const struct fk_profile *p, struct fk_err *err)
+		    const struct fk_profile *p, struct fk_waste_split *sp, struct fk_err *err)
 {
+	size_t extra = sp ? fk_waste_split_ncells(sp) : 0;
+
 	if (!p || p->nstacks == 0)
 		return 0;
-	if (!(w->sites = calloc(p->nstacks, sizeof *w->sites)))
+	if (extra > SIZE_MAX / sizeof *w->sites - p->nstacks ||
+	    !(w->sites = calloc(p->nstacks + extra, sizeof *w->sites)))
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct fk_counts *c = &p->stacks[i].c;
 		struct fk_values v = fk_unbias(p, c);
 		struct fk_waste_site *s = &w->sites[w->nsites];
-		double size;
+		double size, live = v.objs > 0 ? v.objs : 0;
+		double freed = p->has_accum && v.acc_objs > live ? v.acc_objs - live : 0;
+		size_t n;
 
+		if (sp && live + freed > 0 && (n = fk_waste_split_sites(sp, i, live, freed, s))) {
+			w->nsites += n;
+			continue;
+		}
 		if (c->objs > 0)
 			size = (double)c->bytes / (double)c->objs;
 		else if (c->acc_objs > 0)
@@ -121,9 +131,9 @@ static int sites_of(struct fk_waste *w, const struct fk_jestats *st,
 			continue;
 		s->stack = i;
 		s->bin = class_of(st, size);
-		s->live_objs = v.objs > 0 ? v.objs : 0;
+		s->live_objs = live;
 		s->live_bytes = v.bytes > 0 ? v.bytes : 0;
-		s->freed_objs = p->has_accum && v.acc_objs > s->live_objs ? v.acc_objs - s->live_objs : 0;
+		s->freed_objs = freed;
 		w->nsites++;
 	}
 	return 0;
@@ -307,6 +317,13 @@ int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
 		     const struct fk_profile *p, const struct fk_waste_proc *pr,
 		     struct fk_err *err)
 {
+	return fk_waste_compute_split(w, st, p, pr, NULL, err);
+}
+
+int fk_waste_compute_split(struct fk_waste *w, const struct fk_jestats *st,
+			   const struct fk_profile *p, const struct fk_waste_proc *pr,
+			   struct fk_waste_split *sp, struct fk_err *err)
+{
 	double *est = NULL;
 
 	memset(w, 0, sizeof *w);
@@ -324,9 +341,15 @@ int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
 		rtree_of(&w->rtree, st, p->maps, p->nmaps);
 	if (!st->have_bins)
 		p = NULL;
-	if (sites_of(w, st, p, err) < 0)
+	if (sites_of(w, st, p, sp, err) < 0)
 		return -1;
 	sampled_of(w, st, p);
+	fk_waste_split_counts(sp, &w->records, &w->matched);
+	if (sp && p)
+		snprintf(w->note[2], sizeof w->note[2], "each site's sizes from a record of %llu "
+			 "sampled allocations, %llu of them at the profile's stacks; a stack the "
+			 "record misses is in the class of its mean size",
+			 (unsigned long long)w->records, (unsigned long long)w->matched);
 	if (p && !p->has_accum)
 		snprintf(w->note[1], sizeof w->note[1], "the profile has no accumulated counts "
 			 "(prof_accum:false): no site is blamed for a class's waste, which is shown "
@@ -381,10 +404,11 @@ void fk_waste_apply(struct fk_profile *p, const struct fk_waste *w)
 		p->stacks[i].nthr = 0;
 	}
 	for (size_t i = 0; i < w->nsites; i++) {
+		struct fk_counts *c = &p->stacks[w->sites[i].stack].c;
 		int64_t b = (int64_t)llround(w->sites[i].waste);
 
-		if (b > 0)
-			p->stacks[w->sites[i].stack].c = (struct fk_counts){ 1, b, 0, 0 };
+		if (b > 0)           /* a stack split across classes: their sum */
+			*c = (struct fk_counts){ 1, c->bytes + b, 0, 0 };
 	}
 	p->period = 0;
 	p->has_accum = 0;

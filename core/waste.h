@@ -15,6 +15,10 @@
 #include "jestats.h"
 #include "profile.h"
 
+/* A record of sampled allocations' sizes by stack (waste_split.c), from
+ * jemalloc's experimental.prof_recent (core/life.h's fk_life_each). */
+struct fk_waste_split;
+
 /* One allocation site (a stack of the profile). */
 struct fk_waste_site {
 	size_t stack;                  /* index into p->stacks */
@@ -23,6 +27,8 @@ struct fk_waste_site {
 	double freed_objs;             /* unbiased, allocated less in use; 0 without
 					  accumulated counts */
 	double waste;                  /* bytes laid to it */
+	int by_record;                 /* its class from a record of its samples' sizes
+					  (struct fk_waste_split), not its mean size */
 };
 #define FK_WASTE_LARGE (-1)
 
@@ -98,7 +104,9 @@ struct fk_waste {
 	struct fk_waste_rtree rtree;   /* all 0 when the mappings are unknown */
 	double samples;                /* live sampled small objects (the dump's raw counts) */
 	double sampled_untouched;      /* bytes */
-	char note[2][240];             /* what is missing and what is shown instead, or "" */
+	char note[3][240];             /* what is missing and what is shown instead, or "";
+					  note[2]: how the sites' sizes are known */
+	uint64_t records, matched;     /* the split's records, those of the profile's stacks */
 };
 
 /* Estimates w (zeroed by the call) from st and, when p is not NULL, its
@@ -114,7 +122,52 @@ int fk_waste_compute(struct fk_waste *w, const struct fk_jestats *st,
 		     const struct fk_profile *p, const struct fk_waste_proc *pr,
 		     struct fk_err *err);
 
+/* fk_waste_compute with each stack's sizes from a record of its samples
+ * where sp (may be NULL) holds records of it: the stack becomes one site
+ * a class its records fall in, its objects in use shared as its live
+ * records' unbiased counts are, its freed ones as its freed records'
+ * (as all its records' where it has none of a kind). */
+int fk_waste_compute_split(struct fk_waste *w, const struct fk_jestats *st,
+			   const struct fk_profile *p, const struct fk_waste_proc *pr,
+			   struct fk_waste_split *sp, struct fk_err *err);
+
 void fk_waste_release(struct fk_waste *w);
+
+/* A record for p's stacks under st's classes (both borrowed; they must
+ * outlive it). NULL when out of memory. */
+struct fk_waste_split *fk_waste_split_new(const struct fk_jestats *st,
+					  const struct fk_profile *p);
+void fk_waste_split_free(struct fk_waste_split *sp);
+
+/* A split from the lifetimes raw form data[0..len) (core/life.h;
+ * borrowed for the call), or from the file path ("-": standard input).
+ * NULL with err (malformed, out of memory). */
+struct fk_waste_split *fk_waste_split_read(const struct fk_jestats *st,
+					   const struct fk_profile *p, const char *data,
+					   size_t len, struct fk_err *err);
+struct fk_waste_split *fk_waste_split_load(const struct fk_jestats *st,
+					   const struct fk_profile *p, const char *path,
+					   struct fk_err *err);
+
+/* Adds one record (an fk_life_rec_fn; ctx is the split): its usable
+ * size, freed or not, its stack (leaf first). A stack p does not hold is
+ * counted and left out. 0, or -1 when out of memory. */
+int fk_waste_split_add(void *ctx, uint64_t usize, int released, const uint64_t *addrs,
+		       uint32_t depth);
+
+/* The records added and those whose stack p holds (sp may be NULL: 0). */
+void fk_waste_split_counts(const struct fk_waste_split *sp, uint64_t *records,
+			   uint64_t *matched);
+
+/* Ends adding; the number of (stack, class) cells, at most the sites the
+ * split adds to a profile's. */
+size_t fk_waste_split_ncells(struct fk_waste_split *sp);
+
+/* Writes stack's sites, one a class its records fall in, into out (room
+ * for the cells), sharing live objects in use and freed as above; the
+ * number written, 0 when no record has the stack. After ncells. */
+size_t fk_waste_split_sites(const struct fk_waste_split *sp, size_t stack, double live,
+			    double freed, struct fk_waste_site *out);
 
 /* Makes p's stacks hold their waste as exact in-use bytes (period 0, one
  * object each stack with waste, no per-thread lines, no accumulated

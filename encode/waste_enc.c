@@ -44,8 +44,9 @@ static void put_site(FILE *f, const struct fk_profile *p, const struct fk_jestat
 		fputs(",\"class\":\"large\"", f);
 	else
 		fprintf(f, ",\"class\":%" PRIu64, st->bins[s->bin].size);
-	fprintf(f, ",\"waste\":%.0f,\"live_bytes\":%.0f,\"live_objects\":%.0f,"
-		"\"freed_objects\":%.0f}", s->waste, s->live_bytes, s->live_objs, s->freed_objs);
+	fprintf(f, ",\"size_from\":\"%s\",\"waste\":%.0f,\"live_bytes\":%.0f,"
+		"\"live_objects\":%.0f,\"freed_objects\":%.0f}", s->by_record ? "record" : "mean",
+		s->waste, s->live_bytes, s->live_objs, s->freed_objs);
 }
 
 /* Sites by waste, then bytes in use, then stack. */
@@ -113,7 +114,7 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 	fk_enc_json_str(out, st->version);
 	fprintf(out, ",\"page\":%" PRIu64 ",\"attribution\":%s,\"notes\":[", st->page,
 		w->from_accum ? "\"accumulated counts\"" : "null");
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (w->note[i][0]) {
 			fputs(n++ ? "," : "", out);
 			fk_enc_json_str(out, w->note[i]);
@@ -126,7 +127,9 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 		else
 			fputs("null", out);
 	}
-	fprintf(out, "},\"not_resident\":{\"rtree\":{\"leaves\":%" PRIu64 ",\"counted\":%" PRIu64
+	fprintf(out, "},\"sizes\":{\"records\":%" PRIu64 ",\"matched\":%" PRIu64 "}",
+		w->records, w->matched);
+	fprintf(out, ",\"not_resident\":{\"rtree\":{\"leaves\":%" PRIu64 ",\"counted\":%" PRIu64
 		",\"resident\":%" PRIu64 ",\"leaves_from\":%s},\"sampled\":{\"objects\":%.0f,"
 		"\"untouched\":%.0f}", w->rtree.leaves, w->rtree.counted, w->rtree.resident,
 		!w->rtree.counted ? "null" : w->rtree.from_maps ? "\"mappings\""

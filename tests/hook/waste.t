@@ -81,6 +81,24 @@ cu "$U/internal/heap/timeline?format=folded" >"$T/tl.folded"
 check "timeline folded: the series lines carry the parts and waste" grep -Eq \
 	'^# series: .* tcache=[0-9]+ slab_holes=[0-9]+ slab_tails=[0-9]+ large_pad=[0-9]+ dirty=[0-9]+ muzzy=[0-9]+ metadata_resident=[0-9]+ files=[0-9]+ waste=[0-9]+$' \
 	"$T/tl.folded"
+# One stack allocating two sizes (waste_mixed: 160 bytes kept, 512 bytes
+# nine in ten freed): the record of the samples' sizes splits it, so it
+# is blamed in the 512-byte class for that class's holes, and for nothing
+# in the 160-byte class it fills (its mean size, 336, has neither).
+host_cmd "mixed 50000" '^mixed '
+want512=$(awk '/^mixed / { print $3 }' "$HOST_OUT")
+cu "$U/internal/heap/waste" >"$T/w.json"
+is "mixed: 200" "$(code)" 200
+mixed() { py "[s['$1'] for s in d['sites'] if s['function'] == 'waste_mixed' and s['class'] == $2]"; }
+is "waste_mixed is split by the record, a site in each of its classes" \
+	"$(py "sorted((s['class'], s['size_from']) for s in d['sites'] if s['function'] == 'waste_mixed')")" \
+	"[(160, 'record'), (512, 'record')]"
+got=$(mixed waste 512 | tr -d '[]')
+check "waste_mixed holds the 512-byte class's waste: $got of jemalloc's $want512, within 15 %" \
+	python3 -c "import sys; sys.exit(abs($got - $want512) > 0.15 * $want512)"
+is "waste_mixed is blamed for nothing in the 160-byte class it fills" "$(mixed waste 160)" "[0]"
+check "its objects in use are mostly of 160 bytes" python3 -c "
+import sys; sys.exit(not $(mixed live_objects 160 | tr -d '[]') > 5 * $(mixed live_objects 512 | tr -d '[]'))"
 stop_host
 
 # redis: 300 000 SETs, seven in ten deleted; after one request (the
@@ -110,6 +128,15 @@ check "so are the live sampled objects' extents past their first page" python3 -
 import json, sys
 s = json.load(open('$T/w.json'))['not_resident']['sampled']
 sys.exit(not (s['objects'] > 0 and s['untouched'] == s['objects'] * 16384))"
+check "the slab waste is laid to sites, 80 % of it at least ($(py "d['small']['attributed'] * 100 // d['small']['waste']") %)" \
+	python3 -c "
+import json, sys
+d = json.load(open('$T/w.json')); sys.exit(not d['small']['attributed'] >= 0.8 * d['small']['waste'])"
+check "the values' stack (sdsResize) is split across the classes it allocates in" python3 -c "
+import json, sys
+d = json.load(open('$T/w.json'))
+k = {s['class'] for s in d['sites'] if 'sdsResize' in s['stack'] and s['size_from'] == 'record' and s['waste'] > 0}
+sys.exit(not {224, 448} <= k)"
 check "the slab holes are most of the waste" python3 -c "
 import json, sys
 d = json.load(open('$T/w.json')); sys.exit(not d['parts']['slab_holes'] > d['parts']['live'] / 2)"
