@@ -246,10 +246,10 @@ static void rtree_of(struct fk_waste_rtree *r, const struct fk_jestats *st,
  * count for them past the page each touches (waste.h; the accounting of
  * capture/hook_sampling.c): 5.3.0 counts each in the smallest large class,
  * allocated and active, and a page of padding active; 5.3.1 its class
- * rounded to a page and the padding, active, and the class, in the
- * program's allocated figure. */
+ * rounded to a page and the padding, active, and (added_back: the hook's
+ * figures, fk_arena_split) the class in the program's allocated figure. */
 static void sampled_of(struct fk_waste *w, const struct fk_jestats *st,
-		       const struct fk_profile *p)
+		       const struct fk_profile *p, int added_back)
 {
 	uint64_t page = st->page, pad = st->cache_oblivious == 1 ? st->page : 0;
 	uint64_t large_min = st->nlext && st->lext[0].size ? st->lext[0].size : 4 * page;
@@ -269,7 +269,7 @@ static void sampled_of(struct fk_waste *w, const struct fk_jestats *st,
 		cls = st->bins[bin].size;
 		touched = (cls + page - 1) / page * page;
 		ext = rounded ? touched : large_min;
-		counted = ext + pad + (rounded && ext < large_min ? cls : 0);
+		counted = ext + pad + (added_back && rounded && ext < large_min ? cls : 0);
 		w->samples += (double)c->objs;
 		w->sampled_untouched += (double)c->objs * (double)less(counted, touched);
 	}
@@ -303,6 +303,9 @@ static void parts_of(struct fk_waste *w, const struct fk_jestats *st,
 		w->part[FK_PART_LARGE_PAD] -= (int64_t)pad;
 		w->part[FK_PART_LIVE] = (int64_t)less((uint64_t)w->part[FK_PART_LIVE], gone - pad);
 	}
+	if (!st->stats)              /* built without statistics: none is known */
+		for (int i = FK_PART_LIVE; i <= FK_PART_METADATA; i++)
+			w->part[i] = -1;
 	w->part[FK_PART_HOOK] = pr ? pr->hook_resident : -1;
 	w->part[FK_PART_FILES] = pr ? pr->file_rss : -1;
 	w->part[FK_PART_OTHER] = -1;
@@ -339,30 +342,36 @@ int fk_waste_compute_split(struct fk_waste *w, const struct fk_jestats *st,
 		rtree_of(&w->rtree, st, pr->maps, pr->nmaps);
 	else if (p)
 		rtree_of(&w->rtree, st, p->maps, p->nmaps);
-	if (!st->have_bins)
-		p = NULL;
+	/* Without per-class figures the sites are listed, with their bytes,
+	 * and none is blamed. */
 	if (sites_of(w, st, p, sp, err) < 0)
 		return -1;
-	sampled_of(w, st, p);
+	if (st->have_bins)
+		sampled_of(w, st, p, pr != NULL);
 	fk_waste_split_counts(sp, &w->records, &w->matched);
 	if (sp && p)
 		snprintf(w->note[2], sizeof w->note[2], "each site's sizes from a record of %llu "
 			 "sampled allocations, %llu of them at the profile's stacks; a stack the "
 			 "record misses is in the class of its mean size",
 			 (unsigned long long)w->records, (unsigned long long)w->matched);
-	if (p && !p->has_accum)
+	else if (p && p->nstacks && st->have_bins)
+		snprintf(w->note[2], sizeof w->note[2], "no record of the samples' sizes (a "
+			 "lifetimes record): each site is in the class of its mean size");
+	if (st->have_bins && p && !p->has_accum)
 		snprintf(w->note[1], sizeof w->note[1], "the profile has no accumulated counts "
 			 "(prof_accum:false): no site is blamed for a class's waste, which is shown "
 			 "unattributed beside the sites allocating in it");
-	w->from_accum = p && p->has_accum;
+	w->from_accum = st->have_bins && p && p->has_accum;
 	if (w->nsites && !(est = calloc(w->nsites, sizeof *est))) {
 		fk_waste_release(w);
 		return fk_err_set(err, FK_ENOMEM, 0, "out of memory");
 	}
 	if (w->nsites) {
 		qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
-		attribute(w, st, est);
-		qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
+		if (st->have_bins) {
+			attribute(w, st, est);
+			qsort(w->sites, w->nsites, sizeof *w->sites, by_class);
+		}
 	}
 	free(est);
 	if (st->have_bins && !(w->classes = calloc(st->nbins ? st->nbins : 1, sizeof *w->classes))) {

@@ -67,29 +67,37 @@ static int by_waste(const void *a, const void *b)
 static void put_pages(FILE *f, const struct fk_waste *w, const struct fk_jestats *st)
 {
 	int bg = st->bg_threads > 0;
+	/* Figures unknown without statistics (config.stats false): null. */
+	int64_t no = FK_JESTATS_NONE;
 
-	fprintf(f, ",\"pages\":[{\"kind\":\"dirty\",\"bytes\":%" PRId64
-		",\"resident\":true,\"setting\":\"dirty_decay_ms\"", w->part[FK_PART_DIRTY]);
+	fputs(",\"pages\":[{\"kind\":\"dirty\"", f);
+	put_i64(f, "bytes", w->part[FK_PART_DIRTY]);
+	fputs(",\"resident\":true,\"setting\":\"dirty_decay_ms\"", f);
 	put_i64(f, "decay_ms", st->dirty_decay_ms);
 	put_i64(f, "background_threads", st->bg_threads);
 	fprintf(f, ",\"released\":\"%s\",\"release_now\":\"mallctl arena.4096.purge\"}",
 		st->dirty_decay_ms == 0 ? "at once" : st->dirty_decay_ms < 0 ? "never (decay off)"
 		: bg ? "within decay_ms, by the background threads"
 		: "within decay_ms, on the arena's next allocation or free (no background thread)");
-	fprintf(f, ",{\"kind\":\"muzzy\",\"bytes\":%" PRId64 ",\"resident\":\"until the kernel "
-		"reclaims it (MADV_FREE)\",\"setting\":\"muzzy_decay_ms\"", w->part[FK_PART_MUZZY]);
+	fputs(",{\"kind\":\"muzzy\"", f);
+	put_i64(f, "bytes", w->part[FK_PART_MUZZY]);
+	fputs(",\"resident\":\"until the kernel reclaims it (MADV_FREE)\","
+	      "\"setting\":\"muzzy_decay_ms\"", f);
 	put_i64(f, "decay_ms", st->muzzy_decay_ms);
 	put_i64(f, "background_threads", st->bg_threads);
 	fputs(",\"release_now\":\"mallctl arena.4096.purge\"}", f);
-	fprintf(f, ",{\"kind\":\"retained\",\"bytes\":%" PRIu64 ",\"resident\":false,"
-		"\"setting\":\"retain\"", st->retained);
+	fputs(",{\"kind\":\"retained\"", f);
+	put_i64(f, "bytes", st->stats ? (int64_t)st->retained : no);
+	fputs(",\"resident\":false,\"setting\":\"retain\"", f);
 	put_bool(f, "value", st->retain);
 	fputs(",\"released\":\"address space only, never in RSS; retain:false unmaps it\"}", f);
-	fprintf(f, ",{\"kind\":\"metadata\",\"bytes\":%" PRIu64 ",\"resident_bytes\":%" PRId64
-		",\"setting\":null,\"released\":\"with the arenas and extents it describes\"}",
-		st->metadata, w->part[FK_PART_METADATA]);
-	fprintf(f, ",{\"kind\":\"tcache\",\"bytes\":%" PRIu64 ",\"resident\":true,"
-		"\"setting\":\"tcache_max\"", st->tcache_bytes);
+	fputs(",{\"kind\":\"metadata\"", f);
+	put_i64(f, "bytes", st->stats ? (int64_t)st->metadata : no);
+	put_i64(f, "resident_bytes", w->part[FK_PART_METADATA]);
+	fputs(",\"setting\":null,\"released\":\"with the arenas and extents it describes\"}", f);
+	fputs(",{\"kind\":\"tcache\"", f);
+	put_i64(f, "bytes", st->stats ? (int64_t)st->tcache_bytes : no);
+	fputs(",\"resident\":true,\"setting\":\"tcache_max\"", f);
 	put_i64(f, "value", st->tcache_max);
 	fputs(",\"release_now\":\"mallctl thread.tcache.flush in each thread, or its exit\"}]", f);
 }
@@ -134,10 +142,14 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 		"\"untouched\":%.0f}", w->rtree.leaves, w->rtree.counted, w->rtree.resident,
 		!w->rtree.counted ? "null" : w->rtree.from_maps ? "\"mappings\""
 		: "\"stats.metadata_rtree\"", w->samples, w->sampled_untouched);
-	fprintf(out, "},\"small\":{\"waste\":%" PRIu64 ",\"attributed\":%" PRIu64
-		",\"unattributed\":%" PRIu64 ",\"slab_tails\":%" PRIu64 "},\"classes\":[",
-		w->holes, w->attributed, w->holes > w->attributed ? w->holes - w->attributed : 0,
-		w->tails);
+	if (st->have_bins)
+		fprintf(out, "},\"small\":{\"waste\":%" PRIu64 ",\"attributed\":%" PRIu64
+			",\"unattributed\":%" PRIu64 ",\"slab_tails\":%" PRIu64 "},\"classes\":[",
+			w->holes, w->attributed,
+			w->holes > w->attributed ? w->holes - w->attributed : 0, w->tails);
+	else
+		fputs("},\"small\":{\"waste\":null,\"attributed\":null,\"unattributed\":null,"
+		      "\"slab_tails\":null},\"classes\":[", out);
 	for (size_t c = 0; c < w->nclasses; c++) {
 		const struct fk_waste_class *k = &w->classes[c];
 		const struct fk_jestats_bin *b = &st->bins[k->bin];
@@ -154,8 +166,12 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 			fprintf(out, "%s%zu", shown++ ? "," : "", rank[i]);
 		fputs("]}", out);
 	}
-	fprintf(out, "],\"large\":{\"extents\":%" PRIu64 ",\"pad\":%" PRIu64
-		",\"pad_per_extent\":%s,\"rounding\":null}", w->large_extents, w->large_pad,
+	if (st->have_bins)
+		fprintf(out, "],\"large\":{\"extents\":%" PRIu64 ",\"pad\":%" PRIu64,
+			w->large_extents, w->large_pad);
+	else
+		fputs("],\"large\":{\"extents\":null,\"pad\":null", out);
+	fprintf(out, ",\"pad_per_extent\":%s,\"rounding\":null}",
 		st->cache_oblivious == 1 ? "\"a page (cache_oblivious)\"" : "0");
 	put_pages(out, w, st);
 	fputs(",\"sites\":[", out);
