@@ -279,7 +279,10 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	rc = fk_waste_stats(&st, &pr, NULL, NULL, 1, err);
 	if (rc == 0 && !(p = live_profile(&raw, &rawmap, note, sizeof note, err)) && !note[0])
 		rc = -1;
-	if (rc == 0 && p && st.have_bins)
+	/* The record costs ~0.2 s and ~40 MB at a time when full (65536
+	 * records; bench/README.md, "Waste"): read only for stacks that need
+	 * it. */
+	if (rc == 0 && p && st.have_bins && fk_waste_mixed_stacks(&st, p))
 		sp = recent_split(&st, p, sizes, sizeof sizes);
 	if (rc == 0 && (rc = fk_waste_compute_split(&w, &st, p, &pr, sp, err)) == 0) {
 		if (note[0] && !w.note[1][0])

@@ -139,6 +139,13 @@ struct fk_waste_split *fk_waste_split_new(const struct fk_jestats *st,
 					  const struct fk_profile *p);
 void fk_waste_split_free(struct fk_waste_split *sp);
 
+/* The stacks of p whose samples are of several sizes: their bytes over
+ * objects, in use or accumulated, farther from their small class than
+ * jemalloc 5.3's unbiased counts stray from one size (0.1 % plus 4 % of
+ * the size over the sampling interval, up to 4.1 %); only these need a
+ * split. */
+size_t fk_waste_mixed_stacks(const struct fk_jestats *st, const struct fk_profile *p);
+
 /* A split from the lifetimes raw form data[0..len) (core/life.h;
  * borrowed for the call), or from the file path ("-": standard input).
  * NULL with err (malformed, out of memory). */

@@ -11,6 +11,9 @@
  *              of 160 bytes and allocates N of 512, nine in ten of those
  *              freed at random; prints "mixed W160 W512": jemalloc's slab
  *              waste of the two classes, as frag's
+ *   churn N    N objects of 4 KiB allocated and freed at once ("churn N"):
+ *              jemalloc's record of recent allocations fills with freed
+ *              ones (bench/waste.sh)
  *   arenas N   N more arenas (arenas.create), each holding one object
  *              ("arenas N"), for the cost of many arenas (bench/waste.sh)
  *   dump PATH  prof.dump to PATH ("dumped")
@@ -129,6 +132,24 @@ static void mixed(size_t n)
 	printf("mixed %llu %llu\n", class_waste(160), class_waste(512));
 }
 
+__attribute__((noinline)) void *waste_churn(void);
+__attribute__((noinline)) void *waste_churn(void)
+{
+	return malloc(4096);
+}
+
+static void churn(size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p = waste_churn();
+
+		if (p)
+			p[0] = 1;
+		free(p);
+	}
+	printf("churn %zu\n", n);
+}
+
 static void arenas(size_t n)
 {
 	unsigned ind, old = 0;
@@ -172,6 +193,8 @@ int main(void)
 			frag(n, d);
 		} else if (sscanf(line, "mixed %zu", &n) == 1) {
 			mixed(n);
+		} else if (sscanf(line, "churn %zu", &n) == 1) {
+			churn(n);
 		} else if (sscanf(line, "arenas %zu", &n) == 1) {
 			arenas(n);
 		} else if (sscanf(line, "dump %4095s", path) == 1) {
