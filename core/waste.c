@@ -57,7 +57,7 @@ static double mean_tolerance(double u, double period)
  * ratio (a mean strays either way, classes are 14 % or more apart from
  * 64 bytes up), or FK_WASTE_LARGE when the smallest large class is
  * nearer than every small one. */
-static int class_of(const struct fk_jestats *st, double size)
+int fk_waste_class(const struct fk_jestats *st, double size)
 {
 	size_t lo = 0, hi = st->nbins;
 	double above, below;
@@ -134,7 +134,7 @@ static int mixed_mean(const struct fk_jestats *st, int64_t bytes, int64_t objs,
 	if (objs <= 0 || bytes <= 0)
 		return 0;
 	mean = (double)bytes / (double)objs;
-	if ((bin = class_of(st, mean)) == FK_WASTE_LARGE)
+	if ((bin = fk_waste_class(st, mean)) == FK_WASTE_LARGE)
 		return 0;
 	u = (double)st->bins[bin].size;
 	return fabs(mean / u - 1) > mean_tolerance(u, (double)period);
@@ -184,7 +184,7 @@ static int sites_of(struct fk_waste *w, const struct fk_jestats *st,
 		else
 			continue;
 		s->stack = i;
-		s->bin = class_of(st, size);
+		s->bin = fk_waste_class(st, size);
 		s->live_objs = live;
 		s->live_bytes = v.bytes > 0 ? v.bytes : 0;
 		s->freed_objs = freed;
@@ -249,6 +249,17 @@ static int extent_like(const struct fk_mapping *m, size_t i)
 	       (strncmp(prev->perms, "---", 3) != 0 && !prev->path[0]);
 }
 
+/* Of units a..b (mappings ascending), those past *last (UINT64_MAX:
+ * none yet), which becomes the highest seen. */
+static uint64_t new_units(uint64_t a, uint64_t b, uint64_t *last)
+{
+	uint64_t n = *last == UINT64_MAX || a > *last ? b - a + 1 : b > *last ? b - *last : 0;
+
+	if (*last == UINT64_MAX || b > *last)
+		*last = b;
+	return n;
+}
+
 /* The radix tree's leaves (waste.h) from st and the mappings, ascending. */
 static void rtree_of(struct fk_waste_rtree *r, const struct fk_jestats *st,
 		     const struct fk_mapping *m, size_t n)
@@ -264,26 +275,10 @@ static void rtree_of(struct fk_waste_rtree *r, const struct fk_jestats *st,
 	lg_span += (uint64_t)bits;
 	win = st->page / RTREE_ELM * st->page;      /* what one leaf page names */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t a, b;
-
 		if (!extent_like(m, i))
 			continue;
-		a = m[i].start >> lg_span;
-		b = (m[i].limit - 1) >> lg_span;
-		if (leaf == UINT64_MAX || a > leaf)
-			spans += b - a + 1;
-		else if (b > leaf)
-			spans += b - leaf;
-		if (leaf == UINT64_MAX || b > leaf)
-			leaf = b;
-		a = m[i].start / win;
-		b = (m[i].limit - 1) / win;
-		if (last == UINT64_MAX || a > last)
-			wins += b - a + 1;
-		else if (b > last)
-			wins += b - last;
-		if (last == UINT64_MAX || b > last)
-			last = b;
+		spans += new_units(m[i].start >> lg_span, (m[i].limit - 1) >> lg_span, &leaf);
+		wins += new_units(m[i].start / win, (m[i].limit - 1) / win, &last);
 	}
 	if (st->metadata_rtree != FK_JESTATS_NONE && st->metadata_rtree >= 0) {
 		r->counted = (uint64_t)st->metadata_rtree;
@@ -318,7 +313,7 @@ static void sampled_of(struct fk_waste *w, const struct fk_jestats *st,
 
 		if (c->objs <= 0 || c->bytes <= 0)
 			continue;
-		if ((bin = class_of(st, (double)c->bytes / (double)c->objs)) == FK_WASTE_LARGE)
+		if ((bin = fk_waste_class(st, (double)c->bytes / (double)c->objs)) == FK_WASTE_LARGE)
 			continue;
 		cls = st->bins[bin].size;
 		touched = (cls + page - 1) / page * page;

@@ -59,6 +59,12 @@ enum fk_waste_part {
 	FK_WASTE_NPARTS
 };
 
+/* The small class of a size (a usable size, or a stack's mean, which
+ * jemalloc's unbiased counts make stray from it): the index of the class
+ * nearest to it by ratio, or FK_WASTE_LARGE where the smallest large
+ * class (four pages) is nearer. */
+int fk_waste_class(const struct fk_jestats *st, double size);
+
 /* The name of part i ("live", "tcache", ...), NULL past the last. */
 const char *fk_waste_part_name(int i);
 

@@ -80,30 +80,13 @@ void fk_waste_split_free(struct fk_waste_split *sp)
 	free(sp);
 }
 
-/* The class of size bytes (waste.c's rule: the smallest small class that
- * holds it). */
-static int32_t class_for(const struct fk_jestats *st, uint64_t size)
-{
-	size_t lo = 0, hi = st->nbins;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->bins[mid].size < size)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < st->nbins ? (int32_t)lo : FK_WASTE_LARGE;
-}
-
 int fk_waste_split_add(void *ctx, uint64_t usize, int released, const uint64_t *addrs,
 		       uint32_t depth)
 {
 	struct fk_waste_split *sp = ctx;
 	const struct fk_profile *p = sp->p;
 	uint32_t i, k;
-	int32_t bin;
+	int bin;
 	uint64_t key;
 	double wt = 1;
 	struct cell *c;
@@ -120,7 +103,7 @@ int fk_waste_split_add(void *ctx, uint64_t usize, int released, const uint64_t *
 			break;
 	}
 	sp->matched++;
-	bin = class_for(sp->st, usize);
+	bin = fk_waste_class(sp->st, (double)usize);
 	/* One record stands for 1/(1-exp(-size/R)) allocations of its size,
 	 * as a stack's counts do (jeprof's unbiasing). */
 	if (p->period > 0 && usize > 0)
