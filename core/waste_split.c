@@ -39,9 +39,10 @@ struct fk_waste_split {
 	int sorted;
 };
 
+/* A bare stack ("@", depth 0) may have no addresses at all. */
 static uint64_t stack_hash(const uint64_t *addrs, uint32_t depth)
 {
-	return fk_hash_long(addrs, (size_t)depth * sizeof *addrs);
+	return depth ? fk_hash_long(addrs, (size_t)depth * sizeof *addrs) : 0;
 }
 
 struct fk_waste_split *fk_waste_split_new(const struct fk_jestats *st,
@@ -99,7 +100,8 @@ int fk_waste_split_add(void *ctx, uint64_t usize, int released, const uint64_t *
 			return 0;
 		i = fk_u64map_get(&sp->stacks, stack_hash(addrs + cut, depth - cut));
 		if (i != UINT32_MAX && p->stacks[i].depth == depth - cut &&
-		    memcmp(p->stacks[i].addrs, addrs + cut, (size_t)(depth - cut) * sizeof *addrs) == 0)
+		    (depth == cut ||
+		     memcmp(p->stacks[i].addrs, addrs + cut, (size_t)(depth - cut) * sizeof *addrs) == 0))
 			break;
 	}
 	sp->matched++;
