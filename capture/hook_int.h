@@ -845,18 +845,14 @@ const char *fk_waste_format_name(int i);
 struct fk_jestats;
 struct fk_waste_proc;
 /* jemalloc's statistics of the program (every figure less the hook's
- * arena) into st (from fk_jestats_init), the process's figures and
- * mappings into pr (freed by fk_waste_proc_release, whatever it
- * returns), and, where not NULL, fk_arena_split's figures into host and hook (one
- * epoch refresh for all). large: the large classes too, which the sites'
+ * arena) into st (from fk_jestats_init), the process's figures and its
+ * radix tree's leaves into pr, and, where not NULL, fk_arena_split's
+ * figures into host and hook (one epoch refresh for all). large: the large classes too, which the sites'
  * estimate reads and RSS's parts do not (a snapshot leaves them out:
  * ~700 mallctl calls fewer). Under fk_je_lock. 0, or -1 with err (out of
  * memory). */
 int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *host,
 		   struct fk_arena_mem *hook, int large, struct fk_err *err);
-
-/* Frees what fk_waste_stats left in pr (its mappings). */
-void fk_waste_proc_release(struct fk_waste_proc *pr);
 
 /* ---- hook_routes.c: the endpoints, a table ---- */
 

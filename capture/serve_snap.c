@@ -339,7 +339,6 @@ static void figures(struct snap *s)
 		s->stat[FK_SER_WASTE] = sum;
 		fk_waste_release(&w);
 	}
-	fk_waste_proc_release(&pr);
 	fk_jestats_release(&st);
 	s->stat[FK_SER_ALLOCATED] = host.allocated;
 	s->stat[FK_SER_ACTIVE] = host.active;

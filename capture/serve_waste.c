@@ -88,45 +88,42 @@ static uint64_t program(int hook, const char *fmt, ...)
 	return all > own ? all - own : 0;
 }
 
-/* The process's mappings (/proc/self/maps) into pr->maps (malloc'd: free
- * with fk_waste_proc_release), for the radix tree's leaves (waste.h); on
- * any failure none, and the leaves are not estimated. */
-static void own_maps(struct fk_waste_proc *pr)
+/* The radix tree's leaves from the process's mappings (/proc/self/maps),
+ * kept while jemalloc maps no more address space: reading and parsing
+ * the maps costs a snapshot ~0.3 ms (bench/README.md, "Snapshots"), and
+ * a leaf comes only with new address space. Under fk_je_lock. */
+static struct { uint64_t key; struct fk_waste_rtree r; int have; } rtree_kept;
+
+static void own_rtree(const struct fk_jestats *st, struct fk_waste_proc *pr, uint64_t key)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
+	FILE *f;
 	struct fk_profile *mp = NULL;
-	struct fk_mapping *m = NULL;
 	char *text = NULL, buf[16384];
 	size_t len = 0, cap = 0, r;
 	struct fk_err err;
 
-	if (!f)
+	if (rtree_kept.have && rtree_kept.key == key) {
+		pr->rtree = rtree_kept.r;
+		pr->have_rtree = 1;
+		return;
+	}
+	if (!(f = fopen("/proc/self/maps", "re")))
 		return;
 	while ((r = fread(buf, 1, sizeof buf, f)) > 0)
 		if (fk_append(&text, &len, &cap, buf, r) < 0)
 			break;
 	fk_err_init(&err, NULL);
 	if (!ferror(f) && feof(f) && text && (mp = fk_profile_new("maps")) &&
-	    fk_maps_parse(mp, text, len, 1, &err) == 0 && mp->nmaps &&
-	    (m = calloc(mp->nmaps, sizeof *m))) {
-		/* The paths die with mp: only whether there is one counts. */
-		for (size_t i = 0; i < mp->nmaps; i++) {
-			m[i] = mp->maps[i];
-			m[i].path = m[i].path[0] ? "-" : "";
-		}
-		pr->maps = m;
-		pr->nmaps = mp->nmaps;
+	    fk_maps_parse(mp, text, len, 1, &err) == 0) {
+		fk_waste_rtree_of(&pr->rtree, st, mp->maps, mp->nmaps);
+		pr->have_rtree = 1;
+		rtree_kept.key = key;
+		rtree_kept.r = pr->rtree;
+		rtree_kept.have = 1;
 	}
 	fk_profile_free(mp);
 	free(text);
 	fclose(f);
-}
-
-void fk_waste_proc_release(struct fk_waste_proc *pr)
-{
-	free((void *)pr->maps);
-	pr->maps = NULL;
-	pr->nmaps = 0;
 }
 
 int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *hostp,
@@ -147,8 +144,7 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 		*ownp = own;
 	pr->hook_resident = own.resident;
 	pr->rss = pr->file_rss = -1;
-	pr->maps = NULL;
-	pr->nmaps = 0;
+	pr->have_rtree = 0;
 	if (f) {
 		if (fscanf(f, "%lld %lld %lld", &size, &rss, &shared) == 3) {
 			pr->rss = rss * (int64_t)sysconf(_SC_PAGESIZE);
@@ -204,7 +200,8 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 		st->lext[j].curlextents = program(hook, "lextents.%zu.curlextents", j);
 	}
 	st->have_bins = st->stats && nbins > 0;
-	own_maps(pr);
+	own_rtree(st, pr, (uint64_t)(host.mapped + host.retained) ^
+		  (uint64_t)(own.mapped + own.retained) << 32 ^ (uint64_t)st->metadata_rtree);
 	return 0;
 }
 
@@ -324,7 +321,6 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	fk_profile_free(p);
 	if (raw)
 		fk_hook_buf_release(raw, rawmap);
-	fk_waste_proc_release(&pr);
 	fk_jestats_release(&st);
 	return rc;
 }

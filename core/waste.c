@@ -260,9 +260,8 @@ static uint64_t new_units(uint64_t a, uint64_t b, uint64_t *last)
 	return n;
 }
 
-/* The radix tree's leaves (waste.h) from st and the mappings, ascending. */
-static void rtree_of(struct fk_waste_rtree *r, const struct fk_jestats *st,
-		     const struct fk_mapping *m, size_t n)
+void fk_waste_rtree_of(struct fk_waste_rtree *r, const struct fk_jestats *st,
+		       const struct fk_mapping *m, size_t n)
 {
 	int bits = leaf_bits(st->page);
 	uint64_t lg_span, win, leaf = UINT64_MAX, last = UINT64_MAX, spans = 0, wins = 0;
@@ -388,10 +387,10 @@ int fk_waste_compute_split(struct fk_waste *w, const struct fk_jestats *st,
 		snprintf(w->note[0], sizeof w->note[0], "the statistics hold no per-class figures "
 			 "(printed without bins): what is active and not allocated is shown as one "
 			 "figure, and no site is blamed");
-	if (pr && pr->maps)
-		rtree_of(&w->rtree, st, pr->maps, pr->nmaps);
+	if (pr && pr->have_rtree)
+		w->rtree = pr->rtree;
 	else if (p)
-		rtree_of(&w->rtree, st, p->maps, p->nmaps);
+		fk_waste_rtree_of(&w->rtree, st, p->maps, p->nmaps);
 	/* Without per-class figures the sites are listed, with their bytes,
 	 * and none is blamed. */
 	if (sites_of(w, st, p, sp, err) < 0)

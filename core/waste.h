@@ -68,15 +68,6 @@ int fk_waste_class(const struct fk_jestats *st, double size);
 /* The name of part i ("live", "tcache", ...), NULL past the last. */
 const char *fk_waste_part_name(int i);
 
-/* The process's own figures, where known (the hook), else -1; its
- * mappings (/proc/self/maps, ascending) where known, else NULL (then a
- * profile's, the dump's MAPPED_LIBRARIES, are used). */
-struct fk_waste_proc {
-	int64_t rss, file_rss, hook_resident;
-	const struct fk_mapping *maps;
-	size_t nmaps;
-};
-
 /* jemalloc's radix tree of pages (src/rtree.c, rtree.h): its leaves come
  * from the metadata, each counted resident whole (with 48-bit addresses
  * and 4 KiB pages, 2 MiB for each GiB of address space holding jemalloc's
@@ -90,6 +81,21 @@ struct fk_waste_rtree {
 					  mappings a leaf page names */
 	int from_maps;                 /* leaves counted from the mappings (jemalloc
 					  before 5.3.1 has no stats.metadata_rtree) */
+};
+
+/* The radix tree's leaves from st and the mappings m[0..n) (ascending, as
+ * /proc/PID/maps lists them) into *r; all 0 for a geometry it does not
+ * know (not 48-bit addresses and 1 KiB to 64 KiB pages) or no mapping. */
+void fk_waste_rtree_of(struct fk_waste_rtree *r, const struct fk_jestats *st,
+		       const struct fk_mapping *m, size_t n);
+
+/* The process's own figures, where known (the hook), else -1; the radix
+ * tree's leaves from its mappings where have_rtree (else a profile's
+ * mappings, the dump's MAPPED_LIBRARIES, are used). */
+struct fk_waste_proc {
+	int64_t rss, file_rss, hook_resident;
+	struct fk_waste_rtree rtree;
+	int have_rtree;
 };
 
 struct fk_waste {
