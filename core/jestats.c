@@ -6,6 +6,7 @@
  * value is walked; the figures are picked by their path. */
 #include "jestats.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,31 @@ void fk_jestats_release(struct fk_jestats *st)
 	st->bins = NULL;
 	st->lext = NULL;
 	st->nbins = st->nlext = 0;
+}
+
+/* The nearest class by ratio: a stack's mean strays either way (waste.c),
+ * and classes are 14 % or more apart from 64 bytes up. */
+int fk_jestats_class(const struct fk_jestats *st, double size)
+{
+	size_t lo = 0, hi = st->nbins;
+	double above, below;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((double)st->bins[mid].size < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return st->nbins ? 0 : FK_JESTATS_LARGE;
+	below = size / (double)st->bins[lo - 1].size;
+	above = lo < st->nbins ? (double)st->bins[lo].size / size
+		: st->page ? 4.0 * (double)st->page / size : INFINITY;
+	if (below <= above)
+		return (int)lo - 1;
+	return lo < st->nbins ? (int)lo : FK_JESTATS_LARGE;
 }
 
 int fk_jestats_classes(struct fk_jestats *st, size_t nbins, size_t nlext, struct fk_err *err)

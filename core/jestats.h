@@ -50,6 +50,13 @@ struct fk_jestats {
 	size_t nlext;
 };
 
+/* The class of a size (a usable size, or a heap dump stack's mean, which
+ * jemalloc's unbiased counts make stray from it): the index of the small
+ * class nearest to it by ratio, or FK_JESTATS_LARGE where the smallest
+ * large class (four pages) is nearer. */
+#define FK_JESTATS_LARGE (-1)
+int fk_jestats_class(const struct fk_jestats *st, double size);
+
 /* Zeroes st: no figure, every setting FK_JESTATS_NONE. */
 void fk_jestats_init(struct fk_jestats *st);
 

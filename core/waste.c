@@ -53,33 +53,6 @@ static double mean_tolerance(double u, double period)
 	return 0.001 + 0.04 * (period > 0 && u < period ? u / period : 1);
 }
 
-/* The small class of a stack's mean size: the class nearest to it by
- * ratio (a mean strays either way, classes are 14 % or more apart from
- * 64 bytes up), or FK_WASTE_LARGE when the smallest large class is
- * nearer than every small one. */
-int fk_waste_class(const struct fk_jestats *st, double size)
-{
-	size_t lo = 0, hi = st->nbins;
-	double above, below;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((double)st->bins[mid].size < size)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return st->nbins ? 0 : FK_WASTE_LARGE;
-	below = size / (double)st->bins[lo - 1].size;
-	above = lo < st->nbins ? (double)st->bins[lo].size / size
-		: st->page ? 4.0 * (double)st->page / size : INFINITY;
-	if (below <= above)
-		return (int)lo - 1;
-	return lo < st->nbins ? (int)lo : FK_WASTE_LARGE;
-}
-
 /* The holes (regions) a site with l in use and f freed leaves in slabs of
  * n regions (waste.h). */
 static double holes(double l, double f, double n)
@@ -134,7 +107,7 @@ static int mixed_mean(const struct fk_jestats *st, int64_t bytes, int64_t objs,
 	if (objs <= 0 || bytes <= 0)
 		return 0;
 	mean = (double)bytes / (double)objs;
-	if ((bin = fk_waste_class(st, mean)) == FK_WASTE_LARGE)
+	if ((bin = fk_jestats_class(st, mean)) == FK_WASTE_LARGE)
 		return 0;
 	u = (double)st->bins[bin].size;
 	return fabs(mean / u - 1) > mean_tolerance(u, (double)period);
@@ -184,7 +157,7 @@ static int sites_of(struct fk_waste *w, const struct fk_jestats *st,
 		else
 			continue;
 		s->stack = i;
-		s->bin = fk_waste_class(st, size);
+		s->bin = fk_jestats_class(st, size);
 		s->live_objs = live;
 		s->live_bytes = v.bytes > 0 ? v.bytes : 0;
 		s->freed_objs = freed;
@@ -312,7 +285,7 @@ static void sampled_of(struct fk_waste *w, const struct fk_jestats *st,
 
 		if (c->objs <= 0 || c->bytes <= 0)
 			continue;
-		if ((bin = fk_waste_class(st, (double)c->bytes / (double)c->objs)) == FK_WASTE_LARGE)
+		if ((bin = fk_jestats_class(st, (double)c->bytes / (double)c->objs)) == FK_WASTE_LARGE)
 			continue;
 		cls = st->bins[bin].size;
 		touched = (cls + page - 1) / page * page;

@@ -30,7 +30,7 @@ struct fk_waste_site {
 	int by_record;                 /* its class from a record of its samples' sizes
 					  (struct fk_waste_split), not its mean size */
 };
-#define FK_WASTE_LARGE (-1)
+#define FK_WASTE_LARGE FK_JESTATS_LARGE
 
 /* One small class with slabs. */
 struct fk_waste_class {
@@ -58,12 +58,6 @@ enum fk_waste_part {
 	FK_PART_OTHER,                 /* the rest of RSS: stacks, other allocators */
 	FK_WASTE_NPARTS
 };
-
-/* The small class of a size (a usable size, or a stack's mean, which
- * jemalloc's unbiased counts make stray from it): the index of the class
- * nearest to it by ratio, or FK_WASTE_LARGE where the smallest large
- * class (four pages) is nearer. */
-int fk_waste_class(const struct fk_jestats *st, double size);
 
 /* The name of part i ("live", "tcache", ...), NULL past the last. */
 const char *fk_waste_part_name(int i);

@@ -105,7 +105,7 @@ int fk_waste_split_add(void *ctx, uint64_t usize, int released, const uint64_t *
 			break;
 	}
 	sp->matched++;
-	bin = fk_waste_class(sp->st, (double)usize);
+	bin = fk_jestats_class(sp->st, (double)usize);
 	/* One record stands for 1/(1-exp(-size/R)) allocations of its size,
 	 * as a stack's counts do (jeprof's unbiasing). */
 	if (p->period > 0 && usize > 0)
