@@ -116,7 +116,12 @@ struct fk_waste {
 };
 
 /* Estimates w (zeroed by the call) from st and, when p is not NULL, its
- * stacks (unbiased; bytes over objects give each site's size and class).
+ * stacks (unbiased; bytes over objects give each site's size, and its
+ * class the nearest, fk_jestats_class). Without per-class figures
+ * (st->have_bins 0) the sites are listed and none is blamed. RSS's parts
+ * leave out what jemalloc counts resident and never touched (struct
+ * fk_waste's rtree and sampled_untouched): the leaves from pr, else from
+ * p's mappings; the sampled objects from p's raw counts.
  * A class's waste goes to its sites in proportion to the holes each would
  * leave if its objects had filled slabs of their own and its frees had
  * fallen at random among them, (L+F)(1-(1-q)^nregs) - L regions for L in
