@@ -14,7 +14,7 @@
 # over RSS before the model took them out) and the pages past the first
 # of each live sampled object's extent are taken out; what stays over is
 # dirty pages never touched (2.0 of 5.0 MB here, measured by purging),
-# 1.5-1.9 % of RSS.
+# 1.5-2.5 % of RSS.
 . "$(dirname "$0")/hooklib.sh"
 command -v redis-server >/dev/null || { notok "redis-server is not installed (scripts/install-deps)"; echo "1..$tn"; exit 1; }
 # py EXPR: a Python expression over the JSON in $T/w.json (d).
