@@ -143,12 +143,6 @@ struct fk_samp_cost {
 	double allocated, uncounted, active;
 };
 
-/* Whether jemalloc version text v ("5.3.1-0-g81034ce...", its "version")
- * rounds sampled small objects to a page, leaving them out of
- * stats.allocated: 1 from 5.3.0-116 on, else 0 (also for text it cannot
- * read). */
-int fk_sampling_page_rounded(const char *v);
-
 /* Adds to *c what count live sampled objects of small size class cls
  * cost under g; classes of the smallest large class and above add
  * nothing (they are never moved). */

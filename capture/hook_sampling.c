@@ -25,13 +25,7 @@
 #include <string.h>
 
 #include "hook_int.h"
-#include "num.h"
-
-/* The first commit after 5.3.0 whose stats.allocated leaves a sampled
- * small object out ("Stop over-reporting memory usage from sampled small
- * allocations", 5.3.0-116-g07a2eab3); 5.3.0-92 already rounded the extent
- * to a page but still counted the smallest large class. */
-#define PAGE_ROUNDED_AFTER_530 116
+#include "jeversion.h"
 
 /* The size classes and the version's accounting, learnt once; under sm.mu. */
 static struct {
@@ -44,37 +38,6 @@ static struct {
 	/* The newest estimate's bytes left out of stats.allocated; -1 none yet. */
 	int64_t est_uncounted;
 } sm = { .mu = PTHREAD_MUTEX_INITIALIZER, .est_uncounted = -1 };
-
-/* "N" of s[0..len) up to the first of stop (or the end) into *v; the
- * character after it, or NULL. */
-static const char *number(const char *s, const char *end, const char *stop, uint64_t *v)
-{
-	const char *e = s;
-
-	while (e < end && !strchr(stop, *e))
-		e++;
-	return fk_parse_u64(s, (size_t)(e - s), v) < 0 ? NULL : e;
-}
-
-int fk_sampling_page_rounded(const char *version)
-{
-	const char *s = version, *end = version + strlen(version);
-	uint64_t v[4] = { 0, 0, 0, 0 };
-
-	/* "MAJOR.MINOR.PATCH-N-gHASH", as configure's --with-version. */
-	for (int i = 0; i < 4; i++) {
-		if (!(s = number(s, end, i < 2 ? "." : "-", &v[i])))
-			return 0;
-		if (s == end)
-			break;
-		s++;
-	}
-	if (v[0] != 5)
-		return v[0] > 5;
-	if (v[1] != 3)
-		return v[1] > 3;
-	return v[2] > 0 || v[3] >= PAGE_ROUNDED_AFTER_530;
-}
 
 void fk_sampling_add(const struct fk_samp_geom *g, size_t cls, double count,
 		     struct fk_samp_cost *c)
@@ -146,7 +109,7 @@ static int learn(void)
 	sm.bin_size = v;
 	sm.nbins = n;
 	sm.geom.large_pad = bool_ctl("opt.cache_oblivious") ? sm.geom.page : 0;
-	sm.geom.page_rounded = fk_sampling_page_rounded(cp.version);
+	sm.geom.page_rounded = fk_jeversion_page_rounded(cp.version);
 	sm.have_prof_stats = bool_ctl("opt.prof_stats");
 out:
 	rc = sm.bin_size != NULL;

@@ -368,9 +368,10 @@ const char *fk_waste_format_name(int i);
 struct fk_jestats;
 struct fk_waste_proc;
 /* jemalloc's statistics of the program (every figure less the hook's
- * arena) into st (from fk_jestats_init), the process's figures into pr,
- * and, where not NULL, fk_arena_split's figures into host and hook (one
- * epoch refresh for all). large: the large classes too, which the sites'
+ * arena) into st (from fk_jestats_init), the process's figures and its
+ * radix tree's leaves into pr, and, where not NULL, fk_arena_split's
+ * figures into host and hook (one epoch refresh for all). large: the large
+ * classes too, which the sites'
  * estimate reads and RSS's parts do not (a snapshot leaves them out:
  * ~700 mallctl calls fewer). Under fk_je_lock. 0, or -1 with err (out of
  * memory). */

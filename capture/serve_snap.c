@@ -302,7 +302,7 @@ static void figures(struct snap *s)
 {
 	struct fk_arena_mem host, hook;
 	struct fk_jestats st;
-	struct fk_waste_proc pr = { -1, -1, -1 };
+	struct fk_waste_proc pr = { .rss = -1, .file_rss = -1, .hook_resident = -1 };
 	struct fk_waste w;
 	struct fk_err err;
 	static const int part[] = {

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "serve_int.h"
 #include "input.h"
 #include "jestats.h"
+#include "maps.h"
 #include "waste_enc.h"
 
 const char *fk_waste_format_name(int i)
@@ -48,6 +50,15 @@ static int64_t flag(const char *name)
 	return fk_je_ctl(name, &v, &sz, NULL, 0) == 0 ? v : FK_JESTATS_NONE;
 }
 
+/* A size_t figure, or FK_JESTATS_NONE where jemalloc has none. */
+static int64_t zu_or_none(const char *name)
+{
+	size_t v = 0, sz = sizeof v;
+
+	return fk_je_ctl(name, &v, &sz, NULL, 0) == 0 && v <= INT64_MAX ? (int64_t)v
+		: FK_JESTATS_NONE;
+}
+
 static int64_t ssz(const char *name)
 {
 	ssize_t v = 0;
@@ -77,6 +88,44 @@ static uint64_t program(int hook, const char *fmt, ...)
 	return all > own ? all - own : 0;
 }
 
+/* The radix tree's leaves from the process's mappings (/proc/self/maps),
+ * kept while jemalloc maps no more address space: reading and parsing
+ * the maps costs a snapshot ~0.3 ms (bench/README.md, "Snapshots"), and
+ * a leaf comes only with new address space. Under fk_je_lock. */
+static struct { uint64_t key; struct fk_waste_rtree r; int have; } rtree_kept;
+
+static void own_rtree(const struct fk_jestats *st, struct fk_waste_proc *pr, uint64_t key)
+{
+	FILE *f;
+	struct fk_profile *mp = NULL;
+	char *text = NULL, buf[16384];
+	size_t len = 0, cap = 0, r;
+	struct fk_err err;
+
+	if (rtree_kept.have && rtree_kept.key == key) {
+		pr->rtree = rtree_kept.r;
+		pr->have_rtree = 1;
+		return;
+	}
+	if (!(f = fopen("/proc/self/maps", "re")))
+		return;
+	while ((r = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fk_append(&text, &len, &cap, buf, r) < 0)
+			break;
+	fk_err_init(&err, NULL);
+	if (!ferror(f) && feof(f) && text && (mp = fk_profile_new("maps")) &&
+	    fk_maps_parse(mp, text, len, 1, &err) == 0) {
+		fk_waste_rtree_of(&pr->rtree, st, mp->maps, mp->nmaps);
+		pr->have_rtree = 1;
+		rtree_kept.key = key;
+		rtree_kept.r = pr->rtree;
+		rtree_kept.have = 1;
+	}
+	fk_profile_free(mp);
+	free(text);
+	fclose(f);
+}
+
 int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *hostp,
 		   struct fk_arena_mem *ownp, int large, struct fk_err *err)
 {
@@ -95,6 +144,7 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 		*ownp = own;
 	pr->hook_resident = own.resident;
 	pr->rss = pr->file_rss = -1;
+	pr->have_rtree = 0;
 	if (f) {
 		if (fscanf(f, "%lld %lld %lld", &size, &rss, &shared) == 3) {
 			pr->rss = rss * (int64_t)sysconf(_SC_PAGESIZE);
@@ -123,6 +173,7 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 	st->pdirty = program(hook, "pdirty");
 	st->pmuzzy = program(hook, "pmuzzy");
 	st->tcache_bytes = program(hook, "tcache_bytes");
+	st->metadata_rtree = zu_or_none("stats.metadata_rtree");
 	st->small_allocated = program(hook, "small.allocated");
 	st->large_allocated = program(hook, "large.allocated");
 	if (fk_jestats_classes(st, nbins, nlext, err) < 0)
@@ -149,6 +200,8 @@ int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_ar
 		st->lext[j].curlextents = program(hook, "lextents.%zu.curlextents", j);
 	}
 	st->have_bins = st->stats && nbins > 0;
+	own_rtree(st, pr, (uint64_t)(host.mapped + host.retained) ^
+		  (uint64_t)(own.mapped + own.retained) << 32 ^ (uint64_t)st->metadata_rtree);
 	return 0;
 }
 
@@ -183,6 +236,27 @@ static struct fk_profile *live_profile(char **raw, size_t *maplen, char *note, s
 	return p;
 }
 
+/* jemalloc's record of recent sampled allocations as sizes for p's
+ * stacks, or NULL with a sentence in note why not. */
+static struct fk_waste_split *recent_split(const struct fk_jestats *st,
+					   const struct fk_profile *p, char *note, size_t size)
+{
+	struct fk_waste_split *sp = NULL;
+	struct fk_err err;
+	char *data = NULL;
+	size_t len = 0, maplen = 0;
+
+	fk_err_init(&err, NULL);
+	if (fk_recent_dump(&data, &len, &maplen, &err) == 0) {
+		sp = fk_waste_split_read(st, p, data, len, &err);
+		fk_hook_buf_release(data, maplen);
+	}
+	if (!sp)
+		snprintf(note, size, "no record of the samples' sizes (%.160s): each site is in the "
+			 "class of its mean size", err.msg);
+	return sp;
+}
+
 /* The estimate in fmt (0 json, 1 folded, 2 flame) into *out (malloc'd):
  * 0, 1 with err when folded or flame has no line, or -1 with err. Under
  * fk_je_lock. */
@@ -193,7 +267,8 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	struct fk_waste_proc pr;
 	struct fk_waste w;
 	struct fk_profile *p = NULL;
-	char *raw = NULL, note[sizeof w.note[0]] = "";
+	struct fk_waste_split *sp = NULL;
+	char *raw = NULL, note[sizeof w.note[0]] = "", sizes[sizeof w.note[0]] = "";
 	size_t rawmap = 0, maplen = 0;
 	int rc;
 
@@ -201,9 +276,16 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	rc = fk_waste_stats(&st, &pr, NULL, NULL, 1, err);
 	if (rc == 0 && !(p = live_profile(&raw, &rawmap, note, sizeof note, err)) && !note[0])
 		rc = -1;
-	if (rc == 0 && (rc = fk_waste_compute(&w, &st, p, &pr, err)) == 0) {
+	/* The record costs ~0.2 s and ~40 MB at a time when full (65536
+	 * records; bench/README.md, "Waste"): read only for stacks that need
+	 * it. */
+	if (rc == 0 && p && st.have_bins && fk_waste_mixed_stacks(&st, p))
+		sp = recent_split(&st, p, sizes, sizeof sizes);
+	if (rc == 0 && (rc = fk_waste_compute_split(&w, &st, p, &pr, sp, err)) == 0) {
 		if (note[0] && !w.note[1][0])
 			snprintf(w.note[1], sizeof w.note[1], "%s", note);
+		if (sizes[0])
+			snprintf(w.note[2], sizeof w.note[2], "%s", sizes);
 		if (fmt != 0 && (!p || w.attributed == 0)) {
 			rc = 1;
 			fk_err_set(err, FK_EUNSUPP, 0, "no site is blamed for any waste: %s",
@@ -235,6 +317,7 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 		}
 		fk_waste_release(&w);
 	}
+	fk_waste_split_free(sp);
 	fk_profile_free(p);
 	if (raw)
 		fk_hook_buf_release(raw, rawmap);

@@ -6,6 +6,7 @@
  * value is walked; the figures are picked by their path. */
 #include "jestats.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ void fk_jestats_init(struct fk_jestats *st)
 	memset(st, 0, sizeof *st);
 	st->dirty_decay_ms = st->muzzy_decay_ms = FK_JESTATS_NONE;
 	st->retain = st->background_thread = st->cache_oblivious = FK_JESTATS_NONE;
-	st->tcache_max = st->bg_threads = FK_JESTATS_NONE;
+	st->tcache_max = st->bg_threads = st->metadata_rtree = FK_JESTATS_NONE;
 }
 
 void fk_jestats_release(struct fk_jestats *st)
@@ -32,6 +33,31 @@ void fk_jestats_release(struct fk_jestats *st)
 	st->bins = NULL;
 	st->lext = NULL;
 	st->nbins = st->nlext = 0;
+}
+
+/* The nearest class by ratio: a stack's mean strays either way (waste.c),
+ * and classes are 14 % or more apart from 64 bytes up. */
+int fk_jestats_class(const struct fk_jestats *st, double size)
+{
+	size_t lo = 0, hi = st->nbins;
+	double above, below;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((double)st->bins[mid].size < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return st->nbins ? 0 : FK_JESTATS_LARGE;
+	below = size / (double)st->bins[lo - 1].size;
+	above = lo < st->nbins ? (double)st->bins[lo].size / size
+		: st->page ? 4.0 * (double)st->page / size : INFINITY;
+	if (below <= above)
+		return (int)lo - 1;
+	return lo < st->nbins ? (int)lo : FK_JESTATS_LARGE;
 }
 
 int fk_jestats_classes(struct fk_jestats *st, size_t nbins, size_t nlext, struct fk_err *err)
@@ -277,6 +303,8 @@ static int scalar(struct rd *r, int depth, const char *v, size_t n, int str)
 				if (at(r, depth, 2, tot[i].k))
 					return want_u64(r, depth, v, n, (uint64_t *)(void *)
 							((char *)st + tot[i].off));
+		if (depth == 3 && at(r, depth, 2, "metadata_rtree"))
+			return want_u64(r, depth, v, n, &x) < 0 ? -1 : (st->metadata_rtree = x > INT64_MAX ? INT64_MAX : (int64_t)x, 0);
 		if (depth == 4 && at(r, depth, 2, "background_thread") &&
 		    at(r, depth, 3, "num_threads"))
 			return want_u64(r, depth, v, n, &x) < 0 ? -1 : (st->bg_threads = (int64_t)x, 0);

@@ -41,11 +41,21 @@ struct fk_jestats {
 	uint64_t allocated, active, resident, mapped, retained, metadata;
 	uint64_t pactive, pdirty, pmuzzy;
 	uint64_t small_allocated, large_allocated, tcache_bytes;
+	/* The radix tree's bytes (stats.metadata_rtree, from jemalloc 5.3.1;
+	 * FK_JESTATS_NONE before): part of metadata, counted resident whole. */
+	int64_t metadata_rtree;
 	struct fk_jestats_bin *bins;   /* nbins of them, by index */
 	size_t nbins;
 	struct fk_jestats_lext *lext;  /* nlext of them */
 	size_t nlext;
 };
+
+/* The class of a size (a usable size, or a heap dump stack's mean, which
+ * jemalloc's unbiased counts make stray from it): the index of the small
+ * class nearest to it by ratio, or FK_JESTATS_LARGE where the smallest
+ * large class (four pages) is nearer. */
+#define FK_JESTATS_LARGE (-1)
+int fk_jestats_class(const struct fk_jestats *st, double size);
 
 /* Zeroes st: no figure, every setting FK_JESTATS_NONE. */
 void fk_jestats_init(struct fk_jestats *st);

@@ -662,18 +662,23 @@ static int build(struct rd *r, struct fk_profile *p, const struct fk_life_query 
 	return 0;
 }
 
+/* The header and the records of data[0..len) into r and info. 0 or -1. */
+static int records(struct rd *r, const char *data, size_t len, struct fk_life_info *info,
+		   struct fk_err *err)
+{
+	*r = (struct rd){ .s = data, .end = data + len, .base = data, .err = err };
+	memset(info, 0, sizeof *info);
+	info->max = -1;
+	return header(r, info) < 0 ? -1 : json(r, info);
+}
+
 int fk_life_parse(struct fk_profile *p, const char *data, size_t len,
 		  const struct fk_life_query *q, struct fk_life_info *info,
 		  struct fk_err *err)
 {
-	struct rd r = { .s = data, .end = data + len, .base = data, .err = err };
-	int rc;
+	struct rd r;
+	int rc = records(&r, data, len, info, err);
 
-	memset(info, 0, sizeof *info);
-	info->max = -1;
-	rc = header(&r, info);
-	if (rc == 0)
-		rc = json(&r, info);
 	if (rc == 0)
 		rc = maps(&r, p);
 	if (rc == 0) {
@@ -704,6 +709,26 @@ int fk_life_parse(struct fk_profile *p, const char *data, size_t len,
 	if (r.pool)
 		fk_profile_own(p, r.pool);
 	return 0;
+}
+
+int fk_life_each(const char *data, size_t len, fk_life_rec_fn *fn, void *ctx,
+		 struct fk_life_info *info, struct fk_err *err)
+{
+	struct rd r;
+	int rc = records(&r, data, len, info, err);
+
+	for (size_t i = 0; rc == 0 && i < r.nrecs; i++) {
+		const struct rec *x = &r.recs[i];
+
+		info->records++;
+		info->live += !x->released;
+		info->freed += x->released;
+		if (fn(ctx, x->usize, x->released, r.pool + x->atrace, x->alen) < 0)
+			rc = fk_err_set(err, FK_ENOMEM, 0, "out of memory");
+	}
+	free(r.recs);
+	free(r.pool);
+	return rc;
 }
 
 void fk_life_info_release(struct fk_life_info *info)

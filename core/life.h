@@ -77,6 +77,19 @@ int fk_life_parse(struct fk_profile *p, const char *data, size_t len,
 
 void fk_life_info_release(struct fk_life_info *info);
 
+/* One record, as fk_life_each gives it: its usable size, whether it was
+ * freed, and its allocation stack (leaf first, valid during the call).
+ * 0 to go on, -1 to stop (out of memory). */
+typedef int fk_life_rec_fn(void *ctx, uint64_t usize, int released, const uint64_t *addrs,
+			   uint32_t depth);
+
+/* Reads the raw form data[0..len) as fk_life_parse does (its maps left
+ * unread) and gives every record to fn, in the record's order; info gets
+ * the record's figures (no sites). 0, or -1 with err (malformed, or fn
+ * stopped: out of memory). */
+int fk_life_each(const char *data, size_t len, fk_life_rec_fn *fn, void *ctx,
+		 struct fk_life_info *info, struct fk_err *err);
+
 /* Reads the file path ("-" = standard input) into a new profile (named
  * path; it owns the input) with fk_life_parse. The profile, or NULL with
  * err. */

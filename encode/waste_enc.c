@@ -44,8 +44,9 @@ static void put_site(FILE *f, const struct fk_profile *p, const struct fk_jestat
 		fputs(",\"class\":\"large\"", f);
 	else
 		fprintf(f, ",\"class\":%" PRIu64, st->bins[s->bin].size);
-	fprintf(f, ",\"waste\":%.0f,\"live_bytes\":%.0f,\"live_objects\":%.0f,"
-		"\"freed_objects\":%.0f}", s->waste, s->live_bytes, s->live_objs, s->freed_objs);
+	fprintf(f, ",\"size_from\":\"%s\",\"waste\":%.0f,\"live_bytes\":%.0f,"
+		"\"live_objects\":%.0f,\"freed_objects\":%.0f}", s->by_record ? "record" : "mean",
+		s->waste, s->live_bytes, s->live_objs, s->freed_objs);
 }
 
 /* Sites by waste, then bytes in use, then stack. */
@@ -66,29 +67,37 @@ static int by_waste(const void *a, const void *b)
 static void put_pages(FILE *f, const struct fk_waste *w, const struct fk_jestats *st)
 {
 	int bg = st->bg_threads > 0;
+	/* Figures unknown without statistics (config.stats false): null. */
+	int64_t no = FK_JESTATS_NONE;
 
-	fprintf(f, ",\"pages\":[{\"kind\":\"dirty\",\"bytes\":%" PRId64
-		",\"resident\":true,\"setting\":\"dirty_decay_ms\"", w->part[FK_PART_DIRTY]);
+	fputs(",\"pages\":[{\"kind\":\"dirty\"", f);
+	put_i64(f, "bytes", w->part[FK_PART_DIRTY]);
+	fputs(",\"resident\":true,\"setting\":\"dirty_decay_ms\"", f);
 	put_i64(f, "decay_ms", st->dirty_decay_ms);
 	put_i64(f, "background_threads", st->bg_threads);
 	fprintf(f, ",\"released\":\"%s\",\"release_now\":\"mallctl arena.4096.purge\"}",
 		st->dirty_decay_ms == 0 ? "at once" : st->dirty_decay_ms < 0 ? "never (decay off)"
 		: bg ? "within decay_ms, by the background threads"
 		: "within decay_ms, on the arena's next allocation or free (no background thread)");
-	fprintf(f, ",{\"kind\":\"muzzy\",\"bytes\":%" PRId64 ",\"resident\":\"until the kernel "
-		"reclaims it (MADV_FREE)\",\"setting\":\"muzzy_decay_ms\"", w->part[FK_PART_MUZZY]);
+	fputs(",{\"kind\":\"muzzy\"", f);
+	put_i64(f, "bytes", w->part[FK_PART_MUZZY]);
+	fputs(",\"resident\":\"until the kernel reclaims it (MADV_FREE)\","
+	      "\"setting\":\"muzzy_decay_ms\"", f);
 	put_i64(f, "decay_ms", st->muzzy_decay_ms);
 	put_i64(f, "background_threads", st->bg_threads);
 	fputs(",\"release_now\":\"mallctl arena.4096.purge\"}", f);
-	fprintf(f, ",{\"kind\":\"retained\",\"bytes\":%" PRIu64 ",\"resident\":false,"
-		"\"setting\":\"retain\"", st->retained);
+	fputs(",{\"kind\":\"retained\"", f);
+	put_i64(f, "bytes", st->stats ? (int64_t)st->retained : no);
+	fputs(",\"resident\":false,\"setting\":\"retain\"", f);
 	put_bool(f, "value", st->retain);
 	fputs(",\"released\":\"address space only, never in RSS; retain:false unmaps it\"}", f);
-	fprintf(f, ",{\"kind\":\"metadata\",\"bytes\":%" PRIu64 ",\"resident_bytes\":%" PRId64
-		",\"setting\":null,\"released\":\"with the arenas and extents it describes\"}",
-		st->metadata, w->part[FK_PART_METADATA]);
-	fprintf(f, ",{\"kind\":\"tcache\",\"bytes\":%" PRIu64 ",\"resident\":true,"
-		"\"setting\":\"tcache_max\"", st->tcache_bytes);
+	fputs(",{\"kind\":\"metadata\"", f);
+	put_i64(f, "bytes", st->stats ? (int64_t)st->metadata : no);
+	put_i64(f, "resident_bytes", w->part[FK_PART_METADATA]);
+	fputs(",\"setting\":null,\"released\":\"with the arenas and extents it describes\"}", f);
+	fputs(",{\"kind\":\"tcache\"", f);
+	put_i64(f, "bytes", st->stats ? (int64_t)st->tcache_bytes : no);
+	fputs(",\"resident\":true,\"setting\":\"tcache_max\"", f);
 	put_i64(f, "value", st->tcache_max);
 	fputs(",\"release_now\":\"mallctl thread.tcache.flush in each thread, or its exit\"}]", f);
 }
@@ -113,7 +122,7 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 	fk_enc_json_str(out, st->version);
 	fprintf(out, ",\"page\":%" PRIu64 ",\"attribution\":%s,\"notes\":[", st->page,
 		w->from_accum ? "\"accumulated counts\"" : "null");
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (w->note[i][0]) {
 			fputs(n++ ? "," : "", out);
 			fk_enc_json_str(out, w->note[i]);
@@ -126,10 +135,21 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 		else
 			fputs("null", out);
 	}
-	fprintf(out, "},\"small\":{\"waste\":%" PRIu64 ",\"attributed\":%" PRIu64
-		",\"unattributed\":%" PRIu64 ",\"slab_tails\":%" PRIu64 "},\"classes\":[",
-		w->holes, w->attributed, w->holes > w->attributed ? w->holes - w->attributed : 0,
-		w->tails);
+	fprintf(out, "},\"sizes\":{\"records\":%" PRIu64 ",\"matched\":%" PRIu64 "}",
+		w->records, w->matched);
+	fprintf(out, ",\"not_resident\":{\"rtree\":{\"leaves\":%" PRIu64 ",\"counted\":%" PRIu64
+		",\"resident\":%" PRIu64 ",\"leaves_from\":%s},\"sampled\":{\"objects\":%.0f,"
+		"\"untouched\":%.0f}", w->rtree.leaves, w->rtree.counted, w->rtree.resident,
+		!w->rtree.counted ? "null" : w->rtree.from_maps ? "\"mappings\""
+		: "\"stats.metadata_rtree\"", w->samples, w->sampled_untouched);
+	if (st->have_bins)
+		fprintf(out, "},\"small\":{\"waste\":%" PRIu64 ",\"attributed\":%" PRIu64
+			",\"unattributed\":%" PRIu64 ",\"slab_tails\":%" PRIu64 "},\"classes\":[",
+			w->holes, w->attributed,
+			w->holes > w->attributed ? w->holes - w->attributed : 0, w->tails);
+	else
+		fputs("},\"small\":{\"waste\":null,\"attributed\":null,\"unattributed\":null,"
+		      "\"slab_tails\":null},\"classes\":[", out);
 	for (size_t c = 0; c < w->nclasses; c++) {
 		const struct fk_waste_class *k = &w->classes[c];
 		const struct fk_jestats_bin *b = &st->bins[k->bin];
@@ -146,8 +166,12 @@ int fk_waste_json_write(const struct fk_profile *p, const struct fk_waste *w,
 			fprintf(out, "%s%zu", shown++ ? "," : "", rank[i]);
 		fputs("]}", out);
 	}
-	fprintf(out, "],\"large\":{\"extents\":%" PRIu64 ",\"pad\":%" PRIu64
-		",\"pad_per_extent\":%s,\"rounding\":null}", w->large_extents, w->large_pad,
+	if (st->have_bins)
+		fprintf(out, "],\"large\":{\"extents\":%" PRIu64 ",\"pad\":%" PRIu64,
+			w->large_extents, w->large_pad);
+	else
+		fputs("],\"large\":{\"extents\":null,\"pad\":null", out);
+	fprintf(out, ",\"pad_per_extent\":%s,\"rounding\":null}",
 		st->cache_oblivious == 1 ? "\"a page (cache_oblivious)\"" : "0");
 	put_pages(out, w, st);
 	fputs(",\"sites\":[", out);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the waste estimate over a heap dump (core/waste.c
  * with core/heapdump.c's reader) and fixed statistics (a 64-byte class of
- * 64 regions with holes, a 4096-byte one full). Every site's waste is
+ * 64 regions with holes, a 4096-byte one full), each stack also split
+ * by a record of two sizes made from its bytes. Every site's waste is
  * finite and not negative, a site that freed nothing in a small class is
  * blamed for nothing, and no class gets more than its waste. */
 #include <math.h>
@@ -21,7 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fk_profile *p = fk_profile_new("fuzz");
 	struct fk_jestats st;
 	struct fk_waste w;
+	struct fk_waste_split *sp = NULL;
 	struct fk_err err;
+	int parsed;
 
 	if (!copy || !p) {
 		free(copy);
@@ -39,8 +42,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	st.bins[0] = (struct fk_jestats_bin){ 64, 64, 4096, 1000, 100, 90 };
 	st.bins[1] = (struct fk_jestats_bin){ 4096, 1, 4096, 7, 7, 0 };
 	st.lext[0] = (struct fk_jestats_lext){ 16384, 3 };
-	if (fk_profile_parse(p, copy, size, &err) == 0 &&
-	    fk_waste_compute(&w, &st, p, NULL, &err) == 0) {
+	/* A record of sizes for the dump's stacks, from its own bytes (the
+	 * split, waste_split.c): two records a stack, one of them freed. */
+	parsed = fk_profile_parse(p, copy, size, &err) == 0;
+	if (parsed && (sp = fk_waste_split_new(&st, p))) {
+		for (size_t i = 0; i < p->nstacks && i < 256; i++) {
+			const struct fk_stack *k = &p->stacks[i];
+			uint64_t u = (uint64_t)(k->c.bytes > 0 ? k->c.bytes : 0) % 40000;
+
+			if (fk_waste_split_add(sp, u, (int)(i & 1), k->addrs, k->depth) < 0 ||
+			    fk_waste_split_add(sp, u / 3 + 1, 1, k->addrs, k->depth) < 0)
+				break;
+		}
+	}
+	if (parsed && fk_waste_compute_split(&w, &st, p, NULL, sp, &err) == 0) {
 		for (size_t i = 0; i < w.nsites; i++) {
 			const struct fk_waste_site *s = &w.sites[i];
 
@@ -54,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fk_waste_apply(p, &w);
 		fk_waste_release(&w);
 	}
+	fk_waste_split_free(sp);
 	fk_jestats_release(&st);
 	fk_profile_free(p);
 	free(copy);

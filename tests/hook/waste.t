@@ -7,11 +7,14 @@
 # jemalloc's own figure as the program computed it, and waste_dense is
 # blamed for nothing; the live heap's page links to the waste page. Then
 # Debian's redis-server under a write/delete load: the parts add up to its
-# RSS within 8 %, the route's and a snapshot's (the timeline's "where is
-# my RSS"). Issue 35 asks 5 %: the parts come out 4.0-5.8 % over RSS here
-# (jemalloc counts as resident pages the kernel never gave, e.g. the
-# untouched rest of a sampled object's extent), so 5 % failed one run in
-# four; the bound is what the model meets every time, until it is fixed.
+# RSS within 5 %, the route's and a snapshot's (the timeline's "where is
+# my RSS"). jemalloc's stats.resident counts pages the kernel never gave
+# (man/heap-waste.1, "RSS's parts"): the radix tree's leaves (2 MiB each,
+# 1 or 2 here as the address space falls, which made the parts 4.0-5.8 %
+# over RSS before the model took them out) and the pages past the first
+# of each live sampled object's extent are taken out; what stays over is
+# dirty pages never touched (2.0 of 5.0 MB here, measured by purging),
+# 1.5-2.5 % of RSS.
 . "$(dirname "$0")/hooklib.sh"
 command -v redis-server >/dev/null || { notok "redis-server is not installed (scripts/install-deps)"; echo "1..$tn"; exit 1; }
 # py EXPR: a Python expression over the JSON in $T/w.json (d).
@@ -78,6 +81,43 @@ cu "$U/internal/heap/timeline?format=folded" >"$T/tl.folded"
 check "timeline folded: the series lines carry the parts and waste" grep -Eq \
 	'^# series: .* tcache=[0-9]+ slab_holes=[0-9]+ slab_tails=[0-9]+ large_pad=[0-9]+ dirty=[0-9]+ muzzy=[0-9]+ metadata_resident=[0-9]+ files=[0-9]+ waste=[0-9]+$' \
 	"$T/tl.folded"
+# One stack allocating two sizes (waste_mixed: 160 bytes kept, 512 bytes
+# nine in ten freed): the record of the samples' sizes splits it, so it
+# is blamed in the 512-byte class for that class's holes, and for nothing
+# in the 160-byte class it fills (its mean size, 336, has neither).
+host_cmd "mixed 50000" '^mixed '
+want512=$(awk '/^mixed / { print $3 }' "$HOST_OUT")
+cu "$U/internal/heap/waste" >"$T/w.json"
+is "mixed: 200" "$(code)" 200
+mixed() { py "[s['$1'] for s in d['sites'] if s['function'] == 'waste_mixed' and s['class'] == $2]"; }
+is "waste_mixed is split by the record, a site in each of its classes" \
+	"$(py "sorted((s['class'], s['size_from']) for s in d['sites'] if s['function'] == 'waste_mixed')")" \
+	"[(160, 'record'), (512, 'record')]"
+got=$(mixed waste 512 | tr -d '[]')
+check "waste_mixed holds the 512-byte class's waste: $got of jemalloc's $want512, within 15 %" \
+	python3 -c "import sys; sys.exit(abs($got - $want512) > 0.15 * $want512)"
+is "waste_mixed is blamed for nothing in the 160-byte class it fills" "$(mixed waste 160)" "[0]"
+check "its objects in use are mostly of 160 bytes" python3 -c "
+import sys; sys.exit(not $(mixed live_objects 160 | tr -d '[]') > 5 * $(mixed live_objects 512 | tr -d '[]'))"
+stop_host
+
+# Without jemalloc's record of recent allocations (FLAMEKIT_RECENT=0), a
+# stack of several sizes cannot be split: one sentence says so, and the
+# site is in the class of its mean size. (A stack of one size needs no
+# record, and none is read.)
+port=$(free_port)
+U=http://127.0.0.1:$port
+start_prog "$B/waste-prog" FLAMEKIT_HTTP=127.0.0.1:$port FLAMEKIT_RECENT=0 LD_PRELOAD="$HOOK $JE" \
+	MALLOC_CONF=prof:true,prof_active:false,prof_accum:true,lg_prof_sample:14
+check "waste-prog starts without the record" wait_http "$U/internal/heap/settings"
+enable "$U"
+host_cmd "mixed 20000" '^mixed '
+cu "$U/internal/heap/waste" >"$T/w.json"
+is "no record: 200" "$(code)" 200
+like "no record: one sentence says so" "$(py "d['notes']")" \
+	"no record of the samples' sizes \\(recording is off \\(FLAMEKIT_RECENT=0\\)\\): each site is in the class of its mean size"
+is "no record: waste_mixed is one site, in the class of its objects' mean size (192 bytes)" \
+	"$(py "[(s['class'], s['size_from']) for s in d['sites'] if s['function'] == 'waste_mixed']")" "[(192, 'mean')]"
 stop_host
 
 # redis: 300 000 SETs, seven in ten deleted; after one request (the
@@ -97,8 +137,27 @@ is "redis json: 200" "$(code)" 200
 is "every part known" "$(py "[k for k, v in d['parts'].items() if v is None]")" "[]"
 rss=$(py "sum(v for v in d['parts'].values())")
 sum=$(py "sum(v for k, v in d['parts'].items() if k != 'other')")
-check "the parts ($sum) add up to RSS ($rss) within 8 %" \
-	python3 -c "import sys; sys.exit(abs($sum - $rss) > 0.08 * $rss)"
+check "the parts ($sum) add up to RSS ($rss) within 5 %" \
+	python3 -c "import sys; sys.exit(abs($sum - $rss) > 0.05 * $rss)"
+check "the radix tree's untouched leaf pages are out of metadata" python3 -c "
+import json, sys
+r = json.load(open('$T/w.json'))['not_resident']['rtree']
+sys.exit(not (r['leaves'] >= 1 and r['counted'] == r['leaves'] << 21 and 0 < r['resident'] < r['counted']))"
+check "so are the live sampled objects' extents past their first page" python3 -c "
+import json, sys
+s = json.load(open('$T/w.json'))['not_resident']['sampled']
+sys.exit(not (s['objects'] > 0 and s['untouched'] == s['objects'] * 16384))"
+# Split by the record, 87-100 % of the slab waste is laid to sites (75 %
+# once in 12 runs under load: ~600 samples); by mean size 32-35 %.
+check "the slab waste is laid to sites, 60 % of it at least ($(py "d['small']['attributed'] * 100 // d['small']['waste']") %)" \
+	python3 -c "
+import json, sys
+d = json.load(open('$T/w.json')); sys.exit(not d['small']['attributed'] >= 0.6 * d['small']['waste'])"
+check "the values' stack (sdsResize) is split across the classes it allocates in" python3 -c "
+import json, sys
+d = json.load(open('$T/w.json'))
+k = {s['class'] for s in d['sites'] if 'sdsResize' in s['stack'] and s['size_from'] == 'record' and s['waste'] > 0}
+sys.exit(not {224, 448} <= k)"
 check "the slab holes are most of the waste" python3 -c "
 import json, sys
 d = json.load(open('$T/w.json')); sys.exit(not d['parts']['slab_holes'] > d['parts']['live'] / 2)"
@@ -109,7 +168,7 @@ is "redis snapshot: 200" "$(code)" 200
 cu "$U/internal/heap/timeline?format=json" >"$T/w.json"
 sum=$(py "(lambda s: s['allocated'] + s['hook'] + sum(s[k] for k in [$PARTS] if k != 'tcache'))(d['snapshots'][-1])")
 rss=$(py "d['snapshots'][-1]['rss']")
-check "the snapshot's parts ($sum) add up to its RSS ($rss) within 8 %" \
-	python3 -c "import sys; sys.exit(abs($sum - $rss) > 0.08 * $rss)"
+check "the snapshot's parts ($sum) add up to its RSS ($rss) within 5 %" \
+	python3 -c "import sys; sys.exit(abs($sum - $rss) > 0.05 * $rss)"
 kill "$rpid"
 echo "1..$tn"

@@ -7,6 +7,13 @@
  *              allocates N and frees nine in ten of them, at random; prints
  *              "frag W": jemalloc's own slab waste of that class over every
  *              arena, (curslabs * nregs - curregs) * size
+ *   mixed N    waste_mixed, one stack allocating two sizes, keeps N objects
+ *              of 160 bytes and allocates N of 512, nine in ten of those
+ *              freed at random; prints "mixed W160 W512": jemalloc's slab
+ *              waste of the two classes, as frag's
+ *   churn N    N objects of 4 KiB allocated and freed at once ("churn N"):
+ *              jemalloc's record of recent allocations fills with freed
+ *              ones (bench/waste.sh)
  *   arenas N   N more arenas (arenas.create), each holding one object
  *              ("arenas N"), for the cost of many arenas (bench/waste.sh)
  *   dump PATH  prof.dump to PATH ("dumped")
@@ -37,6 +44,13 @@ __attribute__((noinline)) void *waste_sparse(void)
 	return malloc(SIZE);
 }
 
+/* Both sizes from one stack: the caller's loop calls it from one place. */
+__attribute__((noinline)) void *waste_mixed(size_t size);
+__attribute__((noinline)) void *waste_mixed(size_t size)
+{
+	return malloc(size);
+}
+
 static size_t size_ctl(const char *name)
 {
 	size_t v = 0, sz = sizeof v;
@@ -46,8 +60,8 @@ static size_t size_ctl(const char *name)
 	return v;
 }
 
-/* jemalloc's slab waste of the class of SIZE bytes, every arena. */
-static unsigned long long class_waste(void)
+/* jemalloc's slab waste of the class of size bytes, every arena. */
+static unsigned long long class_waste(size_t size)
 {
 	unsigned nbins = 0, nregs = 0;
 	uint64_t epoch = 1;
@@ -58,7 +72,7 @@ static unsigned long long class_waste(void)
 	ctl("arenas.nbins", &nbins, &sz, NULL, 0);
 	for (unsigned j = 0; j < nbins; j++) {
 		snprintf(name, sizeof name, "arenas.bin.%u.size", j);
-		if (size_ctl(name) != SIZE)
+		if (size_ctl(name) != size)
 			continue;
 		snprintf(name, sizeof name, "arenas.bin.%u.nregs", j);
 		sz = sizeof nregs;
@@ -67,9 +81,18 @@ static unsigned long long class_waste(void)
 		size_t slabs = size_ctl(name);
 		snprintf(name, sizeof name, "stats.arenas.4096.bins.%u.curregs", j);
 		size_t regs = size_ctl(name);
-		return (unsigned long long)(slabs * nregs - regs) * SIZE;
+		return (unsigned long long)(slabs * nregs - regs) * size;
 	}
 	return 0;
+}
+
+/* One in ten kept, at random (xorshift, fixed seed): 1 to free. */
+static int drop(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x % 10 != 0;
 }
 
 static void frag(size_t n, size_t d)
@@ -82,17 +105,49 @@ static void frag(size_t n, size_t d)
 		memset(dense[i] = waste_dense(), 1, SIZE);
 	for (size_t i = 0; i < n; i++)
 		memset(sparse[i] = waste_sparse(), 2, SIZE);
-	/* Nine in ten freed, at random (xorshift, fixed seed). */
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		if (x % 10 != 0) {
+	/* Nine in ten freed, at random. */
+	for (size_t i = 0; i < n; i++)
+		if (drop(&x)) {
 			free(sparse[i]);
 			sparse[i] = NULL;
 		}
+	printf("frag %llu\n", class_waste(SIZE));
+}
+
+static void mixed(size_t n)
+{
+	void **keep = calloc(2 * n, sizeof *keep);
+	uint64_t x = 2463534242ull;
+
+	for (size_t i = 0; keep && i < 2 * n; i++) {
+		size_t size = i % 2 ? 512 : 160;
+
+		memset(keep[i] = waste_mixed(size), 5, size);
 	}
-	printf("frag %llu\n", class_waste());
+	for (size_t i = 1; keep && i < 2 * n; i += 2)
+		if (drop(&x)) {
+			free(keep[i]);
+			keep[i] = NULL;
+		}
+	printf("mixed %llu %llu\n", class_waste(160), class_waste(512));
+}
+
+__attribute__((noinline)) void *waste_churn(void);
+__attribute__((noinline)) void *waste_churn(void)
+{
+	return malloc(4096);
+}
+
+static void churn(size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p = waste_churn();
+
+		if (p)
+			p[0] = 1;
+		free(p);
+	}
+	printf("churn %zu\n", n);
 }
 
 static void arenas(size_t n)
@@ -136,6 +191,10 @@ int main(void)
 	while (fgets(line, sizeof line, stdin)) {
 		if (sscanf(line, "frag %zu %zu", &n, &d) == 2) {
 			frag(n, d);
+		} else if (sscanf(line, "mixed %zu", &n) == 1) {
+			mixed(n);
+		} else if (sscanf(line, "churn %zu", &n) == 1) {
+			churn(n);
 		} else if (sscanf(line, "arenas %zu", &n) == 1) {
 			arenas(n);
 		} else if (sscanf(line, "dump %4095s", path) == 1) {

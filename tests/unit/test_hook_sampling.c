@@ -15,6 +15,7 @@
 
 #include "t.h"
 #include "hook_int.h"
+#include "jeversion.h"
 
 #define V530 "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"
 #define V531 "5.3.1-0-g81034ce1f1373e37dc865038e1bc8eeecf559ce8"
@@ -126,7 +127,7 @@ static void test_versions(void)
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		T_EQ_INT(fk_sampling_page_rounded(cases[i].v), cases[i].rounded, cases[i].v);
+		T_EQ_INT(fk_jeversion_page_rounded(cases[i].v), cases[i].rounded, cases[i].v);
 }
 
 /* Figures measured with 40 000 kept objects at lg_prof_sample 12 and
