@@ -123,6 +123,9 @@ HOOK_TPROGS += $(B)/life-prog $(B)/forkdump-prog
 #                    its slabs (tests/hook/waste.t, fixtures/waste/)
 HOOK_TPROGS += $(B)/waste-prog
 HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
+#   handle-prog      mounts the routes through fk_hook_handle (tests/hook/handle.t)
+HOOK_TPROGS += $(B)/handle-prog
+OBJS += $(B)/handle_prog.o
 UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer $(B)/test_hook_sampling
 # test_hook_env: the settings' table; --print-settings for tests/docs/hook-env.t
 UNIT     += $(B)/test_hook_env
@@ -216,9 +219,8 @@ $(B)/forkdump-prog: $(B)/forkdump_prog.o $(HOOK_SO) $(SERVE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(B)/forkdump_prog.o -L$(B) -lflamekit-hook \
 		-Wl,-rpath,'$$ORIGIN' -ljemalloc -lpthread
 # handle-prog: a C program mounting the routes through fk_hook_handle
-# (tests/hook/handle.t), the serving half loaded by the shared library.
-HOOK_TPROGS += $(B)/handle-prog
-OBJS += $(B)/handle_prog.o
+# (tests/hook/handle.t), the serving half loaded by the shared library
+# (in HOOK_TPROGS above).
 $(B)/handle_prog.o: tests/hook/handle_prog.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(ALL_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer -c -o $@ $<
 $(B)/handle-prog: $(B)/handle_prog.o $(HOOK_SO) $(SERVE_SO)
