@@ -126,12 +126,13 @@ HOOK_TPROGS += $(B)/dl-prog $(B)/libfk-dl-alpha.so $(B)/libfk-dl-beta.so
 #   handle-prog      mounts the routes through fk_hook_handle (tests/hook/handle.t)
 HOOK_TPROGS += $(B)/handle-prog
 OBJS += $(B)/handle_prog.o
-UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer $(B)/test_hook_sampling
+UNIT     += $(B)/test_hook_addr $(B)/test_hook_fetch $(B)/test_hook_peer $(B)/test_hook_sampling \
+            $(B)/test_hook_params
 # test_hook_env: the settings' table; --print-settings for tests/docs/hook-env.t
 UNIT     += $(B)/test_hook_env
 OBJS     += $(B)/test_hook_env.o
 OBJS     += $(B)/conf_own.o $(B)/hook_alloc_prog.o $(B)/hook_api_prog.o $(B)/series_prog.o $(B)/hook_bench.o $(B)/peer_bench.o $(B)/forkdump_prog.o $(B)/test_hook_addr.o \
-            $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/test_hook_sampling.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
+            $(B)/test_hook_fetch.o $(B)/test_hook_peer.o $(B)/test_hook_sampling.o $(B)/test_hook_params.o $(B)/fork_prog.o $(B)/jit_prog.o $(B)/unwind_bench.o
 units: $(HOOK_TPROGS)
 
 # Frame pointers and no inlining, so the allocation sites the tests look
@@ -242,6 +243,9 @@ $(B)/test_hook_env: $(B)/test_hook_env.o $(B)/hook_env.o $(B)/libfkcore.a
 $(B)/test_hook_sampling.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_sampling: $(B)/test_hook_sampling.o $(B)/hook_sampling.o $(B)/hook_arena.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
+$(B)/test_hook_params.o: CFLAGS += $(HOOK_CFLAGS)
+$(B)/test_hook_params: $(B)/test_hook_params.o $(B)/hook_params.o $(B)/libfkcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
 

@@ -311,19 +311,6 @@ static int abandon_job(struct fk_req *rq)
 	return 0;
 }
 
-/* A query parameter's value; "" for one given without '=' (a flag such as
- * "&inverted", which admission lets through), NULL when absent. */
-static const char *conn_arg(void *tctx, const char *name)
-{
-	const char *v = NULL;
-	size_t n = 0;
-
-	if (MHD_lookup_connection_value_n(tctx, MHD_GET_ARGUMENT_KIND, name, strlen(name), &v,
-					  &n) != MHD_YES)
-		return NULL;
-	return v ? v : "";
-}
-
 /* conn_each's state: the caller's visitor and what it last returned. */
 struct each {
 	int (*fn)(void *cls, const char *key, size_t klen, const char *val, size_t vlen);
@@ -374,7 +361,7 @@ static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *metho
 {
 	struct fk_request req = {
 		.method = method, .path = url, .host = host_for_msg(c),
-		.uri = rq->uri ? rq->uri : url, .arg = conn_arg, .each = conn_each, .tctx = c,
+		.uri = rq->uri ? rq->uri : url, .each = conn_each, .tctx = c,
 	};
 	struct fk_reply r;
 	int rc;

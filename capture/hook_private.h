@@ -327,20 +327,7 @@ struct fk_body_src {
 	uint64_t size;             /* the body's length; FK_ANSWER_NO_LENGTH: unknown */
 };
 
-/* ---- hook_params.c: the query parameters a route takes ---- */
-/* What a parameter's value may be. */
-enum fk_param_kind {
-	FK_PARAM_BOOL,             /* true, false, 1 or 0 */
-	FK_PARAM_FLAG,             /* the same, or nothing (alone or "="): true */
-	FK_PARAM_UINT,             /* decimal 0 to max */
-	FK_PARAM_ID,               /* decimal 1 to max */
-	FK_PARAM_WORD,             /* one of word(0), word(1), ... */
-	FK_PARAM_TEXT,             /* any bytes but NUL, at most FK_HOOK_MAX_URL */
-	FK_PARAM_WIDTH,            /* a number 0 to 1e6, or one with '%' after */
-	FK_PARAM_PID,              /* a process id: decimal 1 to FK_HOOK_PID_MAX */
-	FK_PARAM_PID_ALL,          /* the same, or the word "all" */
-};
-
+/* ---- hook_params.c: a request's parameters (serve_req.h) ---- */
 /* Largest ?pid= taken as a process id (pid_t's): a larger number is not
  * one (400); a smaller one that is no process of the program is 404. */
 #define FK_HOOK_PID_MAX 2147483647

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "serve_int.h"
-#include "num.h"
+#include "serve_req.h"
 
 /* One request to every worker of asks[0..n), made by the work. */
 struct procs_ctx {
@@ -151,11 +151,10 @@ static void proxy_finish(void *arg, struct fk_reply *r)
 	proxy_free(c);
 }
 
-void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r)
+void fk_procs_proxy(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)
 {
 	struct proxy_ctx *c = calloc(1, sizeof *c);
-	const char *s = fk_req_arg(rq, "seconds");
-	uint64_t secs;
+	pid_t pid = q->pid;
 
 	if (!c) {
 		fk_reply_error(r, 500, "out of memory");
@@ -172,11 +171,11 @@ void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r)
 	strip_pid(rq->uri, c->target, sizeof c->target);
 	fk_err_init(&c->err, NULL);
 	c->seconds = FK_HOOK_PROXY_SECONDS - 5;
-	/* A window (?seconds=N, already checked against its route's bound)
-	 * answers N seconds after it opens: the worker has those on top. */
-	if (s && fk_parse_u64(s, strlen(s), &secs) == 0 && secs <= FK_HOOK_MAX_SECONDS) {
-		c->seconds += (double)secs;
-		r->deadline = fk_now() + FK_HOOK_PROXY_SECONDS + (double)secs;
+	/* A window (?seconds=N) answers N seconds after it opens: the worker
+	 * has those on top. */
+	if (q->seconds) {
+		c->seconds += (double)q->seconds;
+		r->deadline = fk_now() + FK_HOOK_PROXY_SECONDS + (double)q->seconds;
 	}
 	r->work = proxy_work;
 	r->finish = proxy_finish;
@@ -330,7 +329,7 @@ static void list_finish(void *arg, struct fk_reply *r)
 	list_free(c);
 }
 
-void fk_procs_list(const struct fk_request *rq, struct fk_reply *r)
+void fk_procs_list(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)
 {
 	struct list_ctx *c = calloc(1, sizeof *c);
 	struct fk_member *m = calloc(FK_HOOK_MAX_WORKERS, sizeof *m);
@@ -340,6 +339,7 @@ void fk_procs_list(const struct fk_request *rq, struct fk_reply *r)
 	FILE *f = NULL;
 
 	(void)rq;
+	(void)q;
 	if (!c || !m || !(f = open_memstream(&buf, &blen))) {
 		free(m);
 		list_free(c);

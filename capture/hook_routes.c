@@ -11,7 +11,7 @@
 
 #include "serve_int.h"
 #include "life.h"
-#include "num.h"
+#include "serve_req.h"
 #include "symbolize.h"
 
 /* 409 when the jemalloc FLAMEKIT_MALLCTL chose is idle and another holds
@@ -116,36 +116,14 @@ static void send_profile(const struct fk_request *rq, struct fk_reply *r, int fm
 		r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }
 
-/* A snapshot id parameter: 0 when absent, else 1.. into *id; -1 with a
- * 400 when malformed. */
-static int snap_id(const struct fk_request *rq, struct fk_reply *r, const char *name,
-		   uint32_t *id)
-{
-	const char *s = fk_req_arg(rq, name);
-	uint64_t v;
-
-	*id = 0;
-	if (!s)
-		return 0;
-	if (fk_parse_u64(s, strlen(s), &v) < 0 || v == 0 || v > UINT32_MAX) {
-		fk_reply_error(r, 400, "bad %s '%.40s': want a snapshot id (see "
-			       "/internal/heap/timeline?format=json)", name, s);
-		return -1;
-	}
-	*id = (uint32_t)v;
-	return 0;
-}
-
 /* ?snapshot=ID, ?base=ID, or both: a snapshot, or the growth from base
  * to the snapshot or to now, in fmt. */
-static void send_snapshot(const struct fk_request *rq, struct fk_reply *r, int fmt,
+static void send_snapshot(const struct fk_req *q, struct fk_reply *r, int fmt,
 			  const struct fk_serve_opts *o)
 {
 	struct fk_err err;
-	uint32_t id, base;
+	uint32_t id = q->snapshot, base = q->base;
 
-	if (snap_id(rq, r, "snapshot", &id) < 0 || snap_id(rq, r, "base", &base) < 0)
-		return;
 	if (fmt == FK_OUT_RAW) {
 		fk_reply_error(r, 400, "format raw is the live heap only: a snapshot is "
 			       "served as pprof, flame, folded or symbolized");
@@ -175,12 +153,14 @@ static void send_snapshot(const struct fk_request *rq, struct fk_reply *r, int f
 		r->disposition = "attachment; filename=\"heap.pb.gz\"";
 }
 
-static void post_snapshot(const struct fk_request *rq, struct fk_reply *r)
+static void post_snapshot(const struct fk_request *rq, const struct fk_req *q,
+			  struct fk_reply *r)
 {
 	struct fk_err err;
 	uint32_t id = 0;
 	FILE *f;
 
+	(void)q;
 	if (fk_settings_unavailable(r))
 		return;
 	if (!fk_state_sampled()) {
@@ -200,38 +180,47 @@ static void post_snapshot(const struct fk_request *rq, struct fk_reply *r)
 	fk_reply_close(r, f);
 }
 
-static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o);
+static int flame_opts(const struct fk_req *q, struct fk_reply *r, struct fk_serve_opts *o);
+
+/* The timeline's formats, for its format parameter: the page (the
+ * default), the series as folded text, or JSON. */
+enum { TIMELINE_FLAME, TIMELINE_FOLDED, TIMELINE_JSON };
+static const char *timeline_word(int i)
+{
+	static const char *const w[] = { "flame", "folded", "json" };
+
+	return i >= 0 && i < 3 ? w[i] : NULL;
+}
 
 /* The timeline: the page (default), the series as folded text, or JSON;
  * the page takes the flame graph's options, which the others refuse. */
-static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
+static void get_timeline(const struct fk_request *rq, const struct fk_req *q,
+			 struct fk_reply *r)
 {
-	static const char *const page_only[] = { "title", "colors", "minwidth", "inverted" };
-	const char *f = fk_req_arg(rq, "format");
+	static const enum fk_arg page_only[] = {
+		FK_ARG_TITLE, FK_ARG_COLORS, FK_ARG_MINWIDTH, FK_ARG_INVERTED };
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
+	int fmt = q->format == TIMELINE_FOLDED ? FK_OUT_FOLDED : FK_OUT_FLAME;
 	struct fk_err err;
-	int fmt = FK_OUT_FLAME;
 	FILE *jf;
 
-	if (f && strcmp(f, "flame") != 0)
+	(void)rq;
+	if (q->format != TIMELINE_FLAME)
 		for (size_t i = 0; i < sizeof page_only / sizeof page_only[0]; i++)
-			if (fk_req_arg(rq, page_only[i])) {
+			if (fk_req_has(q, page_only[i])) {
 				fk_reply_error(r, 400, "'%s' shapes the timeline's page "
-					       "(format=flame), not format=%.40s", page_only[i], f);
+					       "(format=flame), not format=%s",
+					       fk_arg_name(page_only[i]), timeline_word(q->format));
 				return;
 			}
-	if (f && strcmp(f, "json") == 0) {
+	if (q->format == TIMELINE_JSON) {
 		if ((jf = fk_reply_open(r, "application/json"))) {
 			fk_snap_json(jf);
 			fk_reply_close(r, jf);
 		}
 		return;
 	}
-	if (f && (fmt = fk_fmt_parse(f)) != FK_OUT_FLAME && fmt != FK_OUT_FOLDED) {
-		fk_reply_error(r, 400, "unknown timeline format '%.40s': want flame, folded or json", f);
-		return;
-	}
-	if (flame_opts(rq, r, &o))
+	if (flame_opts(q, r, &o))
 		return;
 	fk_err_init(&err, NULL);
 	r->status = 200;
@@ -248,48 +237,26 @@ static void get_timeline(const struct fk_request *rq, struct fk_reply *r)
 	}
 }
 
-/* ?max_samples=N (0: no limit) into o, else the process's default; 0,
- * or 1 with a 400. */
-static int sample_limit(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
+/* ?max_samples=N (0: no limit), else the process's default. */
+static size_t sample_limit(const struct fk_req *q)
 {
-	const char *s = fk_req_arg(rq, "max_samples");
-	o->max_samples = fk_env_get()->max_samples;
-	if (!s)
-		return 0;
-	if (fk_parse_size(s, strlen(s), UINT32_MAX, &o->max_samples) < 0) {
-		fk_reply_error(r, 400, "bad max_samples '%.40s': want 0 (no limit) to %u", s,
-			       UINT32_MAX);
-		return 1;
-	}
-	return 0;
+	return fk_req_has(q, FK_ARG_MAX_SAMPLES) ? (size_t)q->max_samples
+					       : fk_env_get()->max_samples;
 }
 
 /* The flame graph's options, as render-flame's; 0, or 1 with a 400. */
-static int flame_opts(const struct fk_request *rq, struct fk_reply *r, struct fk_serve_opts *o)
+static int flame_opts(const struct fk_req *q, struct fk_reply *r, struct fk_serve_opts *o)
 {
-	const char *s;
+	const char *msg;
 
-	o->title = fk_req_arg(rq, "title");
-	o->colors = fk_req_arg(rq, "colors");
-	if ((s = fk_req_arg(rq, "minwidth"))) {
-		if (fk_parse_minwidth(s, strlen(s), &o->minwidth, &o->minwidth_pct) < 0 ||
-		    o->minwidth > 1e6) {
-			fk_reply_error(r, 400, "bad minwidth '%.40s'", s);
-			return 1;
-		}
-	}
-	if ((s = fk_req_arg(rq, "inverted")) &&
-	    (*s ? fk_param_bool(s, &o->inverted) : (o->inverted = 1, 0)) < 0) {
-		fk_reply_error(r, 400, "bad inverted '%.40s': want true or false", s);
-		return 1;
-	}
-	if ((s = fk_req_arg(rq, "lines")) &&
-	    (*s ? fk_param_bool(s, &o->lines) : (o->lines = 1, 0)) < 0) {
-		fk_reply_error(r, 400, "bad lines '%.40s': want true or false", s);
-		return 1;
-	}
-	if (fk_serve_check(o, &s) < 0) {
-		fk_reply_error(r, 400, "%s", s);
+	o->title = q->title;
+	o->colors = q->colors;
+	o->minwidth = q->minwidth;
+	o->minwidth_pct = q->minwidth_pct;
+	o->inverted = q->inverted;
+	o->lines = q->lines;
+	if (fk_serve_check(o, &msg) < 0) {
+		fk_reply_error(r, 400, "%s", msg);
 		return 1;
 	}
 	return 0;
@@ -311,20 +278,12 @@ static const char *format_list(char *buf, size_t size, const char *sep, const ch
 	return buf;
 }
 
-static void get_heap(const struct fk_request *rq, struct fk_reply *r)
+static void get_heap(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)
 {
-	const char *f = fk_req_arg(rq, "format"), *st;
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
-	int fmt = FK_OUT_PPROF;
+	int fmt = q->format;
 
-	if (f && (fmt = fk_fmt_parse(f)) < 0) {
-		char names[200];
-
-		fk_reply_error(r, 400, "unknown format '%.40s': want %s", f,
-			       format_list(names, sizeof names, ", ", " or "));
-		return;
-	}
-	if ((st = fk_req_arg(rq, "sample_type"))) {
+	if (fk_req_has(q, FK_ARG_SAMPLE_TYPE)) {
 		/* The page has a column of each, a pprof carries all four. */
 		if (fmt != FK_OUT_FOLDED) {
 			fk_reply_error(r, 400, "sample_type chooses folded text's value "
@@ -332,12 +291,15 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 				       "type, a pprof carries all four");
 			return;
 		}
-		o.sample_type = fk_param_word(fk_sample_type_name, st);
+		o.sample_type = q->sample_type;
 	}
-	if (flame_opts(rq, r, &o) || sample_limit(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
+	if (flame_opts(q, r, &o))
 		return;
-	if (fk_req_arg(rq, "snapshot") || fk_req_arg(rq, "base")) {
-		send_snapshot(rq, r, fmt, &o);
+	o.max_samples = sample_limit(q);
+	if (fk_settings_unavailable(r) || idle_copy(r))
+		return;
+	if (fk_req_has(q, FK_ARG_SNAPSHOT) || fk_req_has(q, FK_ARG_BASE)) {
+		send_snapshot(q, r, fmt, &o);
 		return;
 	}
 	send_profile(rq, r, fmt, &o);
@@ -345,20 +307,16 @@ static void get_heap(const struct fk_request *rq, struct fk_reply *r)
 
 /* Go's /debug/pprof/heap or /debug/pprof/allocs: the same four sample
  * types, the default alloc_space for allocs; ?seconds=N a window. */
-static void get_pprof(const struct fk_request *rq, struct fk_reply *r, int allocs)
+static void get_pprof(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r,
+		      int allocs)
 {
-	const char *s = fk_req_arg(rq, "seconds");
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1, .allocs = allocs };
 	struct fk_err err;
-	uint64_t secs = 0;
 
-	if (s && (fk_parse_u64(s, strlen(s), &secs) < 0 || secs > FK_HOOK_MAX_SECONDS)) {
-		fk_reply_error(r, 400, "bad seconds '%.40s': want 0 to %d", s, FK_HOOK_MAX_SECONDS);
+	o.max_samples = sample_limit(q);
+	if (fk_settings_unavailable(r) || idle_copy(r))
 		return;
-	}
-	if (sample_limit(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
-		return;
-	if (secs == 0) {
+	if (q->seconds == 0) {
 		send_profile(rq, r, FK_OUT_PPROF, &o);
 		return;
 	}
@@ -372,19 +330,21 @@ static void get_pprof(const struct fk_request *rq, struct fk_reply *r, int alloc
 		fk_reply_error(r, 500, "%s", err.msg);
 		return;
 	}
-	r->deadline = fk_now() + (double)secs;
+	r->deadline = fk_now() + (double)q->seconds;
 	r->finish = fk_serve_delta_finish;
 	r->drop = fk_serve_delta_drop;
 }
 
-static void get_heap_pprof(const struct fk_request *rq, struct fk_reply *r)
+static void get_heap_pprof(const struct fk_request *rq, const struct fk_req *q,
+			   struct fk_reply *r)
 {
-	get_pprof(rq, r, 0);
+	get_pprof(rq, q, r, 0);
 }
 
-static void get_allocs_pprof(const struct fk_request *rq, struct fk_reply *r)
+static void get_allocs_pprof(const struct fk_request *rq, const struct fk_req *q,
+			     struct fk_reply *r)
 {
-	get_pprof(rq, r, 1);
+	get_pprof(rq, q, r, 1);
 }
 
 /* The lifetimes' formats, for its format parameter: json (the default,
@@ -398,36 +358,33 @@ static const char *lifetimes_word(int i)
 
 /* ?view=temporary&max_ms=N, view=oldest&min_s=N, view=freed, or none
  * (every record by allocation site), in a format (json by default). */
-static void get_lifetimes(const struct fk_request *rq, struct fk_reply *r)
+static void get_lifetimes(const struct fk_request *rq, const struct fk_req *q,
+			  struct fk_reply *r)
 {
-	const char *f = fk_req_arg(rq, "format"), *v = fk_req_arg(rq, "view");
-	const char *ms = fk_req_arg(rq, "max_ms"), *mins = fk_req_arg(rq, "min_s");
+	int ms = fk_req_has(q, FK_ARG_MAX_MS), mins = fk_req_has(q, FK_ARG_MIN_S);
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
-	struct fk_life_query q = { FK_LIFE_SITES, FK_HOOK_LIFE_MAX_MS, FK_HOOK_LIFE_MIN_S };
+	struct fk_life_query lq = { (enum fk_life_view)q->view, FK_HOOK_LIFE_MAX_MS,
+				    FK_HOOK_LIFE_MIN_S };
 	struct fk_err err;
-	int fmt = FK_RECENT_JSON, rc;
-	uint64_t n;
+	int fmt = q->format == 0 ? FK_RECENT_JSON : fk_fmt_parse(lifetimes_word(q->format)), rc;
 
-	if (v)
-		q.view = (enum fk_life_view)fk_life_view_parse(v);
-	if ((ms && q.view != FK_LIFE_TEMPORARY) || (mins && q.view != FK_LIFE_OLDEST)) {
+	(void)rq;
+	if ((ms && lq.view != FK_LIFE_TEMPORARY) || (mins && lq.view != FK_LIFE_OLDEST)) {
 		fk_reply_error(r, 400, "%s goes with view=%s", ms ? "max_ms" : "min_s",
 			       ms ? "temporary" : "oldest");
 		return;
 	}
-	if (ms && fk_parse_u64(ms, strlen(ms), &n) == 0)
-		q.max_ms = (double)n;
-	if (mins && fk_parse_u64(mins, strlen(mins), &n) == 0)
-		q.min_s = (double)n;
-	if (f && strcmp(f, "json") != 0)
-		fmt = fk_fmt_parse(f);
-	if (flame_opts(rq, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
+	if (ms)
+		lq.max_ms = (double)q->max_ms;
+	if (mins)
+		lq.min_s = (double)q->min_s;
+	if (flame_opts(q, r, &o) || fk_settings_unavailable(r) || idle_copy(r))
 		return;
 	fk_err_init(&err, NULL);
 	r->status = 200;
 	r->ctype = fmt == FK_RECENT_JSON ? "application/json" :
 		fmt == FK_OUT_RAW ? "text/plain; charset=utf-8" : fk_fmt_ctype(fmt);
-	rc = fk_recent_serve(&q, fmt, &o, &r->body, &r->len, &r->maplen, &err);
+	rc = fk_recent_serve(&lq, fmt, &o, &r->body, &r->len, &r->maplen, &err);
 	if (rc != 0) {
 		r->body = NULL;
 		r->len = r->maplen = 0;
@@ -438,65 +395,58 @@ static void get_lifetimes(const struct fk_request *rq, struct fk_reply *r)
 		r->disposition = "attachment; filename=\"lifetimes.pb.gz\"";
 }
 
-static void get_index(const struct fk_request *rq, struct fk_reply *r);
-
-/* The timeline's formats, for its format parameter. */
-static const char *timeline_word(int i)
-{
-	static const char *const w[] = { "flame", "folded", "json" };
-
-	return i >= 0 && i < 3 ? w[i] : NULL;
-}
+static void get_index(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 
 /* The parameters each route takes (hook_params.c checks them before the
  * handler runs; every route also takes pid). */
 #define SNAPSHOT_ID "a snapshot id (see /internal/heap/timeline?format=json)"
-#define P(n, k) { .name = (n), .kind = (k) }
-#define MAX_SAMPLES { .name = "max_samples", .kind = FK_PARAM_UINT, .max = UINT32_MAX, \
+#define P(a, k) { .arg = FK_ARG_##a, .kind = FK_PARAM_##k }
+#define MAX_SAMPLES { .arg = FK_ARG_MAX_SAMPLES, .kind = FK_PARAM_UINT, .max = UINT32_MAX, \
 		      .want = "0 (no limit) to 4294967295" }
-#define SNAP(n) { .name = (n), .kind = FK_PARAM_ID, .max = UINT32_MAX, .want = SNAPSHOT_ID }
-static const struct fk_param no_params[] = { P(NULL, 0) };
+#define SNAP(a) { .arg = FK_ARG_##a, .kind = FK_PARAM_ID, .max = UINT32_MAX, .want = SNAPSHOT_ID }
+#define END { .arg = FK_ARG_END }
+static const struct fk_param no_params[] = { END };
 /* Taken only to be answered 405 by the handler: GET changes nothing. */
 static const struct fk_param get_settings_params[] = {
-	P("enabled", FK_PARAM_TEXT), P("lg_sample", FK_PARAM_TEXT), P(NULL, 0) };
+	P(ENABLED, TEXT), P(LG_SAMPLE, TEXT), END };
 static const struct fk_param post_settings_params[] = {
-	P("enabled", FK_PARAM_BOOL),
-	{ .name = "lg_sample", .kind = FK_PARAM_UINT, .max = 63 },
-	P("pid", FK_PARAM_PID_ALL),
-	P(NULL, 0) };
+	P(ENABLED, BOOL),
+	{ .arg = FK_ARG_LG_SAMPLE, .kind = FK_PARAM_UINT, .max = 63 },
+	P(PID, PID_ALL),
+	END };
 static const struct fk_param heap_params[] = {
-	{ .name = "format", .kind = FK_PARAM_WORD, .word = fk_fmt_name },
-	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
-	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG), P("lines", FK_PARAM_FLAG),
-	{ .name = "sample_type", .kind = FK_PARAM_WORD, .word = fk_sample_type_name },
-	MAX_SAMPLES, SNAP("snapshot"), SNAP("base"),
-	P(NULL, 0) };
+	{ .arg = FK_ARG_FORMAT, .kind = FK_PARAM_WORD, .word = fk_fmt_name },
+	P(TITLE, TEXT), P(COLORS, TEXT),
+	P(MINWIDTH, WIDTH), P(INVERTED, FLAG), P(LINES, FLAG),
+	{ .arg = FK_ARG_SAMPLE_TYPE, .kind = FK_PARAM_WORD, .word = fk_sample_type_name },
+	MAX_SAMPLES, SNAP(SNAPSHOT), SNAP(BASE),
+	END };
 static const struct fk_param timeline_params[] = {
-	{ .name = "format", .kind = FK_PARAM_WORD, .word = timeline_word },
-	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
-	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
-	P(NULL, 0) };
+	{ .arg = FK_ARG_FORMAT, .kind = FK_PARAM_WORD, .word = timeline_word },
+	P(TITLE, TEXT), P(COLORS, TEXT),
+	P(MINWIDTH, WIDTH), P(INVERTED, FLAG),
+	END };
 static const struct fk_param lifetimes_params[] = {
-	{ .name = "format", .kind = FK_PARAM_WORD, .word = lifetimes_word },
-	{ .name = "view", .kind = FK_PARAM_WORD, .word = fk_life_view_name },
-	{ .name = "max_ms", .kind = FK_PARAM_UINT, .max = FK_HOOK_LIFE_MAX_MS_MAX },
-	{ .name = "min_s", .kind = FK_PARAM_UINT, .max = FK_HOOK_LIFE_MIN_S_MAX },
-	P("title", FK_PARAM_TEXT), P("colors", FK_PARAM_TEXT),
-	P("minwidth", FK_PARAM_WIDTH), P("inverted", FK_PARAM_FLAG),
-	P(NULL, 0) };
+	{ .arg = FK_ARG_FORMAT, .kind = FK_PARAM_WORD, .word = lifetimes_word },
+	{ .arg = FK_ARG_VIEW, .kind = FK_PARAM_WORD, .word = fk_life_view_name },
+	{ .arg = FK_ARG_MAX_MS, .kind = FK_PARAM_UINT, .max = FK_HOOK_LIFE_MAX_MS_MAX },
+	{ .arg = FK_ARG_MIN_S, .kind = FK_PARAM_UINT, .max = FK_HOOK_LIFE_MIN_S_MAX },
+	P(TITLE, TEXT), P(COLORS, TEXT),
+	P(MINWIDTH, WIDTH), P(INVERTED, FLAG),
+	END };
 static const struct fk_param waste_params[] = {
-	{ .name = "format", .kind = FK_PARAM_WORD, .word = fk_waste_format_name },
-	P("title", FK_PARAM_TEXT),
-	P(NULL, 0) };
+	{ .arg = FK_ARG_FORMAT, .kind = FK_PARAM_WORD, .word = fk_waste_format_name },
+	P(TITLE, TEXT),
+	END };
 static const struct fk_param pprof_params[] = {
-	{ .name = "seconds", .kind = FK_PARAM_UINT, .max = FK_HOOK_MAX_SECONDS },
+	{ .arg = FK_ARG_SECONDS, .kind = FK_PARAM_UINT, .max = FK_HOOK_MAX_SECONDS },
 	MAX_SAMPLES,
-	P(NULL, 0) };
+	END };
 
 static const struct route {
 	const char *method;            /* "GET" also serves HEAD */
 	const char *path;
-	void (*fn)(const struct fk_request *rq, struct fk_reply *r);
+	void (*fn)(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 	const char *help;
 	const struct fk_param *params; /* what its query may hold, besides pid */
 } routes[] = {
@@ -520,11 +470,12 @@ static const struct route {
 	{ "GET", "/", get_index, "  (this list)", no_params },
 };
 
-static void get_index(const struct fk_request *rq, struct fk_reply *r)
+static void get_index(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)
 {
 	FILE *f;
 
 	(void)rq;
+	(void)q;
 	if (!(f = fk_reply_open(r, "text/plain; charset=utf-8")))
 		return;
 	fputs("flamekit hook endpoints:\n", f);
@@ -541,14 +492,10 @@ static void get_index(const struct fk_request *rq, struct fk_reply *r)
 
 /* ?pid=N for another process of the program: proxied to it (1), or an
  * error (1); 0 when the request is this process's. */
-static int other_process(const struct fk_request *rq, struct fk_reply *r)
+static int other_process(const struct fk_request *rq, const struct fk_req *q,
+			 struct fk_reply *r)
 {
-	const char *pid = fk_req_arg(rq, "pid");
-	uint64_t v;
-
-	if (!pid)
-		return 0;
-	if (strcmp(pid, "all") == 0) {
+	if (q->pid_all) {
 		struct fk_reply self;
 
 		if (strcmp(rq->method, "POST") != 0 || strcmp(rq->path, "/internal/heap/settings") != 0) {
@@ -556,7 +503,7 @@ static int other_process(const struct fk_request *rq, struct fk_reply *r)
 			return 1;
 		}
 		memset(&self, 0, sizeof self);
-		fk_settings_post(rq, &self);
+		fk_settings_post(rq, q, &self);
 		if (self.status != 0 && self.status != 200) {
 			*r = self;
 			return 1;
@@ -564,19 +511,14 @@ static int other_process(const struct fk_request *rq, struct fk_reply *r)
 		fk_procs_all(rq, &self, r);
 		return 1;
 	}
-	if (fk_parse_u64(pid, strlen(pid), &v) < 0 || v == 0 || v > INT32_MAX) {
-		fk_reply_error(r, 400, "bad pid '%.40s': want a process id from GET "
-			       "/internal/heap/processes (or all, for POST settings)", pid);
-		return 1;
-	}
-	if ((pid_t)v == getpid())
+	if (!fk_req_has(q, FK_ARG_PID) || q->pid == getpid())
 		return 0;
-	if (!fk_group_is_worker((pid_t)v)) {
-		fk_reply_error(r, 404, "no process %llu in this program: GET "
-			       "/internal/heap/processes lists them", (unsigned long long)v);
+	if (!fk_group_is_worker(q->pid)) {
+		fk_reply_error(r, 404, "no process %ld in this program: GET "
+			       "/internal/heap/processes lists them", (long)q->pid);
 		return 1;
 	}
-	fk_procs_proxy(rq, (pid_t)v, r);
+	fk_procs_proxy(rq, q, r);
 	return 1;
 }
 
@@ -590,12 +532,14 @@ void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r)
 			continue;
 		if (strcmp(m, routes[i].method) == 0) {
 			char route[120], msg[600];
+			struct fk_req q;
 
 			snprintf(route, sizeof route, "%s %s", routes[i].method, routes[i].path);
-			if (fk_params_check(rq, routes[i].params, route, msg, sizeof msg) < 0)
+			if (fk_req_parse(&q, rq->each, rq->tctx, routes[i].params, route, msg,
+					 sizeof msg) < 0)
 				fk_reply_error(r, 400, "%s", msg);
-			else if (!other_process(rq, r))
-				routes[i].fn(rq, r);
+			else if (!other_process(rq, &q, r))
+				routes[i].fn(rq, &q, r);
 			return;
 		}
 		allowed = routes[i].method;

@@ -49,18 +49,6 @@ static unsigned hdr_count(void *ctx, const char *name)
 	return n;
 }
 
-/* A parameter's value as the hook's server gives it: "" for a key sent
- * without '=', NULL when absent; the first when sent twice. */
-static const char *req_arg(void *tctx, const char *name)
-{
-	const struct handed_req *q = tctx;
-
-	for (size_t i = 0; i < q->n; i++)
-		if (strcmp(q->key[i], name) == 0)
-			return q->val[i] ? q->val[i] : "";
-	return NULL;
-}
-
 static int req_each(void *tctx, int (*fn)(void *cls, const char *key, size_t klen,
 					  const char *val, size_t vlen), void *cls)
 {
@@ -232,7 +220,7 @@ static void route(const struct fk_handed *h, struct fk_reply *r)
 		struct fk_request rq = {
 			.method = h->method, .path = q.path, .uri = h->target,
 			.host = fk_host_for_msg(hdr_get((void *)h, MHD_HTTP_HEADER_HOST)),
-			.arg = req_arg, .each = req_each, .tctx = &q,
+			.each = req_each, .tctx = &q,
 		};
 
 		fk_routes_handle(&rq, r);

@@ -265,27 +265,21 @@ void fk_memo_stats(struct fk_memo_stats *st);
 
 /* ---- hook_reply.c: one request and its answer, as routes see them ---- */
 /* A request: its method, its path without the query, its Host for
- * messages ("HOST" when unusable), and its query parameters. */
+ * messages ("HOST" when unusable), and its query parameters, which the
+ * route table reads once into a struct fk_req (serve_req.h). */
 struct fk_request {
 	const char *method;        /* "GET", "HEAD" or "POST" */
 	const char *path;
 	const char *uri;           /* the whole target as sent: path and query */
 	const char *host;
-	const char *(*arg)(void *tctx, const char *name);  /* NULL: absent */
 	/* Calls fn on every query parameter, in order, with its decoded key
 	 * and value and their lengths (value NULL: the key came without '=');
-	 * stops at the first fn that returns non-zero and returns that. NULL:
-	 * the request has no parameters to list (none are checked). */
+	 * stops at the first fn that returns non-zero and returns that (an
+	 * fk_each_fn). NULL: the request has no parameters. */
 	int (*each)(void *tctx, int (*fn)(void *cls, const char *key, size_t klen,
 					  const char *val, size_t vlen), void *cls);
 	void *tctx;
 };
-
-/* A query parameter of rq, or NULL. */
-static inline const char *fk_req_arg(const struct fk_request *rq, const char *name)
-{
-	return rq->arg(rq->tctx, name);
-}
 
 struct fk_reply {
 	unsigned status;
@@ -326,40 +320,14 @@ void fk_reply_close(struct fk_reply *r, FILE *f);
  * can hold needs escaping (quotes, backslashes, control bytes). */
 void fk_reply_json_str(FILE *f, const char *s);
 
-/* ---- hook_params.c: the query parameters a route takes ---- */
-/* One parameter a route takes: a row of the route table's list. */
-struct fk_param {
-	const char *name;
-	enum fk_param_kind kind;
-	uint64_t max;              /* FK_PARAM_UINT, FK_PARAM_ID: the largest value */
-	/* FK_PARAM_WORD: the i-th word allowed, NULL past the last. */
-	const char *(*word)(int i);
-	const char *want;          /* what is allowed, for messages ("0 to 63");
-				      NULL: said from the kind */
-};
-
-/* Every parameter of rq must be in params (a list ended by a NULL name)
- * or be "pid" (FK_PARAM_PID, unless params names it), be given once, with
- * a value of its kind, without a NUL byte (%00) in its name or value.
- * Returns 0; or -1 with msg (size bytes, at least 1) one sentence naming
- * the parameter and what is allowed, for a 400. route names the route in
- * messages ("GET /internal/heap"). */
-int fk_params_check(const struct fk_request *rq, const struct fk_param *params,
-		    const char *route, char *msg, size_t size);
-
-/* A boolean parameter's value: "true" or "1", "false" or "0". 0 with
- * *out, or -1. */
-int fk_param_bool(const char *s, int *out);
-
-/* The index of v among word(0), word(1), ... (a FK_PARAM_WORD list), or
- * -1. */
-int fk_param_word(const char *(*word)(int i), const char *v);
+/* ---- hook_params.c: a request's parameters, typed (serve_req.h) ---- */
+struct fk_req;
 
 /* ---- serve_waste.c: where the program's memory goes ---- */
 /* GET /internal/heap/waste[?format=json|folded|flame]: jemalloc's
  * statistics less the hook's arena, each class's slab waste laid to the
  * sites of the live heap dump (core/waste.h). */
-void fk_waste_route(const struct fk_request *rq, struct fk_reply *r);
+void fk_waste_route(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 
 /* The route's formats, for its format parameter: json, folded, flame;
  * NULL past the last. */
@@ -385,8 +353,8 @@ void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r);
 
 /* ---- serve_settings.c: the settings routes ---- */
 /* GET and POST /internal/heap/settings (route handlers). */
-void fk_settings_get(const struct fk_request *rq, struct fk_reply *r);
-void fk_settings_post(const struct fk_request *rq, struct fk_reply *r);
+void fk_settings_get(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
+void fk_settings_post(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 
 /* 503 with the sentence saying what to do when jemalloc cannot profile:
  * 1 when answered so, 0 when it can. */
@@ -545,11 +513,11 @@ int fk_group_open(const struct fk_member *m, const char *method, const char *tar
 		  struct fk_err *err);
 
 /* ---- hook_procs.c: routes over the program's processes ---- */
-/* Answers rq for process pid (not this one) through its socket. */
-void fk_procs_proxy(const struct fk_request *rq, pid_t pid, struct fk_reply *r);
+/* Answers rq for process q->pid (not this one) through its socket. */
+void fk_procs_proxy(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 
 /* GET /internal/heap/processes. */
-void fk_procs_list(const struct fk_request *rq, struct fk_reply *r);
+void fk_procs_list(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 
 /* POST /internal/heap/settings?pid=all: self is this process's own
  * answer (taken), the workers are asked at once. */

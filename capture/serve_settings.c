@@ -12,7 +12,7 @@
 
 #include "serve_int.h"
 #include "life.h"
-#include "num.h"
+#include "serve_req.h"
 #include "symbolize.h"
 
 /* 503 with the sentence saying what to do when jemalloc cannot profile;
@@ -232,9 +232,10 @@ static void settings_json(struct fk_reply *r)
 	fk_reply_close(r, f);
 }
 
-void fk_settings_get(const struct fk_request *rq, struct fk_reply *r)
+void fk_settings_get(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)
 {
-	if (fk_req_arg(rq, "enabled") || fk_req_arg(rq, "lg_sample")) {
+	(void)rq;
+	if (fk_req_has(q, FK_ARG_ENABLED) || fk_req_has(q, FK_ARG_LG_SAMPLE)) {
 		fk_reply_error(r, 405, "settings change only through POST");
 		return;
 	}
@@ -275,27 +276,17 @@ void fk_routes_atfork_child(void)
 	pthread_mutex_init(&reset_mu, NULL);
 }
 
-void fk_settings_post(const struct fk_request *rq, struct fk_reply *r)
+void fk_settings_post(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)
 {
-	const char *en = fk_req_arg(rq, "enabled"), *lgs = fk_req_arg(rq, "lg_sample");
 	struct fk_err err;
-	int on = -1, lg = -1, cur;
-	uint64_t v;
+	int on = fk_req_has(q, FK_ARG_ENABLED) ? q->enabled : -1;
+	int lg = fk_req_has(q, FK_ARG_LG_SAMPLE) ? q->lg_sample : -1, cur;
 
-	if (!en && !lgs) {
+	(void)rq;
+	if (on < 0 && lg < 0) {
 		fk_reply_error(r, 400, "nothing to change: give enabled=true|false and/or lg_sample=N");
 		return;
 	}
-	if (en && fk_param_bool(en, &on) < 0) {
-		fk_reply_error(r, 400, "bad enabled '%.40s': want true or false", en);
-		return;
-	}
-	if (lgs && (fk_parse_u64(lgs, strlen(lgs), &v) < 0 || v > 63)) {
-		fk_reply_error(r, 400, "bad lg_sample '%.40s': want 0 to 63", lgs);
-		return;
-	}
-	if (lgs)
-		lg = (int)v;
 	if (fk_settings_unavailable(r))
 		return;
 	double wait;

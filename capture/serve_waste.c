@@ -16,6 +16,7 @@
 #include "input.h"
 #include "jestats.h"
 #include "maps.h"
+#include "serve_req.h"
 #include "waste_enc.h"
 
 const char *fk_waste_format_name(int i)
@@ -325,17 +326,15 @@ static int waste(int fmt, const struct fk_serve_opts *o, char **out, size_t *len
 	return rc;
 }
 
-void fk_waste_route(const struct fk_request *rq, struct fk_reply *r)
+void fk_waste_route(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)
 {
-	const char *f = fk_req_arg(rq, "format");
 	struct fk_serve_opts o = { .minwidth = -1, .inverted = -1 };
 	const char *why = "";
 	struct fk_err err;
-	int fmt = 0, rc;
+	int fmt = q->format, rc;
 
-	while (f && fk_waste_format_name(fmt) && strcmp(f, fk_waste_format_name(fmt)) != 0)
-		fmt++;
-	o.title = fk_req_arg(rq, "title");
+	(void)rq;
+	o.title = q->title;
 	if (fk_je_check(&why) == FK_JE_NOTFOUND) {
 		fk_reply_error(r, 503, "%s", why);
 		return;

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer target: the hook's query parameter checker (capture/
+/* libFuzzer target: the hook's query parameter parser (capture/
  * hook_params.c) on a query string split and percent-decoded as
  * libmicrohttpd does (fields at '&', name and value at the first '=', no
  * '=' giving no value, %XY and '+' decoded, so that NUL bytes reach it),
  * against two lists that hold every kind of parameter. Its message must be
  * one line of printable bytes, non-empty exactly when it refuses, and a
  * request it accepts must hold only parameters of the list, each once,
- * without a NUL byte, with a value (but a flag) of its kind. */
+ * without a NUL byte, with a value (but a flag) of its kind, and mark
+ * exactly those given. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "serve_int.h"
+#include "serve_req.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,19 +25,20 @@ static const char *fmt_word(int i)
 }
 
 static const struct fk_param heap_list[] = {
-	{ .name = "format", .kind = FK_PARAM_WORD, .word = fmt_word },
-	{ .name = "title", .kind = FK_PARAM_TEXT },
-	{ .name = "minwidth", .kind = FK_PARAM_WIDTH },
-	{ .name = "inverted", .kind = FK_PARAM_FLAG },
-	{ .name = "max_samples", .kind = FK_PARAM_UINT, .max = UINT32_MAX, .want = "0 to 4294967295" },
-	{ .name = "snapshot", .kind = FK_PARAM_ID, .max = UINT32_MAX },
-	{ .name = NULL },
+	{ .arg = FK_ARG_FORMAT, .kind = FK_PARAM_WORD, .word = fmt_word },
+	{ .arg = FK_ARG_TITLE, .kind = FK_PARAM_TEXT },
+	{ .arg = FK_ARG_MINWIDTH, .kind = FK_PARAM_WIDTH },
+	{ .arg = FK_ARG_INVERTED, .kind = FK_PARAM_FLAG },
+	{ .arg = FK_ARG_MAX_SAMPLES, .kind = FK_PARAM_UINT, .max = UINT32_MAX,
+	  .want = "0 to 4294967295" },
+	{ .arg = FK_ARG_SNAPSHOT, .kind = FK_PARAM_ID, .max = UINT32_MAX },
+	{ .arg = FK_ARG_END },
 };
 static const struct fk_param settings_list[] = {
-	{ .name = "enabled", .kind = FK_PARAM_BOOL },
-	{ .name = "lg_sample", .kind = FK_PARAM_UINT, .max = 63 },
-	{ .name = "pid", .kind = FK_PARAM_PID_ALL },
-	{ .name = NULL },
+	{ .arg = FK_ARG_ENABLED, .kind = FK_PARAM_BOOL },
+	{ .arg = FK_ARG_LG_SAMPLE, .kind = FK_PARAM_UINT, .max = 63 },
+	{ .arg = FK_ARG_PID, .kind = FK_PARAM_PID_ALL },
+	{ .arg = FK_ARG_END },
 };
 
 #define MAXF 64
@@ -98,13 +101,6 @@ static int each(void *tctx, int (*fn)(void *cls, const char *key, size_t klen,
 	return 0;
 }
 
-static const char *no_arg(void *tctx, const char *name)
-{
-	(void)tctx;
-	(void)name;
-	return NULL;
-}
-
 static int digits(const char *v, size_t n)
 {
 	if (n == 0)
@@ -116,10 +112,11 @@ static int digits(const char *v, size_t n)
 }
 
 /* What an accepted request must satisfy, checked apart from the checker. */
-static void accepted(const struct query *q, const struct fk_param *list)
+static void accepted(const struct query *q, const struct fk_param *list, const struct fk_req *rq)
 {
 	const struct fk_param *seen[MAXF];
 	size_t ns = 0;
+	uint32_t given = 0;
 
 	for (size_t i = 0; i < q->n; i++) {
 		const struct field *f = &q->f[i];
@@ -132,17 +129,18 @@ static void accepted(const struct query *q, const struct fk_param *list)
 		}
 		if (strlen(f->key) != f->klen)
 			abort();
-		for (size_t k = 0; list[k].name && !p; k++)
-			if (strcmp(list[k].name, f->key) == 0)
+		for (size_t k = 0; list[k].arg != FK_ARG_END && !p; k++)
+			if (strcmp(fk_arg_name(list[k].arg), f->key) == 0)
 				p = &list[k];
 		if (!p && strcmp(f->key, "pid") != 0)
 			abort();
+		given |= UINT32_C(1) << (p ? p->arg : FK_ARG_PID);
 		for (size_t k = 0; k < ns; k++)
 			if (seen[k] == p && (p || strcmp(f->key, "pid") == 0))
 				abort();
 		seen[ns++] = p;
 		if (!f->val) {
-			if (!p || p->kind != FK_PARAM_FLAG)
+			if (!p || p->kind != FK_PARAM_FLAG || rq->inverted != 1)
 				abort();
 			continue;
 		}
@@ -158,14 +156,15 @@ static void accepted(const struct query *q, const struct fk_param *list)
 		    strcmp(f->val, "1") && strcmp(f->val, "0"))
 			abort();
 	}
+	if (given != rq->given)
+		abort();
 }
 
 static void check(const struct query *q, const struct fk_param *list)
 {
-	struct fk_request rq = { .method = "GET", .path = "/x", .host = "HOST",
-				 .arg = no_arg, .each = each, .tctx = (void *)q };
+	struct fk_req rq;
 	char msg[600];
-	int rc = fk_params_check(&rq, list, "GET /x", msg, sizeof msg);
+	int rc = fk_req_parse(&rq, each, (void *)q, list, "GET /x", msg, sizeof msg);
 	size_t n = strnlen(msg, sizeof msg);
 
 	if (n == sizeof msg)
@@ -180,7 +179,7 @@ static void check(const struct query *q, const struct fk_param *list)
 	if (rc != 0 && rc != -1)
 		abort();
 	if (rc == 0)
-		accepted(q, list);
+		accepted(q, list, &rq);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
