@@ -13,8 +13,8 @@ HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_
             hook_sockets.c hook_holder.c
 SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c serve_settings.c \
              hook_params.c hook_reply.c \
-             serve_origin.c serve_profile.c serve_memo.c serve_snap.c hook_procs.c serve_recent.c \
-             hook_stream.c serve_waste.c serve_ask.c serve_handle.c
+             serve_origin.c serve_profile.c serve_memo.c serve_timeline.c serve_snap.c \
+             hook_procs.c serve_recent.c hook_stream.c serve_waste.c serve_ask.c serve_handle.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
 SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
