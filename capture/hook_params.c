@@ -138,11 +138,9 @@ static int take(struct fk_req *q, const struct fk_param *p, const char *v, size_
 
 	switch (p->kind) {
 	case FK_PARAM_FLAG:
-		if (n == 0)
-			break;
-		/* fall through */
 	case FK_PARAM_BOOL:
-		if (param_bool(v, &b) < 0)
+		/* A flag alone, or with "=", is true. */
+		if (!(p->kind == FK_PARAM_FLAG && n == 0) && param_bool(v, &b) < 0)
 			return -1;
 		break;
 	case FK_PARAM_UINT:
@@ -169,12 +167,11 @@ static int take(struct fk_req *q, const struct fk_param *p, const char *v, size_
 			return -1;
 		break;
 	case FK_PARAM_PID_ALL:
-		if (n == 3 && memcmp(v, "all", 3) == 0) {
+	case FK_PARAM_PID:
+		if (p->kind == FK_PARAM_PID_ALL && n == 3 && memcmp(v, "all", 3) == 0) {
 			q->pid_all = 1;
 			return 0;
 		}
-		/* fall through */
-	case FK_PARAM_PID:
 		if (fk_parse_u64(v, n, &x) < 0 || x < 1 || x > FK_HOOK_PID_MAX)
 			return -1;
 		break;
