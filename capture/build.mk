@@ -11,8 +11,8 @@ HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
             hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c \
             hook_sockets.c hook_holder.c
-SERVE_SRC := serve_ops.c hook_http.c hook_guard.c hook_peer.c hook_routes.c serve_settings.c \
-             hook_params.c hook_reply.c \
+SERVE_SRC := serve_ops.c hook_http.c hook_defer.c hook_guard.c hook_peer.c hook_routes.c \
+             serve_settings.c hook_params.c hook_reply.c \
              serve_origin.c serve_profile.c serve_memo.c serve_timeline.c serve_snap.c \
              hook_procs.c serve_recent.c hook_stream.c serve_waste.c serve_ask.c serve_handle.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)

@@ -4,12 +4,10 @@
  * jemalloc samples ever runs server code. Requests pass admission
  * (hook_guard.c), their bodies are bounded and discarded, then answered
  * by the handler the starter gave (the route table): the transport knows
- * no endpoint. Deferred answers (?seconds=N) are suspended and sent from
- * the loop. No client can hold the server: a request must
- * arrive whole within FK_HOOK_REQUEST_SECONDS, deferred requests are
- * bounded and dropped when their client leaves. A handler may also give
- * work to do off the loop (a request proxied to a worker process): it
- * runs on a thread of its own, and the answer is sent once it is done.
+ * no endpoint. Answers that wait (?seconds=N, or work off the loop: a
+ * request proxied to a worker) are hook_defer.c's. No client can hold the
+ * server: a request must arrive whole within FK_HOOK_REQUEST_SECONDS,
+ * answers that wait are bounded and dropped when their client leaves.
  * libmicrohttpd's panic (a failed close, an internal inconsistency) never
  * aborts the host: the daemon is abandoned and the loop makes a new one. */
 #include <errno.h>
@@ -27,40 +25,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hook_defer.h"
 #include "serve_int.h"
-
-/* Work a handler gave to do off the loop, shared with its thread. */
-struct fk_job {
-	atomic_int state;          /* JOB_RUNNING, JOB_DONE or JOB_ABANDONED */
-	int private_fds;           /* the loop's table is its own */
-	void (*work)(void *ctx);
-	void (*drop)(void *ctx);
-	void *ctx;
-};
-enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
-
-struct fk_req {
-	size_t urilen;             /* the whole request target, query included */
-	char *uri;                 /* that target, as received */
-	int too_many;              /* more than FK_HOOK_MAX_PARAMS parameters */
-	int checked;               /* admission done */
-	size_t body;               /* request body bytes seen (discarded) */
-	unsigned reject;           /* status decided before the body ended */
-	char why[256];             /* its sentence */
-	/* deferred */
-	struct MHD_Connection *conn;
-	double deadline;
-	void (*fn)(void *ctx, struct fk_reply *r);
-	void (*drop)(void *ctx);
-	void *ctx;
-	int deferred, ready;
-	struct fk_job *job;        /* work running off the loop, or NULL */
-	int (*settled)(void *ctx); /* answered before the deadline once 1 */
-	int counted;               /* holds one of the FK_HOOK_MAX_DEFERRED places */
-	uint64_t client;           /* its client's fk_peer key, 0 unknown */
-	struct fk_reply reply;
-	struct fk_req *next;       /* in the pending list while deferred */
-};
 
 /* One open connection, from libmicrohttpd's connection notifications. */
 struct fk_conn {
@@ -75,13 +41,10 @@ struct fk_conn {
 
 /* Only the loop thread touches these (the daemon's callbacks run on it);
  * one daemon lives at a time (hook_main.c waits for the old one). */
-static struct fk_req *pending;
 static fk_handler_fn *handler;     /* what answers admitted requests */
-static int ndeferred;
 static struct fk_conn *conns;
 static int run_again;              /* a connection closed: see fk_http_timeout */
 static int worker_daemon;          /* the daemon is a worker's private socket */
-static int work_pipe[2] = { -1, -1 };  /* a job's thread wakes the loop */
 static jmp_buf panic_jmp;          /* where libmicrohttpd's panic returns */
 static int in_mhd;                 /* panic_jmp is set */
 static int broken;                 /* the daemon panicked: abandon it */
@@ -166,149 +129,12 @@ static int queue_reply(struct MHD_Connection *c, struct fk_reply *r)
 	return queue_buf(c, r->status, ctype, r->disposition, b, r->len, maplen);
 }
 
-/* A 503 that also closes the connection, so the client's slot is freed. */
-static int refuse_busy(struct MHD_Connection *c, const char *msg)
-{
-	struct MHD_Response *resp;
-	char *b = strdup(msg);
-	enum MHD_Result rc;
-
-	if (!b)
-		return MHD_NO;
-	resp = MHD_create_response_from_buffer_with_free_callback(strlen(b), b, free);
-	if (!resp) {
-		free(b);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "10");
-	rc = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, resp);
-	MHD_destroy_response(resp);
-	return rc;
-}
-
 static struct fk_conn *conn_of(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	return ci ? ci->socket_context : NULL;
-}
-
-/* Holds request rq until deadline (fk_now() seconds), then sends what
- * fn(ctx, reply) makes; drop(ctx) instead when it ends first. */
-static int defer(struct fk_req *rq, struct MHD_Connection *c, double deadline,
-		 void (*fn)(void *ctx, struct fk_reply *r),
-		 void (*drop)(void *ctx), void *ctx)
-{
-	/* Each waiting request holds a connection slot for its whole wait:
-	 * bounded, so that most slots stay free for everything else. */
-	if (ndeferred >= FK_HOOK_MAX_DEFERRED) {
-		if (drop)
-			drop(ctx);
-		return refuse_busy(c, "too many delta profiles (?seconds=N) are in progress "
-				   "(at most " FK_HOOK_STR(FK_HOOK_MAX_DEFERRED) "): try again later\n");
-	}
-	/* Nor may one client hold them all (the listener's clients: a
-	 * worker's is its listener, which counted them). */
-	if (!worker_daemon) {
-		struct fk_conn *k = conn_of(c);
-		unsigned mine = 0;
-
-		rq->client = k ? k->peer.key : 0;
-		for (struct fk_req *p = pending; p; p = p->next)
-			mine += p->counted && p->client == rq->client;
-		if (mine >= FK_HOOK_MAX_DEFERRED_CLIENT) {
-			if (drop)
-				drop(ctx);
-			return refuse_busy(c, "this client already waits on "
-					   FK_HOOK_STR(FK_HOOK_MAX_DEFERRED_CLIENT) " delta profiles "
-					   "(?seconds=N), as many as one client may: try again "
-					   "when one is answered\n");
-		}
-	}
-	ndeferred++;
-	rq->counted = 1;
-	rq->conn = c;
-	rq->deadline = deadline;
-	rq->fn = fn;
-	rq->drop = drop;
-	rq->ctx = ctx;
-	rq->deferred = 1;
-	rq->next = pending;
-	pending = rq;
-	MHD_suspend_connection(c);
-	return MHD_YES;
-}
-
-static void *job_main(void *arg)
-{
-	struct fk_job *j = arg;
-	int expect = JOB_RUNNING;
-
-	fk_je_thread_active(0, NULL);
-	fk_arena_enter_thread();
-	fk_self_mark(j->private_fds);
-	j->work(j->ctx);
-	if (!atomic_compare_exchange_strong(&j->state, &expect, JOB_DONE)) {
-		/* Its request ended first: nobody will finish it. */
-		if (j->drop)
-			j->drop(j->ctx);
-		free(j);
-		return NULL;
-	}
-	if (write(work_pipe[1], "j", 1) < 0) {
-		/* full: the loop wakes anyway */
-	}
-	return NULL;
-}
-
-/* Runs work(rq->ctx) on a thread of its own (it shares the loop's table
- * and blocks every signal, as the loop does). 0, or -1 when no thread. */
-static int start_job(struct fk_req *rq, void (*work)(void *))
-{
-	struct fk_job *j = calloc(1, sizeof *j);
-	pthread_attr_t at;
-	pthread_t th;
-	int rc;
-
-	if (!j || work_pipe[1] < 0) {
-		free(j);
-		return -1;
-	}
-	atomic_init(&j->state, JOB_RUNNING);
-	j->private_fds = fk_self_private_fds();
-	j->work = work;
-	j->drop = rq->drop;
-	j->ctx = rq->ctx;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&th, &at, job_main, j);
-	pthread_attr_destroy(&at);
-	if (rc != 0) {
-		free(j);
-		return -1;
-	}
-	rq->job = j;
-	return 0;
-}
-
-/* The request of a job is over before the job: the thread drops ctx if it
- * is still running; else it is dropped here. Returns 1 when the caller
- * must not drop ctx itself. */
-static int abandon_job(struct fk_req *rq)
-{
-	struct fk_job *j = rq->job;
-	int expect = JOB_RUNNING;
-
-	if (!j)
-		return 0;
-	rq->job = NULL;
-	if (atomic_compare_exchange_strong(&j->state, &expect, JOB_ABANDONED))
-		return 1;
-	free(j);
-	return 0;
 }
 
 /* conn_each's state: the caller's visitor and what it last returned. */
@@ -356,34 +182,26 @@ static const char *host_for_msg(struct MHD_Connection *c)
 
 /* Answers an admitted request through the handler the starter gave: now,
  * or held until the reply's deadline. */
-static int answer(struct fk_req *rq, struct MHD_Connection *c, const char *method,
+static int answer(struct fk_http_req *rq, struct MHD_Connection *c, const char *method,
 		  const char *url)
 {
 	struct fk_request req = {
 		.method = method, .path = url, .host = host_for_msg(c),
 		.uri = rq->uri ? rq->uri : url, .each = conn_each, .tctx = c,
 	};
+	struct fk_conn *k;
 	struct fk_reply r;
-	int rc;
+	uint64_t client;
 
 	memset(&r, 0, sizeof r);
 	handler(&req, &r);
-	if (r.work) {
-		if (r.deadline <= 0)
-			r.deadline = fk_now() + FK_HOOK_PROXY_SECONDS;
-		rc = defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
-		if (rq->deferred && start_job(rq, r.work) < 0) {
-			/* No thread: answered now, as a deadline reached. */
-			rq->deadline = 0;
-		}
-		return rc;
-	}
-	if (r.deadline <= 0)
+	if (!r.work && r.deadline <= 0)
 		return queue_reply(c, &r);
-	rc = defer(rq, c, r.deadline, r.finish, r.drop, r.ctx);
-	if (rq->deferred)
-		rq->settled = r.settled;
-	return rc;
+	/* The listener's clients are counted each; a worker's one client is
+	 * its listener, which counted them. */
+	k = conn_of(c);
+	client = k ? k->peer.key : 0;
+	return fk_defer_reply(rq, c, &r, worker_daemon ? NULL : &client);
 }
 
 static void mark_busy(struct MHD_Connection *c)
@@ -399,7 +217,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *version, const char *upload_data,
 				  size_t *upload_size, void **req_cls)
 {
-	struct fk_req *rq = *req_cls;
+	struct fk_http_req *rq = *req_cls;
 
 	(void)cls;
 	(void)version;
@@ -465,20 +283,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	return (enum MHD_Result)answer(rq, c, method, url);
 }
 
-static void unlink_pending(struct fk_req *rq)
-{
-	for (struct fk_req **pp = &pending; *pp; pp = &(*pp)->next) {
-		if (*pp == rq) {
-			*pp = rq->next;
-			return;
-		}
-	}
-}
-
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	struct fk_req *rq = *req_cls;
+	struct fk_http_req *rq = *req_cls;
 
 	struct fk_conn *k = conn_of(c);
 
@@ -491,13 +299,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	}
 	if (!rq)
 		return;
-	if (rq->deferred && !rq->ready) {
-		unlink_pending(rq);
-		if (!abandon_job(rq) && rq->drop)
-			rq->drop(rq->ctx);
-	}
-	if (rq->counted)
-		ndeferred--;
+	fk_defer_end(rq);
 	fk_hook_buf_release(rq->reply.body, rq->reply.maplen);
 	fk_stream_drop(&rq->reply.src);
 	free(rq->uri);
@@ -509,7 +311,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
  * is born, so admission can bound the query string too. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	struct fk_req *rq = calloc(1, sizeof *rq);
+	struct fk_http_req *rq = calloc(1, sizeof *rq);
 	char *q;
 	size_t n = 1;
 
@@ -612,15 +414,11 @@ struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, int worker, struct fk_e
 	struct MHD_Daemon *d;
 
 	MHD_set_panic_func(on_panic, NULL);
-	if (work_pipe[0] < 0 && pipe2(work_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		work_pipe[0] = work_pipe[1] = -1;
-	fk_stream_init(work_pipe[0]);
+	fk_defer_init();
 	worker_daemon = worker;
 	broken = 0;
 	atomic_store(&quitting, 0);
 	handler = h;
-	pending = NULL;
-	ndeferred = 0;
 	conns = NULL;
 	run_again = 0;
 	/* On loopback every client shares one address: a per-address limit
@@ -653,8 +451,6 @@ int fk_http_poll_fd(struct MHD_Daemon *d)
 	return di ? di->epoll_fd : -1;
 }
 
-static void drop_reply(void *ctx, struct fk_reply *r);
-
 /* Shuts down connections that took too long to send their request; MHD
  * then sees the end of the stream and closes them. */
 static void cut_slow(double now)
@@ -671,47 +467,6 @@ static void cut_slow(double now)
 		shutdown(k->fd, SHUT_RDWR);
 		k->cut = 1;
 	}
-}
-
-/* A deferred request whose client closed its end is answered (nobody
- * reads it) now rather than at its deadline, so its slot comes back. */
-static void drop_gone(void)
-{
-	for (struct fk_req *rq = pending; rq; rq = rq->next) {
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-		struct pollfd pf;
-
-		if (!ci || rq->fn == drop_reply)
-			continue;
-		pf.fd = ci->connect_fd;
-		pf.events = POLLRDHUP;
-		pf.revents = 0;
-		if (poll(&pf, 1, 0) != 1 || !(pf.revents & (POLLRDHUP | POLLHUP | POLLERR)))
-			continue;
-		if (!abandon_job(rq) && rq->drop)
-			rq->drop(rq->ctx);
-		rq->drop = NULL;
-		rq->settled = NULL;
-		rq->fn = drop_reply;
-		rq->deadline = 0;
-	}
-}
-
-void fk_http_atfork_child(void)
-{
-	/* The pipe was made in the parent's hook thread's table, which the
-	 * child has not: its numbers are another file's there, if any. */
-	work_pipe[0] = work_pipe[1] = -1;
-	fk_stream_atfork_child();
-}
-
-int fk_http_work_fd(void)
-{
-	/* The pipe within the streams' set, when there is one. */
-	int ep = fk_stream_init(work_pipe[0]);
-
-	return ep >= 0 ? ep : work_pipe[0];
 }
 
 int fk_http_broken(void)
@@ -739,50 +494,16 @@ void fk_http_run(struct MHD_Daemon *d)
 {
 	int resumed = 0;
 	double now;
-	char b[64];
 
 	run_again = 0;
-	if (work_pipe[0] >= 0)
-		while (read(work_pipe[0], b, sizeof b) > 0)
-			;
+	fk_defer_wake_drain();
 	if (!run_mhd(d))
 		return;
 	now = fk_now();
 	cut_slow(now);
-	drop_gone();
+	fk_defer_drop_gone();
 	resumed = fk_stream_run() > 0;
-	for (struct fk_req **pp = &pending; *pp;) {
-		struct fk_req *rq = *pp;
-
-		int done = rq->job && atomic_load(&rq->job->state) == JOB_DONE;
-
-		if (rq->deadline > now && !done && !(rq->settled && rq->settled(rq->ctx))) {
-			pp = &rq->next;
-			continue;
-		}
-		*pp = rq->next;
-		memset(&rq->reply, 0, sizeof rq->reply);
-		if (rq->job && !done) {
-			/* Its time is up and its thread still runs. */
-			abandon_job(rq);
-			fk_reply_error(&rq->reply, 504, "the process asked did not answer within "
-				       "%d seconds", FK_HOOK_PROXY_SECONDS);
-		} else {
-			if (rq->job) {
-				free(rq->job);
-				rq->job = NULL;
-			}
-			rq->fn(rq->ctx, &rq->reply);
-		}
-		rq->drop = NULL;
-		rq->ready = 1;
-		if (rq->counted) {
-			rq->counted = 0;
-			ndeferred--;
-		}
-		MHD_resume_connection(rq->conn);
-		resumed = 1;
-	}
+	resumed |= fk_defer_run(now);
 	/* A resumed connection is served by the next MHD_run; in external
 	 * polling nothing may wake the loop for it, so run now. */
 	if (resumed)
@@ -803,30 +524,14 @@ int fk_http_timeout(struct MHD_Daemon *d)
 		ms = fk_stream_timeout();
 	/* While connections are open, slow ones are cut and deferred clients
 	 * that left are noticed from the loop, at least this often. */
-	if ((conns || pending) && (ms < 0 || ms > FK_HOOK_POLL_MS))
+	if ((conns || fk_defer_pending()) && (ms < 0 || ms > FK_HOOK_POLL_MS))
 		ms = FK_HOOK_POLL_MS;
-	for (struct fk_req *rq = pending; rq; rq = rq->next) {
-		long long left = (long long)((rq->deadline - now) * 1000.0) + 1;
-
-		if (left < 0)
-			left = 0;
-		if (ms < 0 || left < ms)
-			ms = left;
-	}
-	return (int)ms;
+	return (int)fk_defer_timeout(now, ms);
 }
 
 void fk_http_quit(void)
 {
 	atomic_store(&quitting, 1);
-}
-
-static void drop_reply(void *ctx, struct fk_reply *r)
-{
-	(void)ctx;
-	r->status = MHD_HTTP_SERVICE_UNAVAILABLE;
-	r->body = strdup("the profiling server is stopping\n");
-	r->len = r->body ? strlen(r->body) : 0;
 }
 
 void fk_http_free(struct MHD_Daemon *d)
@@ -840,23 +545,16 @@ void fk_http_free(struct MHD_Daemon *d)
 
 		if (di && di->listen_fd >= 0)
 			close(di->listen_fd);
-		pending = NULL;
+		fk_defer_forget();
 		conns = NULL;
 		fk_stream_forget();
 		broken = 0;
 		return;
 	}
 	/* MHD refuses to stop with suspended connections: answer them. */
-	for (struct fk_req *rq = pending; rq; rq = rq->next) {
-		if (!abandon_job(rq) && rq->drop)
-			rq->drop(rq->ctx);
-		rq->drop = NULL;
-		rq->settled = NULL;
-		rq->fn = drop_reply;
-		rq->deadline = 0;
-	}
+	fk_defer_stop();
 	/* Nor with streams waiting: they are cut. */
-	if (fk_stream_stop() > 0 || pending) {
+	if (fk_stream_stop() > 0 || fk_defer_pending()) {
 		fk_http_run(d);
 		run_mhd(d);
 	}

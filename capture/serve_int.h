@@ -364,7 +364,7 @@ int fk_settings_unavailable(struct fk_reply *r);
  * thread may have held, is made anew. */
 void fk_routes_atfork_child(void);
 
-/* ---- hook_http.c / hook_guard.c: the HTTP transport ---- */
+/* ---- hook_http.c, hook_defer.c, hook_guard.c: the HTTP transport ---- */
 /* Creates the libmicrohttpd daemon on the listening socket fd (taken over,
  * closed on failure), answering admitted requests with handler. External
  * polling with epoll: the loop thread drives it. worker: fd is a worker
