@@ -28,9 +28,11 @@ struct fk_job {
 enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
 
 /* The held requests, newest first, and how many hold a place. */
-static struct fk_http_req *pending;
-static int ndeferred;
-static int work_pipe[2] = { -1, -1 };  /* a job's thread wakes the loop */
+static struct {
+	struct fk_http_req *pending;
+	int ndeferred;
+	int work_pipe[2];          /* a job's thread wakes the loop */
+} df = { .work_pipe = { -1, -1 } };
 
 /* A 503 that also closes the connection, so the client's slot is freed. */
 static int refuse_busy(struct MHD_Connection *c, const char *msg)
@@ -62,7 +64,7 @@ static int defer(struct fk_http_req *rq, struct MHD_Connection *c, const uint64_
 {
 	/* Each waiting request holds a connection slot for its whole wait:
 	 * bounded, so that most slots stay free for everything else. */
-	if (ndeferred >= FK_HOOK_MAX_DEFERRED) {
+	if (df.ndeferred >= FK_HOOK_MAX_DEFERRED) {
 		if (drop)
 			drop(ctx);
 		return refuse_busy(c, "too many delta profiles (?seconds=N) are in progress "
@@ -74,7 +76,7 @@ static int defer(struct fk_http_req *rq, struct MHD_Connection *c, const uint64_
 		unsigned mine = 0;
 
 		rq->client = *client;
-		for (struct fk_http_req *p = pending; p; p = p->next)
+		for (struct fk_http_req *p = df.pending; p; p = p->next)
 			mine += p->counted && p->client == rq->client;
 		if (mine >= FK_HOOK_MAX_DEFERRED_CLIENT) {
 			if (drop)
@@ -85,7 +87,7 @@ static int defer(struct fk_http_req *rq, struct MHD_Connection *c, const uint64_
 					   "when one is answered\n");
 		}
 	}
-	ndeferred++;
+	df.ndeferred++;
 	rq->counted = 1;
 	rq->conn = c;
 	rq->deadline = deadline;
@@ -93,8 +95,8 @@ static int defer(struct fk_http_req *rq, struct MHD_Connection *c, const uint64_
 	rq->drop = drop;
 	rq->ctx = ctx;
 	rq->deferred = 1;
-	rq->next = pending;
-	pending = rq;
+	rq->next = df.pending;
+	df.pending = rq;
 	MHD_suspend_connection(c);
 	return MHD_YES;
 }
@@ -115,7 +117,7 @@ static void *job_main(void *arg)
 		free(j);
 		return NULL;
 	}
-	if (write(work_pipe[1], "j", 1) < 0) {
+	if (write(df.work_pipe[1], "j", 1) < 0) {
 		/* full: the loop wakes anyway */
 	}
 	return NULL;
@@ -130,7 +132,7 @@ static int start_job(struct fk_http_req *rq, void (*work)(void *))
 	pthread_t th;
 	int rc;
 
-	if (!j || work_pipe[1] < 0) {
+	if (!j || df.work_pipe[1] < 0) {
 		free(j);
 		return -1;
 	}
@@ -170,7 +172,7 @@ static int abandon_job(struct fk_http_req *rq)
 
 static void unlink_pending(struct fk_http_req *rq)
 {
-	for (struct fk_http_req **pp = &pending; *pp; pp = &(*pp)->next) {
+	for (struct fk_http_req **pp = &df.pending; *pp; pp = &(*pp)->next) {
 		if (*pp == rq) {
 			*pp = rq->next;
 			return;
@@ -201,7 +203,7 @@ static void answer_stopped(struct fk_http_req *rq)
 
 void fk_defer_drop_gone(void)
 {
-	for (struct fk_http_req *rq = pending; rq; rq = rq->next) {
+	for (struct fk_http_req *rq = df.pending; rq; rq = rq->next) {
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		struct pollfd pf;
@@ -219,11 +221,11 @@ void fk_defer_drop_gone(void)
 
 void fk_defer_init(void)
 {
-	if (work_pipe[0] < 0 && pipe2(work_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		work_pipe[0] = work_pipe[1] = -1;
-	fk_stream_init(work_pipe[0]);
-	pending = NULL;
-	ndeferred = 0;
+	if (df.work_pipe[0] < 0 && pipe2(df.work_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		df.work_pipe[0] = df.work_pipe[1] = -1;
+	fk_stream_init(df.work_pipe[0]);
+	df.pending = NULL;
+	df.ndeferred = 0;
 }
 
 int fk_defer_reply(struct fk_http_req *rq, struct MHD_Connection *c, const struct fk_reply *r,
@@ -250,8 +252,8 @@ void fk_defer_wake_drain(void)
 {
 	char b[64];
 
-	if (work_pipe[0] >= 0)
-		while (read(work_pipe[0], b, sizeof b) > 0)
+	if (df.work_pipe[0] >= 0)
+		while (read(df.work_pipe[0], b, sizeof b) > 0)
 			;
 }
 
@@ -259,7 +261,7 @@ int fk_defer_run(double now)
 {
 	int resumed = 0;
 
-	for (struct fk_http_req **pp = &pending; *pp;) {
+	for (struct fk_http_req **pp = &df.pending; *pp;) {
 		struct fk_http_req *rq = *pp;
 
 		int done = rq->job && atomic_load(&rq->job->state) == JOB_DONE;
@@ -286,7 +288,7 @@ int fk_defer_run(double now)
 		rq->ready = 1;
 		if (rq->counted) {
 			rq->counted = 0;
-			ndeferred--;
+			df.ndeferred--;
 		}
 		MHD_resume_connection(rq->conn);
 		resumed = 1;
@@ -296,12 +298,12 @@ int fk_defer_run(double now)
 
 int fk_defer_pending(void)
 {
-	return pending != NULL;
+	return df.pending != NULL;
 }
 
 long long fk_defer_timeout(double now, long long ms)
 {
-	for (struct fk_http_req *rq = pending; rq; rq = rq->next) {
+	for (struct fk_http_req *rq = df.pending; rq; rq = rq->next) {
 		long long left = (long long)((rq->deadline - now) * 1000.0) + 1;
 
 		if (left < 0)
@@ -320,34 +322,34 @@ void fk_defer_end(struct fk_http_req *rq)
 			rq->drop(rq->ctx);
 	}
 	if (rq->counted)
-		ndeferred--;
+		df.ndeferred--;
 }
 
 void fk_defer_stop(void)
 {
 	/* MHD refuses to stop with suspended connections: they are answered. */
-	for (struct fk_http_req *rq = pending; rq; rq = rq->next)
+	for (struct fk_http_req *rq = df.pending; rq; rq = rq->next)
 		answer_stopped(rq);
 }
 
 void fk_defer_forget(void)
 {
-	pending = NULL;
+	df.pending = NULL;
 }
 
 void fk_http_atfork_child(void)
 {
 	/* The pipe was made in the parent's hook thread's table, which the
 	 * child has not: its numbers are another file's there, if any. */
-	work_pipe[0] = work_pipe[1] = -1;
+	df.work_pipe[0] = df.work_pipe[1] = -1;
 	fk_stream_atfork_child();
 }
 
 int fk_http_work_fd(void)
 {
 	/* The pipe within the streams' set, when there is one. */
-	int ep = fk_stream_init(work_pipe[0]);
+	int ep = fk_stream_init(df.work_pipe[0]);
 
-	return ep >= 0 ? ep : work_pipe[0];
+	return ep >= 0 ? ep : df.work_pipe[0];
 }
 

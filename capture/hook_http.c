@@ -41,15 +41,17 @@ struct fk_conn {
 
 /* Only the loop thread touches these (the daemon's callbacks run on it);
  * one daemon lives at a time (hook_main.c waits for the old one). */
-static fk_handler_fn *handler;     /* what answers admitted requests */
-static struct fk_conn *conns;
-static int run_again;              /* a connection closed: see fk_http_timeout */
-static int worker_daemon;          /* the daemon is a worker's private socket */
-static jmp_buf panic_jmp;          /* where libmicrohttpd's panic returns */
-static int in_mhd;                 /* panic_jmp is set */
-static int broken;                 /* the daemon panicked: abandon it */
-/* Set from another thread when the server is being stopped. */
-static atomic_int quitting;
+static struct {
+	fk_handler_fn *handler;    /* what answers admitted requests */
+	struct fk_conn *conns;
+	int run_again;             /* a connection closed: see fk_http_timeout */
+	int worker_daemon;         /* the daemon is a worker's private socket */
+	jmp_buf panic_jmp;         /* where libmicrohttpd's panic returns */
+	int in_mhd;                /* panic_jmp is set */
+	int broken;                /* the daemon panicked: abandon it */
+	/* Set from another thread when the server is being stopped. */
+	atomic_int quitting;
+} ht;
 
 struct mapped {
 	char *data;
@@ -194,14 +196,14 @@ static int answer(struct fk_http_req *rq, struct MHD_Connection *c, const char *
 	uint64_t client;
 
 	memset(&r, 0, sizeof r);
-	handler(&req, &r);
+	ht.handler(&req, &r);
 	if (!r.work && r.deadline <= 0)
 		return queue_reply(c, &r);
 	/* The listener's clients are counted each; a worker's one client is
 	 * its listener, which counted them. */
 	k = conn_of(c);
 	client = k ? k->peer.key : 0;
-	return fk_defer_reply(rq, c, &r, worker_daemon ? NULL : &client);
+	return fk_defer_reply(rq, c, &r, ht.worker_daemon ? NULL : &client);
 }
 
 static void mark_busy(struct MHD_Connection *c)
@@ -238,14 +240,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			rq->reject = MHD_HTTP_URI_TOO_LONG;
 			snprintf(rq->why, sizeof rq->why, "request URL has too many query "
 				 "parameters (at most " FK_HOOK_STR(FK_HOOK_MAX_PARAMS) ")");
-		} else if (!k && !worker_daemon) {
+		} else if (!k && !ht.worker_daemon) {
 			/* No record of who is asking (out of memory): a stranger. */
 			rq->reject = MHD_HTTP_SERVICE_UNAVAILABLE;
 			snprintf(rq->why, sizeof rq->why, "out of memory");
 		} else {
 			/* A worker's socket admitted its peer already (its
 			 * program, fk_group_peer_ok). */
-			rq->reject = fk_guard_check(c, worker_daemon ? NULL : &k->peer, method, url,
+			rq->reject = fk_guard_check(c, ht.worker_daemon ? NULL : &k->peer, method, url,
 						    rq->urilen, rq->why, sizeof rq->why);
 		}
 		return MHD_YES;
@@ -269,7 +271,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	}
 	/* The request arrived whole: it no longer owes us anything. */
 	mark_busy(c);
-	if (!rq->reject && atomic_load(&quitting)) {
+	if (!rq->reject && atomic_load(&ht.quitting)) {
 		rq->reject = MHD_HTTP_SERVICE_UNAVAILABLE;
 		snprintf(rq->why, sizeof rq->why, "the profiling server is stopping");
 	}
@@ -358,18 +360,18 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 		k->since = fk_now();
 		/* A worker's socket is in the abstract namespace, which every
 		 * local user can reach: only its program may ask (SO_PEERCRED). */
-		if (worker_daemon && (k->fd < 0 || !fk_group_peer_ok(k->fd))) {
+		if (ht.worker_daemon && (k->fd < 0 || !fk_group_peer_ok(k->fd))) {
 			k->denied = 1;
 			if (k->fd >= 0)
 				shutdown(k->fd, SHUT_RDWR);
 		}
 		/* The listener's: who is asking, once a connection. */
-		if (!worker_daemon)
+		if (!ht.worker_daemon)
 			fk_peer_get(k->fd, &k->peer);
-		k->next = conns;
-		if (conns)
-			conns->prev = k;
-		conns = k;
+		k->next = ht.conns;
+		if (ht.conns)
+			ht.conns->prev = k;
+		ht.conns = k;
 		*socket_ctx = k;
 		return;
 	}
@@ -378,14 +380,14 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 	if (k->prev)
 		k->prev->next = k->next;
 	else
-		conns = k->next;
+		ht.conns = k->next;
 	if (k->next)
 		k->next->prev = k->prev;
 	free(k);
 	*socket_ctx = NULL;
 	/* At its connection limit libmicrohttpd stops listening and starts
 	 * again only in a later run: make sure there is one. */
-	run_again = 1;
+	ht.run_again = 1;
 }
 
 /* MHD's own messages go nowhere: the hook never prints per request. */
@@ -402,8 +404,8 @@ static void on_panic(void *cls, const char *file, unsigned int line, const char 
 	(void)cls;
 	fk_log("libmicrohttpd failed (%s:%u: %s); the hook's server starts again",
 	       file ? file : "?", line, reason ? reason : "");
-	if (in_mhd)
-		longjmp(panic_jmp, 1);
+	if (ht.in_mhd)
+		longjmp(ht.panic_jmp, 1);
 	/* Outside a run (starting or stopping a daemon): end only this
 	 * thread; the host goes on. */
 	pthread_exit(NULL);
@@ -415,12 +417,12 @@ struct MHD_Daemon *fk_http_new(int fd, fk_handler_fn *h, int worker, struct fk_e
 
 	MHD_set_panic_func(on_panic, NULL);
 	fk_defer_init();
-	worker_daemon = worker;
-	broken = 0;
-	atomic_store(&quitting, 0);
-	handler = h;
-	conns = NULL;
-	run_again = 0;
+	ht.worker_daemon = worker;
+	ht.broken = 0;
+	atomic_store(&ht.quitting, 0);
+	ht.handler = h;
+	ht.conns = NULL;
+	ht.run_again = 0;
 	/* On loopback every client shares one address: a per-address limit
 	 * would only turn a burst away; with remote clients it keeps one
 	 * address from taking every slot. */
@@ -455,7 +457,7 @@ int fk_http_poll_fd(struct MHD_Daemon *d)
  * then sees the end of the stream and closes them. */
 static void cut_slow(double now)
 {
-	for (struct fk_conn *k = conns; k; k = k->next) {
+	for (struct fk_conn *k = ht.conns; k; k = k->next) {
 		struct pollfd pf = { .fd = k->fd, .events = POLLIN };
 
 		if (k->busy || k->cut || k->fd < 0 || now - k->since < FK_HOOK_REQUEST_SECONDS)
@@ -471,22 +473,22 @@ static void cut_slow(double now)
 
 int fk_http_broken(void)
 {
-	return broken;
+	return ht.broken;
 }
 
 /* MHD_run, returning 0 when libmicrohttpd panicked instead. */
 static int run_mhd(struct MHD_Daemon *d)
 {
-	if (broken)
+	if (ht.broken)
 		return 0;
-	if (setjmp(panic_jmp)) {
-		in_mhd = 0;
-		broken = 1;
+	if (setjmp(ht.panic_jmp)) {
+		ht.in_mhd = 0;
+		ht.broken = 1;
 		return 0;
 	}
-	in_mhd = 1;
+	ht.in_mhd = 1;
 	MHD_run(d);
-	in_mhd = 0;
+	ht.in_mhd = 0;
 	return 1;
 }
 
@@ -495,7 +497,7 @@ void fk_http_run(struct MHD_Daemon *d)
 	int resumed = 0;
 	double now;
 
-	run_again = 0;
+	ht.run_again = 0;
 	fk_defer_wake_drain();
 	if (!run_mhd(d))
 		return;
@@ -516,7 +518,7 @@ int fk_http_timeout(struct MHD_Daemon *d)
 	long long ms = -1;
 	double now = fk_now();
 
-	if (run_again)
+	if (ht.run_again)
 		return 0;
 	if (MHD_get_timeout(d, &t) == MHD_YES)
 		ms = t > 60000 ? 60000 : (long long)t;
@@ -524,21 +526,21 @@ int fk_http_timeout(struct MHD_Daemon *d)
 		ms = fk_stream_timeout();
 	/* While connections are open, slow ones are cut and deferred clients
 	 * that left are noticed from the loop, at least this often. */
-	if ((conns || fk_defer_pending()) && (ms < 0 || ms > FK_HOOK_POLL_MS))
+	if ((ht.conns || fk_defer_pending()) && (ms < 0 || ms > FK_HOOK_POLL_MS))
 		ms = FK_HOOK_POLL_MS;
 	return (int)fk_defer_timeout(now, ms);
 }
 
 void fk_http_quit(void)
 {
-	atomic_store(&quitting, 1);
+	atomic_store(&ht.quitting, 1);
 }
 
 void fk_http_free(struct MHD_Daemon *d)
 {
 	if (!d)
 		return;
-	if (broken) {
+	if (ht.broken) {
 		/* Its state cannot be trusted: leave it, close only what
 		 * would keep the address taken. */
 		const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
@@ -546,9 +548,9 @@ void fk_http_free(struct MHD_Daemon *d)
 		if (di && di->listen_fd >= 0)
 			close(di->listen_fd);
 		fk_defer_forget();
-		conns = NULL;
+		ht.conns = NULL;
 		fk_stream_forget();
-		broken = 0;
+		ht.broken = 0;
 		return;
 	}
 	/* MHD refuses to stop with suspended connections: answer them. */
@@ -558,6 +560,6 @@ void fk_http_free(struct MHD_Daemon *d)
 		fk_http_run(d);
 		run_mhd(d);
 	}
-	if (!broken)
+	if (!ht.broken)
 		MHD_stop_daemon(d);
 }

@@ -24,21 +24,23 @@ struct stream {
 	struct stream *prev, *next;  /* in the waiting list */
 };
 
-static int ep = -1;                /* the set: the wake pipe, waiting fds */
-static struct stream *waiting;
+static struct {
+	int ep;                    /* the set: the wake pipe, waiting fds */
+	struct stream *waiting;    /* the waiting list */
+} sr = { .ep = -1 };
 
 int fk_stream_init(int wake_fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
-	if (ep >= 0 || wake_fd < 0)
-		return ep;
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, wake_fd, &ev) < 0) {
-		close(ep);
-		ep = -1;
+	if (sr.ep >= 0 || wake_fd < 0)
+		return sr.ep;
+	sr.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (sr.ep >= 0 && epoll_ctl(sr.ep, EPOLL_CTL_ADD, wake_fd, &ev) < 0) {
+		close(sr.ep);
+		sr.ep = -1;
 	}
-	return ep;
+	return sr.ep;
 }
 
 /* Takes s off the set and the list (its connection stays as it is). */
@@ -46,11 +48,11 @@ static void unwait(struct stream *s)
 {
 	if (!s->waiting)
 		return;
-	epoll_ctl(ep, EPOLL_CTL_DEL, s->src.fd, NULL);
+	epoll_ctl(sr.ep, EPOLL_CTL_DEL, s->src.fd, NULL);
 	if (s->prev)
 		s->prev->next = s->next;
 	else
-		waiting = s->next;
+		sr.waiting = s->next;
 	if (s->next)
 		s->next->prev = s->prev;
 	s->prev = s->next = NULL;
@@ -72,15 +74,15 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 	if (n == -1)
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	ev.data.ptr = s;
-	if (n < -1 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, s->src.fd, &ev) < 0)
+	if (n < -1 || sr.ep < 0 || epoll_ctl(sr.ep, EPOLL_CTL_ADD, s->src.fd, &ev) < 0)
 		return MHD_CONTENT_READER_END_WITH_ERROR;
 	/* Nothing yet: the connection waits for the source's socket. */
 	s->waiting = 1;
 	s->until = fk_now() + FK_HOOK_STREAM_IDLE_SECONDS;
-	s->next = waiting;
-	if (waiting)
-		waiting->prev = s;
-	waiting = s;
+	s->next = sr.waiting;
+	if (sr.waiting)
+		sr.waiting->prev = s;
+	sr.waiting = s;
 	MHD_suspend_connection(s->c);
 	return 0;
 }
@@ -127,9 +129,9 @@ int fk_stream_run(void)
 	double now = fk_now();
 	int n, resumed = 0;
 
-	if (ep < 0 || !waiting)
+	if (sr.ep < 0 || !sr.waiting)
 		return 0;
-	n = epoll_wait(ep, evs, 64, 0);
+	n = epoll_wait(sr.ep, evs, 64, 0);
 	for (int i = 0; i < n; i++) {
 		struct stream *s = evs[i].data.ptr;
 
@@ -138,7 +140,7 @@ int fk_stream_run(void)
 			resumed++;
 		}
 	}
-	for (struct stream *s = waiting, *nx; s; s = nx) {
+	for (struct stream *s = sr.waiting, *nx; s; s = nx) {
 		nx = s->next;
 		if (now >= s->until) {
 			resume(s, 1);
@@ -152,7 +154,7 @@ int fk_stream_timeout(void)
 {
 	double now = fk_now(), first = -1;
 
-	for (struct stream *s = waiting; s; s = s->next)
+	for (struct stream *s = sr.waiting; s; s = s->next)
 		if (first < 0 || s->until < first)
 			first = s->until;
 	if (first < 0)
@@ -164,8 +166,8 @@ int fk_stream_stop(void)
 {
 	int n = 0;
 
-	while (waiting) {
-		resume(waiting, 1);
+	while (sr.waiting) {
+		resume(sr.waiting, 1);
 		n++;
 	}
 	return n;
@@ -175,8 +177,8 @@ void fk_stream_forget(void)
 {
 	/* The daemon's state cannot be trusted: its connections are never
 	 * resumed, their sources are closed, the rest goes with it. */
-	while (waiting) {
-		struct stream *s = waiting;
+	while (sr.waiting) {
+		struct stream *s = sr.waiting;
 
 		unwait(s);
 		s->cut = 1;
@@ -194,6 +196,6 @@ void fk_stream_drop(struct fk_body_src *src)
 void fk_stream_atfork_child(void)
 {
 	/* The set was made in the parent's hook thread's table. */
-	ep = -1;
-	waiting = NULL;
+	sr.ep = -1;
+	sr.waiting = NULL;
 }

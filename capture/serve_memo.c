@@ -23,32 +23,35 @@
 #include "stackmemo.h"
 #include "hash.h"
 
-static struct fk_stackmemo *stacks;
-static struct fk_pprof_memo *pprof;
-
-static struct answer {
+/* One answer kept per format. */
+struct answer {
 	uint64_t key;
 	size_t dump_len;
 	struct fk_pprof_body *body;    /* pprof */
 	char *bytes;                   /* every other format */
 	size_t len;
-} answers[FK_OUT_NFMT];
+};
 
-static uint64_t hits, misses;
+static struct {
+	struct fk_stackmemo *stacks;
+	struct fk_pprof_memo *pprof;
+	struct answer answers[FK_OUT_NFMT];
+	uint64_t hits, misses;
+} mm;
 
 struct fk_stackmemo *fk_memo_stacks(void)
 {
 	/* Its budget is the module cache's: 0 keeps nothing. */
-	if (!stacks && fk_env_get()->cache_mb > 0)
-		stacks = fk_stackmemo_new((fk_env_get()->cache_mb << 20) / 2);
-	return stacks;
+	if (!mm.stacks && fk_env_get()->cache_mb > 0)
+		mm.stacks = fk_stackmemo_new((fk_env_get()->cache_mb << 20) / 2);
+	return mm.stacks;
 }
 
 struct fk_pprof_memo *fk_memo_pprof(void)
 {
-	if (!pprof && fk_env_get()->cache_mb > 0)
-		pprof = fk_pprof_memo_new((fk_env_get()->cache_mb << 20) / 4);
-	return pprof;
+	if (!mm.pprof && fk_env_get()->cache_mb > 0)
+		mm.pprof = fk_pprof_memo_new((fk_env_get()->cache_mb << 20) / 4);
+	return mm.pprof;
 }
 
 uint64_t fk_memo_key(const char *dump, size_t len, int fmt, const struct fk_serve_opts *o)
@@ -90,29 +93,29 @@ static void forget(struct answer *a)
 
 const struct fk_pprof_body *fk_memo_body(uint64_t key, size_t dump_len)
 {
-	struct answer *a = &answers[FK_OUT_PPROF];
+	struct answer *a = &mm.answers[FK_OUT_PPROF];
 
 	if (a->body && holds(a, key, dump_len)) {
-		hits++;
+		mm.hits++;
 		return a->body;
 	}
-	misses++;
+	mm.misses++;
 	return NULL;
 }
 
 int fk_memo_bytes(uint64_t key, size_t dump_len, int fmt, char **out, size_t *len)
 {
-	struct answer *a = &answers[fmt];
+	struct answer *a = &mm.answers[fmt];
 
 	if (!a->bytes || !holds(a, key, dump_len)) {
-		misses++;
+		mm.misses++;
 		return 0;
 	}
 	if (!(*out = malloc(a->len ? a->len : 1)))
 		return 0;
 	memcpy(*out, a->bytes, a->len);
 	*len = a->len;
-	hits++;
+	mm.hits++;
 	return 1;
 }
 
@@ -127,18 +130,18 @@ static int fits(int fmt, size_t n)
 		return 0;
 	for (int i = 0; i < FK_OUT_NFMT; i++)
 		if (i != fmt)
-			held += answer_size(&answers[i]);
+			held += answer_size(&mm.answers[i]);
 	for (int i = 0; i < FK_OUT_NFMT && held + n > room; i++)
 		if (i != fmt) {
-			held -= answer_size(&answers[i]);
-			forget(&answers[i]);
+			held -= answer_size(&mm.answers[i]);
+			forget(&mm.answers[i]);
 		}
 	return 1;
 }
 
 void fk_memo_keep_body(uint64_t key, size_t dump_len, struct fk_pprof_body *b)
 {
-	struct answer *a = &answers[FK_OUT_PPROF];
+	struct answer *a = &mm.answers[FK_OUT_PPROF];
 
 	forget(a);
 	if (!key || !fits(FK_OUT_PPROF, fk_pprof_body_size(b))) {
@@ -151,7 +154,7 @@ void fk_memo_keep_body(uint64_t key, size_t dump_len, struct fk_pprof_body *b)
 void fk_memo_keep_bytes(uint64_t key, size_t dump_len, int fmt, const char *bytes,
 			size_t len)
 {
-	struct answer *a = &answers[fmt];
+	struct answer *a = &mm.answers[fmt];
 
 	forget(a);
 	if (!key || !fits(fmt, len) || !(a->bytes = malloc(len ? len : 1)))
@@ -164,21 +167,21 @@ void fk_memo_keep_bytes(uint64_t key, size_t dump_len, int fmt, const char *byte
 
 void fk_memo_drop(void)
 {
-	fk_stackmemo_free(stacks);
-	stacks = NULL;
-	fk_pprof_memo_free(pprof);
-	pprof = NULL;
+	fk_stackmemo_free(mm.stacks);
+	mm.stacks = NULL;
+	fk_pprof_memo_free(mm.pprof);
+	mm.pprof = NULL;
 	for (int i = 0; i < FK_OUT_NFMT; i++)
-		forget(&answers[i]);
+		forget(&mm.answers[i]);
 }
 
 void fk_memo_atfork_child(void)
 {
 	/* The parent's, in memory this child shares until written: left. */
-	stacks = NULL;
-	pprof = NULL;
-	memset(answers, 0, sizeof answers);
-	hits = misses = 0;
+	mm.stacks = NULL;
+	mm.pprof = NULL;
+	memset(mm.answers, 0, sizeof mm.answers);
+	mm.hits = mm.misses = 0;
 }
 
 void fk_memo_stats(struct fk_memo_stats *st)
@@ -186,14 +189,14 @@ void fk_memo_stats(struct fk_memo_stats *st)
 	struct fk_stackmemo_stats ss;
 
 	memset(st, 0, sizeof *st);
-	fk_stackmemo_stats(stacks, &ss);
+	fk_stackmemo_stats(mm.stacks, &ss);
 	st->stacks = ss.stacks;
 	st->bytes = ss.bytes;
 	st->stack_hits = ss.hits;
 	st->stack_misses = ss.misses;
-	st->bytes += fk_pprof_memo_bytes(pprof);
+	st->bytes += fk_pprof_memo_bytes(mm.pprof);
 	for (int i = 0; i < FK_OUT_NFMT; i++)
-		st->bytes += answer_size(&answers[i]);
-	st->hits = hits;
-	st->misses = misses;
+		st->bytes += answer_size(&mm.answers[i]);
+	st->hits = mm.hits;
+	st->misses = mm.misses;
 }

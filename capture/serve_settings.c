@@ -247,33 +247,36 @@ void fk_settings_get(const struct fk_request *rq, const struct fk_req *q, struct
  * reset leaves jemalloc's profiling metadata a little larger for good
  * (with prof_accum: 44 -> 177 MB of host RSS over 3000 of them), so their
  * rate bounds that growth. 1, or 0 with *wait the seconds until the next. */
-static pthread_mutex_t reset_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	pthread_mutex_t mu;
+	double tokens;             /* the bucket */
+	double last;               /* when it was last filled; -1 never */
+} rl = { .mu = PTHREAD_MUTEX_INITIALIZER, .tokens = FK_HOOK_RESET_BURST, .last = -1 };
 
 static int reset_allowed(double *wait)
 {
-	static double tokens = FK_HOOK_RESET_BURST, last = -1;
 	double now = fk_now();
 	int ok;
 
-	pthread_mutex_lock(&reset_mu);
-	if (last >= 0) {
-		tokens += (now - last) / FK_HOOK_RESET_S;
-		if (tokens > FK_HOOK_RESET_BURST)
-			tokens = FK_HOOK_RESET_BURST;
+	pthread_mutex_lock(&rl.mu);
+	if (rl.last >= 0) {
+		rl.tokens += (now - rl.last) / FK_HOOK_RESET_S;
+		if (rl.tokens > FK_HOOK_RESET_BURST)
+			rl.tokens = FK_HOOK_RESET_BURST;
 	}
-	last = now;
-	ok = tokens >= 1;
+	rl.last = now;
+	ok = rl.tokens >= 1;
 	if (ok)
-		tokens -= 1;
-	*wait = ok ? 0 : (1 - tokens) * FK_HOOK_RESET_S;
-	pthread_mutex_unlock(&reset_mu);
+		rl.tokens -= 1;
+	*wait = ok ? 0 : (1 - rl.tokens) * FK_HOOK_RESET_S;
+	pthread_mutex_unlock(&rl.mu);
 	return ok;
 }
 
 void fk_routes_atfork_child(void)
 {
 	/* The parent's hook thread may have held it at the fork. */
-	pthread_mutex_init(&reset_mu, NULL);
+	pthread_mutex_init(&rl.mu, NULL);
 }
 
 void fk_settings_post(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r)

@@ -425,30 +425,32 @@ int fk_snap_timeout_ms(void)
  * only. */
 static void tell(const char *msg, double now)
 {
-	static char last[sizeof ((struct fk_err *)0)->msg];
-	static unsigned long repeats;
-	static double told;
+	static struct {
+		char last[sizeof ((struct fk_err *)0)->msg];
+		unsigned long repeats;
+		double told;
+	} t;
 
-	if (msg && last[0] && strcmp(msg, last) == 0) {
-		repeats++;
-		if (now - told < FK_HOOK_TELL_S)
+	if (msg && t.last[0] && strcmp(msg, t.last) == 0) {
+		t.repeats++;
+		if (now - t.told < FK_HOOK_TELL_S)
 			return;
 		fk_log("snapshot: failed %lu more times in %.0f s: %s",
-			repeats, now - told, msg);
-		repeats = 0;
-		told = now;
+			t.repeats, now - t.told, msg);
+		t.repeats = 0;
+		t.told = now;
 		return;
 	}
-	if (last[0] && repeats)
-		fk_log("snapshot: failed %lu more times: %s", repeats, last);
+	if (t.last[0] && t.repeats)
+		fk_log("snapshot: failed %lu more times: %s", t.repeats, t.last);
 	if (msg) {
 		fk_log("snapshot: %s", msg);
-		snprintf(last, sizeof last, "%s", msg);
-		told = now;
+		snprintf(t.last, sizeof t.last, "%s", msg);
+		t.told = now;
 	} else {
-		last[0] = 0;
+		t.last[0] = 0;
 	}
-	repeats = 0;
+	t.repeats = 0;
 }
 
 void fk_snap_tick(void)
