@@ -3,7 +3,7 @@
  * opens EXTRA idle loopback connections, so the kernel's socket table is
  * as full as a busy host's, then times the lookup of one loopback peer's
  * user REPS times through netlink sock_diag and through /proc/net/tcp
- * (capture/hook_peer.c, fk_peer_tcp), and prints the median of each in
+ * (capture/serve_peer.c, fk_peer_tcp), and prints the median of each in
  * microseconds: "netlink_us N proc_us N sockets N". */
 #include <arpa/inet.h>
 #include <netinet/in.h>

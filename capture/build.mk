@@ -11,10 +11,10 @@ HOOK_SRC := hook_main.c hook_loop.c hook_jemalloc.c hook_find.c hook_elf.c hook_
             hook_addr.c hook_signal.c hook_group.c hook_proc.c hook_log.c hook_arena.c \
             hook_sampling.c hook_unwind.c hook_env.c hook_serve.c hook_atexit.c hook_recent.c hook_answer.c \
             hook_sockets.c hook_holder.c
-SERVE_SRC := serve_ops.c hook_http.c hook_defer.c hook_guard.c hook_peer.c hook_routes.c \
-             serve_settings.c hook_params.c hook_reply.c \
+SERVE_SRC := serve_ops.c serve_http.c serve_defer.c serve_guard.c serve_peer.c serve_routes.c \
+             serve_settings.c serve_params.c serve_reply.c \
              serve_origin.c serve_profile.c serve_memo.c serve_timeline.c serve_snap.c \
-             hook_procs.c serve_recent.c hook_stream.c serve_waste.c serve_ask.c serve_handle.c
+             serve_procs.c serve_recent.c serve_stream.c serve_waste.c serve_ask.c serve_handle.c
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/%.o)
 SERVE_OBJ := $(SERVE_SRC:%.c=$(B)/%.o)
 # The library is libflamekit-hook.so.0 (its soname; the ABI its symbol
@@ -167,7 +167,7 @@ $(B)/hook-bench-prog: $(B)/hook_bench.o
 # peer-bench: what finding a connection's user costs (bench/peer.sh).
 $(B)/peer_bench.o: bench/peer_bench.c | $(B)
 	$(CC) $(CPPFLAGS) $(INCS) $(HOOK_CFLAGS) $(ALL_CFLAGS) -c -o $@ $<
-$(B)/peer-bench: $(B)/peer_bench.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
+$(B)/peer-bench: $(B)/peer_bench.o $(B)/serve_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/dl-prog: tests/hook/dl_prog.c | $(B)
@@ -236,7 +236,7 @@ $(B)/test_hook_addr: $(B)/test_hook_addr.o $(B)/hook_addr.o $(B)/hook_holder.o $
 		$(B)/hook_log.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_peer.o: CFLAGS += $(HOOK_CFLAGS)
-$(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
+$(B)/test_hook_peer: $(B)/test_hook_peer.o $(B)/serve_peer.o $(B)/hook_proc.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_env: $(B)/test_hook_env.o $(B)/hook_env.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
@@ -244,17 +244,17 @@ $(B)/test_hook_sampling.o: CFLAGS += $(HOOK_CFLAGS)
 $(B)/test_hook_sampling: $(B)/test_hook_sampling.o $(B)/hook_sampling.o $(B)/hook_arena.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
 $(B)/test_hook_params.o: CFLAGS += $(HOOK_CFLAGS)
-$(B)/test_hook_params: $(B)/test_hook_params.o $(B)/hook_params.o $(B)/libfkcore.a
+$(B)/test_hook_params: $(B)/test_hook_params.o $(B)/serve_params.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(B)/test_hook_fetch: $(B)/test_hook_fetch.o $(B)/fetch.o $(B)/libfkcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lpthread -lm
 
-# libFuzzer: the query parameter checker alone (hook_params.c).
+# libFuzzer: the query parameter checker alone (serve_params.c).
 FUZZ     += fuzz_params
-$(B)/fuzz_params: $(B)/fuzz_params.o $(B)/hook_params.o $(B)/libfkcore.a ; $(FUZZ_LINK)
-# libFuzzer: what the peer lookup reads (hook_peer.c).
+$(B)/fuzz_params: $(B)/fuzz_params.o $(B)/serve_params.o $(B)/libfkcore.a ; $(FUZZ_LINK)
+# libFuzzer: what the peer lookup reads (serve_peer.c).
 FUZZ     += fuzz_peer
-$(B)/fuzz_peer: $(B)/fuzz_peer.o $(B)/hook_peer.o $(B)/hook_proc.o $(B)/libfkcore.a ; $(FUZZ_LINK)
+$(B)/fuzz_peer: $(B)/fuzz_peer.o $(B)/serve_peer.o $(B)/hook_proc.o $(B)/libfkcore.a ; $(FUZZ_LINK)
 # libFuzzer: what the listener reads from a worker (hook_answer.c).
 FUZZ     += fuzz_answer
 $(B)/fuzz_answer: $(B)/fuzz_answer.o $(B)/hook_answer.o $(B)/libfkcore.a ; $(FUZZ_LINK)

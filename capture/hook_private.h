@@ -292,7 +292,7 @@ struct fk_profile;
 #define FK_HOOK_PEAK_POLL_MS 250
 /* lg_sample changes (each a prof.reset, which leaves jemalloc's metadata
  * larger for good): this many at once, then one every FK_HOOK_RESET_S
- * seconds; more are 429 (hook_routes.c). */
+ * seconds; more are 429 (serve_routes.c). */
 #define FK_HOOK_RESET_BURST 16
 #define FK_HOOK_RESET_S 10
 /* A snapshot failure that repeats is told once, then as a count at most
@@ -306,14 +306,14 @@ struct fk_profile;
 #define FK_HOOK_NOTHING_SAMPLED "nothing has been sampled since the program started " \
 	"or since the last reset: turn sampling on, let the program run, then fetch again"
 
-/* ---- hook_reply.c: one request and its answer, as routes see them ---- */
+/* ---- serve_reply.c: one request and its answer, as routes see them ---- */
 /* An answer: the body is owned by the reply (malloc'd, or a mapping of
  * maplen bytes: fk_hook_buf_release). A handler that sets deadline (fk_now()
  * seconds) defers it: the transport holds the request and at that time
  * calls finish(ctx, r) on a fresh reply, or drop(ctx) when the request or
  * the server ends first. */
 /* A body sent as it is read (a worker's answer proxied), in place of a
- * buffer (hook_stream.c). read(cls, buf, max) copies up to max bytes into
+ * buffer (serve_stream.c). read(cls, buf, max) copies up to max bytes into
  * buf and returns their count; 0 when none is there yet (the transport
  * then waits until fd is readable, at most FK_HOOK_STREAM_IDLE_SECONDS);
  * -1 at the body's end; -2 when it broke (the client's connection is
@@ -327,17 +327,17 @@ struct fk_body_src {
 	uint64_t size;             /* the body's length; FK_ANSWER_NO_LENGTH: unknown */
 };
 
-/* ---- hook_params.c: a request's parameters (serve_req.h) ---- */
+/* ---- serve_params.c: a request's parameters (serve_req.h) ---- */
 /* Largest ?pid= taken as a process id (pid_t's): a larger number is not
  * one (400); a smaller one that is no process of the program is 404. */
 #define FK_HOOK_PID_MAX 2147483647
 
-/* ---- hook_http.c / hook_guard.c: the HTTP transport ---- */
+/* ---- serve_http.c / serve_guard.c: the HTTP transport ---- */
 struct MHD_Daemon;
 struct MHD_Connection;
 
-/* ---- hook_peer.c: who is at the other end of a connection ---- */
-/* Request admission (hook_guard.c), as fk_env_get()->guard sets it. */
+/* ---- serve_peer.c: who is at the other end of a connection ---- */
+/* Request admission (serve_guard.c), as fk_env_get()->guard sets it. */
 
 /* Largest request body accepted (POST bodies are ignored). */
 #define FK_HOOK_MAX_BODY 4096
@@ -463,7 +463,7 @@ int fk_group_answer(pid_t pid, unsigned q, struct fk_status *st);
  * held; past it the client's connection is cut. */
 #define FK_HOOK_MAX_PROXY (1ULL << 30)
 
-/* ---- hook_stream.c: a streamed body on the transport ---- */
+/* ---- serve_stream.c: a streamed body on the transport ---- */
 struct MHD_Response;
 struct MHD_Connection;
 
@@ -530,7 +530,7 @@ void fk_state_save(int enabled, int lg_sample);
 /* The longest FLAMEKIT_TOKEN, in bytes. */
 #define FK_HOOK_TOKEN_MAX 255
 
-/* Request admission, from the settings and the address (hook_guard.c). */
+/* Request admission, from the settings and the address (serve_guard.c). */
 struct fk_guard {
 	int remote;                /* non-loopback clients and Host allowed */
 	char token[FK_HOOK_TOKEN_MAX + 1];  /* required bearer token, "" = none */

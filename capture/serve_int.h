@@ -263,7 +263,7 @@ struct fk_memo_stats {
 };
 void fk_memo_stats(struct fk_memo_stats *st);
 
-/* ---- hook_reply.c: one request and its answer, as routes see them ---- */
+/* ---- serve_reply.c: one request and its answer, as routes see them ---- */
 /* A request: its method, its path without the query, its Host for
  * messages ("HOST" when unusable), and its query parameters, which the
  * route table reads once into a struct fk_req (serve_req.h). */
@@ -320,7 +320,7 @@ void fk_reply_close(struct fk_reply *r, FILE *f);
  * can hold needs escaping (quotes, backslashes, control bytes). */
 void fk_reply_json_str(FILE *f, const char *s);
 
-/* ---- hook_params.c: a request's parameters, typed (serve_req.h) ---- */
+/* ---- serve_params.c: a request's parameters, typed (serve_req.h) ---- */
 struct fk_req;
 
 /* ---- serve_waste.c: where the program's memory goes ---- */
@@ -346,7 +346,7 @@ struct fk_waste_proc;
 int fk_waste_stats(struct fk_jestats *st, struct fk_waste_proc *pr, struct fk_arena_mem *host,
 		   struct fk_arena_mem *hook, int large, struct fk_err *err);
 
-/* ---- hook_routes.c: the endpoints, a table ---- */
+/* ---- serve_routes.c: the endpoints, a table ---- */
 /* Answers rq by the route table (404 for no such path, 405 for a method
  * the path does not take). */
 void fk_routes_handle(const struct fk_request *rq, struct fk_reply *r);
@@ -364,7 +364,7 @@ int fk_settings_unavailable(struct fk_reply *r);
  * thread may have held, is made anew. */
 void fk_routes_atfork_child(void);
 
-/* ---- hook_http.c, hook_defer.c, hook_guard.c: the HTTP transport ---- */
+/* ---- serve_http.c, serve_defer.c, serve_guard.c: the HTTP transport ---- */
 /* Creates the libmicrohttpd daemon on the listening socket fd (taken over,
  * closed on failure), answering admitted requests with handler. External
  * polling with epoll: the loop thread drives it. worker: fd is a worker
@@ -401,7 +401,7 @@ void fk_http_free(struct MHD_Daemon *d);
  * on, so that a stopping loop finishes its current work quickly. */
 void fk_http_quit(void);
 
-/* ---- hook_peer.c: who is at the other end of a connection ---- */
+/* ---- serve_peer.c: who is at the other end of a connection ---- */
 enum fk_peer_kind {
 	FK_PEER_UNKNOWN,           /* could not be told: treated as a stranger */
 	FK_PEER_LOCAL,             /* a socket of this machine: uid is its owner */
@@ -506,13 +506,13 @@ void fk_group_ask(struct fk_ask *asks, size_t n, const char *method, const char 
 
 /* Sends METHOD TARGET to worker m and reads the head of its answer into h
  * within seconds: the body is then read by the source *src (its size
- * h->length), on the loop (hook_stream.c). 0, or -1 with err. Blocking:
+ * h->length), on the loop (serve_stream.c). 0, or -1 with err. Blocking:
  * call it from off-loop work. */
 int fk_group_open(const struct fk_member *m, const char *method, const char *target,
 		  double seconds, struct fk_answer_head *h, struct fk_body_src *src,
 		  struct fk_err *err);
 
-/* ---- hook_procs.c: routes over the program's processes ---- */
+/* ---- serve_procs.c: routes over the program's processes ---- */
 /* Answers rq for process q->pid (not this one) through its socket. */
 void fk_procs_proxy(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 
@@ -523,7 +523,7 @@ void fk_procs_list(const struct fk_request *rq, const struct fk_req *q, struct f
  * answer (taken), the workers are asked at once. */
 void fk_procs_all(const struct fk_request *rq, struct fk_reply *self, struct fk_reply *r);
 
-/* ---- hook_stream.c: a streamed body on the transport ---- */
+/* ---- serve_stream.c: a streamed body on the transport ---- */
 /* Seconds a streamed body may wait for its source's next bytes. */
 #define FK_HOOK_STREAM_IDLE_SECONDS 30
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A request's query parameters, checked once against its route's list and
- * handed to the handler typed (hook_params.c). It knows nothing of the
+ * handed to the handler typed (serve_params.c). It knows nothing of the
  * transport: the parameters come as a name-value list (libmicrohttpd's,
  * or serve_handle.c's for a request the host hands over). */
 #ifndef FK_SERVE_REQ_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the hook's query parameter parser (capture/
- * hook_params.c) on a query string split and percent-decoded as
+ * serve_params.c) on a query string split and percent-decoded as
  * libmicrohttpd does (fields at '&', name and value at the first '=', no
  * '=' giving no value, %XY and '+' decoded, so that NUL bytes reach it),
  * against two lists that hold every kind of parameter. Its message must be

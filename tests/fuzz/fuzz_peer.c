@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: what the hook's peer lookup reads (capture/
- * hook_peer.c): the kernel's sock_diag answer, and /proc/net/tcp text
+ * serve_peer.c): the kernel's sock_diag answer, and /proc/net/tcp text
  * scanned for an address pair. The input's first byte splits it: the
  * answer is the whole input; the scan looks, in the rest, for the pair
  * the first line names ("LOCAL REMOTE"). A uid is reported only from a

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of capture/hook_params.c: a request's name-value list, as
+/* Unit tests of capture/serve_params.c: a request's name-value list, as
  * the transport decodes it, checked against a route's list and read into
  * the typed request (fk_req_parse): values, defaults, the bare flag, and
  * the 400 sentences the hook answers (tests/hook/params.t checks them end

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of capture/hook_peer.c: the user at the other end of a unix
+/* Unit tests of capture/serve_peer.c: the user at the other end of a unix
  * socket and of a loopback TCP connection (IPv4 and IPv6, from netlink
  * and from /proc/net/tcp), as root and, when the test runs as root, as
  * another user; the /proc/net/tcp line scanner and the sock_diag answer

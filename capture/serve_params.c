@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A request's query parameters checked against the list its route takes
- * (a column of the route table, hook_routes.c) and read, once, into the
+ * (a column of the route table, serve_routes.c) and read, once, into the
  * typed struct fk_req its handler gets (serve_req.h): an unknown, repeated
  * or malformed parameter, one without its '=', or one whose decoded name
  * or value holds a NUL byte (%00) is a 400 that names it and says what is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The hook's endpoints (libflamekit-hook(3), ENDPOINTS), as a table: a
  * method, a path, a handler and the line GET / shows. Handlers fill a
- * reply; the transport (hook_http.c) knows nothing of them, and they know
+ * reply; the transport (serve_http.c) knows nothing of them, and they know
  * nothing of HTTP's plumbing. GET and HEAD never change state. */
 #include <pthread.h>
 #include <stdio.h>
@@ -397,7 +397,7 @@ static void get_lifetimes(const struct fk_request *rq, const struct fk_req *q,
 
 static void get_index(const struct fk_request *rq, const struct fk_req *q, struct fk_reply *r);
 
-/* The parameters each route takes (hook_params.c checks them before the
+/* The parameters each route takes (serve_params.c checks them before the
  * handler runs; every route also takes pid). */
 #define SNAPSHOT_ID "a snapshot id (see /internal/heap/timeline?format=json)"
 #define P(a, k) { .arg = FK_ARG_##a, .kind = FK_PARAM_##k }

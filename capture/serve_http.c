@@ -2,10 +2,10 @@
 /* The hook's HTTP server on libmicrohttpd: one daemon in external-poll epoll
  * mode, driven by the hook's own thread (hook_loop.c), so that no thread
  * jemalloc samples ever runs server code. Requests pass admission
- * (hook_guard.c), their bodies are bounded and discarded, then answered
+ * (serve_guard.c), their bodies are bounded and discarded, then answered
  * by the handler the starter gave (the route table): the transport knows
  * no endpoint. Answers that wait (?seconds=N, or work off the loop: a
- * request proxied to a worker) are hook_defer.c's. No client can hold the
+ * request proxied to a worker) are serve_defer.c's. No client can hold the
  * server: a request must arrive whole within FK_HOOK_REQUEST_SECONDS,
  * answers that wait are bounded and dropped when their client leaves.
  * libmicrohttpd's panic (a failed close, an internal inconsistency) never
@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "hook_defer.h"
+#include "serve_defer.h"
 #include "serve_int.h"
 
 /* One open connection, from libmicrohttpd's connection notifications. */
@@ -114,7 +114,7 @@ static int queue_reply(struct MHD_Connection *c, struct fk_reply *r)
 	const char *ctype = r->ctype ? r->ctype : "text/plain; charset=utf-8";
 
 	if (r->src.read) {
-		/* A body streamed as it is read (hook_stream.c). */
+		/* A body streamed as it is read (serve_stream.c). */
 		struct MHD_Response *resp = fk_stream_response(c, &r->src);
 
 		return resp ? queue_resp(c, r->status, ctype, r->disposition, resp) : MHD_NO;

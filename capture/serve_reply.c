@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Replies as the routes make them (serve_int.h, "hook_reply.c"): the one
+/* Replies as the routes make them (serve_int.h, "serve_reply.c"): the one
  * shape of an error answer, a sentence and a newline. */
 #include <stdarg.h>
 #include <stdio.h>

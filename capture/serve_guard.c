@@ -3,7 +3,7 @@
  * route at all. Rules (libflamekit-hook(3), SECURITY): only GET, HEAD and
  * POST; bounded URL; the bearer token when one is configured, else a peer
  * that is root, the program's user or a user FLAMEKIT_ALLOW names (the
- * peer's user comes from its socket, hook_peer.c); a Host header naming a
+ * peer's user comes from its socket, serve_peer.c); a Host header naming a
  * loopback address unless remote access was allowed (defeats DNS
  * rebinding); a POST is refused when a browser sent it from another
  * origin, as Go's CrossOriginProtection refuses it (defeats CSRF).

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Between the transport's two files: a request's state, which hook_http.c
- * makes and ends, and the answers held for later, which hook_defer.c
+/* Between the transport's two files: a request's state, which serve_http.c
+ * makes and ends, and the answers held for later, which serve_defer.c
  * keeps (a deadline: ?seconds=N; work off the loop: a proxied request). */
-#ifndef FK_HOOK_DEFER_H
-#define FK_HOOK_DEFER_H
+#ifndef FK_SERVE_DEFER_H
+#define FK_SERVE_DEFER_H
 
 #include <stddef.h>
 #include <stdint.h>

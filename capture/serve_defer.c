@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The transport's answers held for later (hook_defer.h): a request whose
+/* The transport's answers held for later (serve_defer.h): a request whose
  * reply has a deadline (?seconds=N: a delta profile) or work to do off
  * the loop (a request proxied to a worker) is suspended, kept in a list,
  * and answered from the loop when it is due; its work runs on a thread of
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hook_defer.h"
+#include "serve_defer.h"
 
 /* Work a handler gave to do off the loop, shared with its thread. */
 struct fk_job {
