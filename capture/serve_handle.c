@@ -93,6 +93,11 @@ static unsigned split_target(const struct fk_handed *h, struct handed_req *q)
 		}
 		if (q->n == FK_HOOK_MAX_PARAMS)
 			return MHD_HTTP_URI_TOO_LONG;
+		/* A '+' is a space in a query, as libmicrohttpd reads one for
+		 * the hook's own server. */
+		for (char *c = p; *c; c++)
+			if (*c == '+')
+				*c = ' ';
 		eq = strchr(p, '=');
 		if (eq)
 			*eq = '\0';

@@ -35,6 +35,8 @@ like "folded names handle_grow_cache" "$L" ';main;handle_grow_cache [0-9]+$'
 ask "vouched GET /debug/pprof/allocs?seconds=1 Host:localhost"
 like "a delta answers after its window" "$A" '^200 application/octet-stream'
 
+ask "vouched GET /internal/heap?format=fl+ame Host:localhost"
+like "a '+' in the query is a space, as the hook's own server reads it" "$L" "'fl ame'"
 ask "unknown GET /internal/heap/settings Host:localhost"
 like "unknown peer: 403" "$A" '^403 '
 like "and says it cannot tell who asks" "$L" 'cannot tell which user is asking'
