@@ -316,9 +316,6 @@ void fk_reply_error(struct fk_reply *r, unsigned status, const char *fmt, ...)
 FILE *fk_reply_open(struct fk_reply *r, const char *ctype);
 void fk_reply_close(struct fk_reply *r, FILE *f);
 
-/* Writes s as a JSON string, quoted: only what the hook's own messages
- * can hold needs escaping (quotes, backslashes, control bytes). */
-void fk_reply_json_str(FILE *f, const char *s);
 
 /* ---- serve_params.c: a request's parameters, typed (serve_req.h) ---- */
 struct fk_req;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "serve_int.h"
+#include "json_enc.h"
 #include "serve_req.h"
 
 /* One request to every worker of asks[0..n), made by the work. */
@@ -225,7 +226,7 @@ static void entry(FILE *f, pid_t pid, const struct fk_status *st, const struct f
 		start = fk_proc_start_epoch(p.start);
 	fk_proc_cmdline(pid, cmd, sizeof cmd);
 	fprintf(f, "{\"pid\":%ld,\"ppid\":%ld,\"cmdline\":", (long)pid, (long)p.ppid);
-	fk_reply_json_str(f, cmd);
+	fk_enc_json_str(f, cmd);
 	if (start >= 0)
 		fprintf(f, ",\"start_time\":%.2f", start);
 	else
@@ -236,7 +237,7 @@ static void entry(FILE *f, pid_t pid, const struct fk_status *st, const struct f
 
 		snprintf(j, sizeof j, "%s%s%s in %s", st->version, st->version[0] ? ", " : "",
 			 st->symbol, st->module);
-		fk_reply_json_str(f, j);
+		fk_enc_json_str(f, j);
 	} else {
 		fputs("null", f);
 	}
@@ -246,7 +247,7 @@ static void entry(FILE *f, pid_t pid, const struct fk_status *st, const struct f
 
 		snprintf(sock, sizeof sock, "@flamekit-hook/%s/%s", fk_group_name(), m->name);
 		fputs(",\"socket\":", f);
-		fk_reply_json_str(f, sock);
+		fk_enc_json_str(f, sock);
 	}
 	if (m && m->taken) {
 		char why[300], by[80] = "another process";
@@ -256,7 +257,7 @@ static void entry(FILE *f, pid_t pid, const struct fk_status *st, const struct f
 		snprintf(why, sizeof why, "its own socket name @flamekit-hook/%s/%ld was taken by "
 			 "%s: it serves on %s instead", fk_group_name(), (long)pid, by, m->name);
 		fputs(",\"problem\":", f);
-		fk_reply_json_str(f, why);
+		fk_enc_json_str(f, why);
 	}
 	if (error) {
 		char e[400];
@@ -265,7 +266,7 @@ static void entry(FILE *f, pid_t pid, const struct fk_status *st, const struct f
 		snprintf(e, sizeof e, "%s%s", error, p.state == 'T' || p.state == 't' ?
 			 " (it is stopped)" : "");
 		fputs(",\"error\":", f);
-		fk_reply_json_str(f, e);
+		fk_enc_json_str(f, e);
 	}
 	putc('}', f);
 }
@@ -399,7 +400,7 @@ static void all_finish(void *arg, struct fk_reply *r)
 				c->asks[i].status);
 			if (c->asks[i].status == 0) {
 				fputs(",\"error\":", f);
-				fk_reply_json_str(f, c->asks[i].err);
+				fk_enc_json_str(f, c->asks[i].err);
 			}
 			putc('}', f);
 		}

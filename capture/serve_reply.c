@@ -57,19 +57,3 @@ void fk_reply_close(struct fk_reply *r, FILE *f)
 		fk_reply_error(r, 500, "out of memory");
 	}
 }
-
-void fk_reply_json_str(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			putc(ch, f);
-	}
-	putc('"', f);
-}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "serve_int.h"
+#include "json_enc.h"
 #include "life.h"
 #include "serve_req.h"
 #include "symbolize.h"
@@ -93,7 +94,7 @@ static void memory_json(FILE *f)
 	fk_arena_why(why, sizeof why);
 	if (ind < 0 && why[0]) {
 		fputs(",\"note\":", f);
-		fk_reply_json_str(f, why);
+		fk_enc_json_str(f, why);
 	}
 	fputs("},\"sampling_memory\":{", f);
 	json_num(f, "allocated", samp, 1);
@@ -112,7 +113,7 @@ static void lifetimes_json(FILE *f)
 	json_num(f, "max", st.max, 1);
 	if (!ok) {
 		fputs(",\"records\":null,\"oldest_seconds\":null,\"dropped\":null,\"problem\":", f);
-		fk_reply_json_str(f, st.why[0] ? st.why : "jemalloc cannot profile");
+		fk_enc_json_str(f, st.why[0] ? st.why : "jemalloc cannot profile");
 		fputc('}', f);
 		return;
 	}
@@ -127,7 +128,7 @@ static void lifetimes_json(FILE *f)
 
 		snprintf(msg, sizeof msg, "the list is full: it holds the last %ld sampled "
 			 "allocations, and each new one drops the oldest", st.max);
-		fk_reply_json_str(f, msg);
+		fk_enc_json_str(f, msg);
 	} else {
 		fputs("null", f);
 	}
@@ -164,13 +165,13 @@ static void settings_json(struct fk_reply *r)
 		fputs("\"lg_sample\":null,", f);
 	fprintf(f, "\"jemalloc\":%s,\"mallctl\":", found ? "true" : "false");
 	if (found) {
-		fk_reply_json_str(f, cp.symbol);
+		fk_enc_json_str(f, cp.symbol);
 		fputs(",\"mallctl_module\":", f);
-		fk_reply_json_str(f, cp.module);
+		fk_enc_json_str(f, cp.module);
 		fputs(",\"mallctl_source\":", f);
-		fk_reply_json_str(f, cp.source);
+		fk_enc_json_str(f, cp.source);
 		fputs(",\"jemalloc_version\":", f);
-		fk_reply_json_str(f, cp.version);
+		fk_enc_json_str(f, cp.version);
 	} else {
 		fputs("null,\"mallctl_module\":null,\"mallctl_source\":null,"
 		      "\"jemalloc_version\":null", f);
@@ -186,7 +187,7 @@ static void settings_json(struct fk_reply *r)
 	fprintf(f, "\"sampled\":%s,", av == FK_JE_OK && fk_state_sampled() ? "true" : "false");
 	fprintf(f, "\"prof_accum\":%s,", fk_je_prof_accum() ? "true" : "false");
 	fputs("\"unwinder\":", f);
-	fk_reply_json_str(f, fk_unwind_name());
+	fk_enc_json_str(f, fk_unwind_name());
 	fputc(',', f);
 	fprintf(f, "\"max_samples\":%zu,", fk_env_get()->max_samples);
 	fprintf(f, "\"windows_open\":%u,", fk_serve_windows());
@@ -211,22 +212,22 @@ static void settings_json(struct fk_reply *r)
 	lifetimes_json(f);
 	if (av != FK_JE_OK) {
 		fputs(",\"problem\":", f);
-		fk_reply_json_str(f, why);
+		fk_enc_json_str(f, why);
 	} else if ((found && idle_allocator(idle, sizeof idle, &cp)) ||
 		   fk_je_bt_problem(idle, sizeof idle)) {
 		fputs(",\"problem\":", f);
-		fk_reply_json_str(f, idle);
+		fk_enc_json_str(f, idle);
 	}
 	if (note[0]) {
 		fputs(",\"warning\":", f);
-		fk_reply_json_str(f, note);
+		fk_enc_json_str(f, note);
 	}
 	if (av == FK_JE_OK && !fk_je_prof_accum()) {
 		char acc[800];
 
 		snprintf(acc, sizeof acc, "/debug/pprof/allocs has %s", fk_je_no_accum());
 		fputs(",\"allocs\":", f);
-		fk_reply_json_str(f, acc);
+		fk_enc_json_str(f, acc);
 	}
 	fputs("}\n", f);
 	fk_reply_close(r, f);

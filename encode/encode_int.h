@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "json_enc.h"
 #include "u64map.h"
 #include "profile.pb-c.h"            /* generated from profile.proto into $(B) */
 
@@ -436,9 +437,6 @@ int fk_legacy_read(const void *data, size_t len, uint8_t **out, size_t *outlen,
 
 /* ---- json_enc.c: pieces of the JSON views ---- */
 
-/* Writes s as a JSON string (names are UTF-8 or placeholders): quotes,
- * backslashes and control bytes escaped. */
-void fk_enc_json_str(FILE *f, const char *s);
 
 /* Writes the frames of s, root first, as a JSON array of names (inline
  * frames expanded; an unresolved address as "module+0xOFFSET"); the
