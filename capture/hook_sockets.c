@@ -66,24 +66,24 @@ void fk_sock_serve(struct fk_loop *lp)
 }
 
 /* Closes a daemon, or the socket waiting for one. */
+static void close_daemon(struct MHD_Daemon **d, int *fd)
+{
+	if (*d)
+		fk_serve_ops()->http_free(*d);
+	if (*fd >= 0)
+		close(*fd);
+	*d = NULL;
+	*fd = -1;
+}
+
 void fk_sock_close_own(struct fk_loop *lp)
 {
-	if (lp->own)
-		fk_serve_ops()->http_free(lp->own);
-	if (lp->own_fd >= 0)
-		close(lp->own_fd);
-	lp->own = NULL;
-	lp->own_fd = -1;
+	close_daemon(&lp->own, &lp->own_fd);
 }
 
 void fk_sock_close_public(struct fk_loop *lp)
 {
-	if (lp->pub)
-		fk_serve_ops()->http_free(lp->pub);
-	if (lp->pub_fd >= 0)
-		close(lp->pub_fd);
-	lp->pub = NULL;
-	lp->pub_fd = -1;
+	close_daemon(&lp->pub, &lp->pub_fd);
 }
 
 /* The public address: listens, in place of a worker's socket (one at a
