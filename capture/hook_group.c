@@ -621,31 +621,11 @@ size_t fk_group_workers(struct fk_member *out, size_t max)
 
 /* ---- a takeover that another user blocks ---- */
 
-/* A listening socket (state 0A) on *ctx's port. */
-static int listens_on(const struct fk_tcp_line *l, void *ctx)
-{
-	const char *colon = memrchr(l->f[1], ':', l->len[1]);
-	uint64_t port;
-
-	return l->len[3] == 2 && memcmp(l->f[3], "0A", 2) == 0 && colon &&
-	       fk_parse_hex(colon + 1, l->len[1] - (size_t)(colon + 1 - l->f[1]), 0, &port) == 0 &&
-	       port == *(const unsigned *)ctx;
-}
-
-/* The owner of a listening TCP socket on port in /proc/net/tcp or tcp6:
- * 0 with *uid, or -1 when none is listed. */
-static int tcp_owner(unsigned port, uid_t *uid)
-{
-	for (int v6 = 0; v6 < 2; v6++)
-		if (fk_proc_tcp(v6, listens_on, &port, uid) == 1)
-			return 0;
-	return -1;
-}
-
 /* Who holds addr: 0 with *uid, or -1 unknown. */
 static int addr_owner(const struct fk_addr *a, uid_t *uid)
 {
 	struct stat st;
+	in_port_t port;
 
 	if (a->family == AF_UNIX) {
 		const struct sockaddr_un *un = (const struct sockaddr_un *)&a->ss;
@@ -655,9 +635,9 @@ static int addr_owner(const struct fk_addr *a, uid_t *uid)
 		*uid = st.st_uid;
 		return 0;
 	}
-	if (a->family == AF_INET)
-		return tcp_owner(ntohs(((const struct sockaddr_in *)&a->ss)->sin_port), uid);
-	return tcp_owner(ntohs(((const struct sockaddr_in6 *)&a->ss)->sin6_port), uid);
+	port = a->family == AF_INET ? ((const struct sockaddr_in *)&a->ss)->sin_port
+				    : ((const struct sockaddr_in6 *)&a->ss)->sin6_port;
+	return fk_proc_port_uid(ntohs(port), uid) == 1 ? 0 : -1;
 }
 
 void fk_group_takeover_failed(const struct fk_addr *addr)

@@ -63,6 +63,10 @@ uint64_t fk_proc_start(pid_t pid);
  * read. Reads every process's descriptors: for a message, not a loop. */
 int fk_proc_port_holder(unsigned port, pid_t *pid, uid_t *uid);
 
+/* The same without the process: 1 with *uid, 0 none, -1 unreadable.
+ * Reads the socket tables alone. */
+int fk_proc_port_uid(unsigned port, uid_t *uid);
+
 /* The live children of parent (at most max) into out; how many. */
 size_t fk_proc_children(pid_t parent, pid_t *out, size_t max);
 

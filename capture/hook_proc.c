@@ -252,22 +252,39 @@ static int holds(const char *pid, const char *link)
 	return found;
 }
 
-int fk_proc_port_holder(unsigned port, pid_t *pid, uid_t *uid)
+/* The socket listening on port in /proc/net/tcp, else tcp6: 1 with its
+ * owner into *uid and its inode into *inode, 0 none, -1 unreadable. */
+static int port_socket(unsigned port, uint64_t *inode, uid_t *uid)
 {
 	struct listen_find w = { port, 0 };
+	int rc = fk_proc_tcp(0, listen_match, &w, uid);
+
+	if (rc != 1 && fk_proc_tcp(1, listen_match, &w, uid) == 1)
+		rc = 1;
+	*inode = w.inode;
+	return rc;
+}
+
+int fk_proc_port_uid(unsigned port, uid_t *uid)
+{
+	uint64_t inode;
+
+	return port_socket(port, &inode, uid);
+}
+
+int fk_proc_port_holder(unsigned port, pid_t *pid, uid_t *uid)
+{
 	char link[48];
 	struct dirent *d;
-	uint64_t v;
+	uint64_t v, inode;
 	DIR *dir;
 	int rc;
 
 	*pid = 0;
-	rc = fk_proc_tcp(0, listen_match, &w, uid);
-	if (rc != 1 && fk_proc_tcp(1, listen_match, &w, uid) == 1)
-		rc = 1;
+	rc = port_socket(port, &inode, uid);
 	if (rc != 1)
 		return rc;
-	snprintf(link, sizeof link, "socket:[%llu]", (unsigned long long)w.inode);
+	snprintf(link, sizeof link, "socket:[%llu]", (unsigned long long)inode);
 	if (!(dir = opendir("/proc")))
 		return 1;
 	while ((d = readdir(dir)))
