@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "hook_int.h"
-#include "num.h"
 
 /* A registered worker, as the listener keeps it. */
 struct worker {
